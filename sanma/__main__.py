@@ -1,0 +1,5 @@
+import sys
+
+from sanma.cli import main
+
+sys.exit(main())

@@ -1,0 +1,281 @@
+"""Tiles and the mpsz notation.
+
+A ``TileKind`` is one of the 27 kinds sanma plays with, numbered 0..26::
+
+    0 1m   1 9m            (no 2m..8m in sanma)
+    2..10  1p..9p
+    11..19 1s..9s
+    20..26 1z..7z = East South West North White Green Red
+
+A ``Tile`` is one physical tile, 0..107: ``kind * 4 + copy``.  Copy 0 of 5p and of
+5s is the red five when the rules have red fives; without them it is a plain five.
+
+Notation (mpsz): digits followed by their suit letter, e.g. ``"19m123406789p11z"``;
+``0p``/``0s`` is a red five.  ``parse`` reads it, ``to_mpsz`` writes it in canonical
+order, and the two round-trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from sanma.engine.errors import InvalidHand, InvalidNotation
+
+TileKind = int
+Tile = int
+
+KIND_COUNT: Final = 27
+TILE_COUNT: Final = 108
+
+M1: Final = 0
+M9: Final = 1
+P1: Final = 2
+S1: Final = 11
+EAST: Final = 20
+SOUTH: Final = 21
+WEST: Final = 22
+NORTH: Final = 23
+WHITE: Final = 24
+GREEN: Final = 25
+RED: Final = 26
+
+P5: Final = P1 + 4
+S5: Final = S1 + 4
+RED_5P: Final[Tile] = P5 * 4
+RED_5S: Final[Tile] = S5 * 4
+RED_TILES: Final = frozenset({RED_5P, RED_5S})
+
+PIN_KINDS: Final = tuple(range(P1, P1 + 9))
+SOU_KINDS: Final = tuple(range(S1, S1 + 9))
+HONOR_KINDS: Final = tuple(range(EAST, RED + 1))
+WIND_KINDS: Final = (EAST, SOUTH, WEST, NORTH)
+DRAGON_KINDS: Final = (WHITE, GREEN, RED)
+TERMINAL_KINDS: Final = (M1, M9, P1, P1 + 8, S1, S1 + 8)
+TERMINAL_HONOR_KINDS: Final = TERMINAL_KINDS + HONOR_KINDS
+GREEN_KINDS: Final = (S1 + 1, S1 + 2, S1 + 3, S1 + 5, S1 + 7, GREEN)
+
+_IS_TERMINAL_HONOR: Final = tuple(k in TERMINAL_HONOR_KINDS for k in range(KIND_COUNT))
+
+
+def kind_of(tile: Tile) -> TileKind:
+    """The kind of a physical tile."""
+    return tile >> 2
+
+
+def is_red(tile: Tile, red_fives: bool = True) -> bool:
+    """Whether ``tile`` is a red five under rules with or without red fives."""
+    return red_fives and tile in RED_TILES
+
+
+def suit_of(kind: TileKind) -> str:
+    """``"m"``, ``"p"``, ``"s"`` or ``"z"``."""
+    if kind < P1:
+        return "m"
+    if kind < S1:
+        return "p"
+    if kind < EAST:
+        return "s"
+    return "z"
+
+
+def number_of(kind: TileKind) -> int:
+    """The digit of a kind in mpsz (1..9 for suits, 1..7 for honors)."""
+    if kind < P1:
+        return 1 if kind == M1 else 9
+    if kind < S1:
+        return kind - P1 + 1
+    if kind < EAST:
+        return kind - S1 + 1
+    return kind - EAST + 1
+
+
+def is_terminal_or_honor(kind: TileKind) -> bool:
+    """1m 9m 1p 9p 1s 9s and the seven honors."""
+    return _IS_TERMINAL_HONOR[kind]
+
+
+def is_honor(kind: TileKind) -> bool:
+    """Winds and dragons."""
+    return kind >= EAST
+
+
+def is_sequence_suit(kind: TileKind) -> bool:
+    """Pin and sou form sequences; man (only 1m and 9m) and honors never do."""
+    return P1 <= kind < EAST
+
+
+def dora_of(indicator: TileKind) -> TileKind:
+    """The dora a revealed indicator points at, with sanma's 1m <-> 9m wrap.
+
+    >>> [kind_name(dora_of(parse_kind(s))) for s in ("1m", "9m", "9p", "4z", "7z")]
+    ['9m', '1m', '1p', '1z', '5z']
+    """
+    if indicator < P1:
+        return M9 if indicator == M1 else M1
+    if indicator < EAST:
+        base = P1 if indicator < S1 else S1
+        return base + (indicator - base + 1) % 9
+    if indicator <= NORTH:
+        return EAST + (indicator - EAST + 1) % 4
+    return WHITE + (indicator - WHITE + 1) % 3
+
+
+def kind_name(kind: TileKind) -> str:
+    """mpsz name of a kind, e.g. ``"5p"``."""
+    return f"{number_of(kind)}{suit_of(kind)}"
+
+
+def tile_name(tile: Tile, red_fives: bool = True) -> str:
+    """mpsz name of a physical tile; a red five is ``"0p"``/``"0s"``."""
+    if is_red(tile, red_fives):
+        return "0" + suit_of(kind_of(tile))
+    return kind_name(kind_of(tile))
+
+
+def _kind_from(digit: int, suit: str, text: str) -> TileKind:
+    if suit == "m":
+        if digit == 1:
+            return M1
+        if digit == 9:
+            return M9
+        raise InvalidNotation(f"{digit}m does not exist in sanma (only 1m and 9m): {text!r}")
+    if suit in "ps":
+        if not 1 <= digit <= 9:
+            raise InvalidNotation(f"no tile {digit}{suit}: {text!r}")
+        return (P1 if suit == "p" else S1) + digit - 1
+    if not 1 <= digit <= 7:
+        raise InvalidNotation(f"honors are 1z..7z, not {digit}z: {text!r}")
+    return EAST + digit - 1
+
+
+def parse(text: str) -> list[tuple[TileKind, bool]]:
+    """Read mpsz into ``(kind, red)`` pairs in written order.
+
+    >>> parse("19m05p")
+    [(0, False), (1, False), (6, True), (6, False)]
+    """
+    if not isinstance(text, str):
+        raise InvalidNotation(f"notation must be a string, not {type(text).__name__}")
+    out: list[tuple[TileKind, bool]] = []
+    pending: list[int] = []
+    for ch in text:
+        if ch.isdigit() and ch.isascii():
+            pending.append(int(ch))
+        elif ch in "mpsz":
+            if not pending:
+                raise InvalidNotation(f"suit letter {ch!r} with no digits before it: {text!r}")
+            for d in pending:
+                if d == 0:
+                    if ch not in "ps":
+                        raise InvalidNotation(f"0{ch} is not a red five (only 0p and 0s): {text!r}")
+                    out.append((_kind_from(5, ch, text), True))
+                else:
+                    out.append((_kind_from(d, ch, text), False))
+            pending = []
+        elif ch.isspace():
+            continue
+        else:
+            raise InvalidNotation(f"unexpected character {ch!r} in {text!r}")
+    if pending:
+        raise InvalidNotation(f"digits without a suit letter at the end of {text!r}")
+    return out
+
+
+def parse_kind(text: str) -> TileKind:
+    """Read exactly one tile kind (a red five reads as its kind)."""
+    items = parse(text)
+    if len(items) != 1:
+        raise InvalidNotation(f"expected one tile, got {len(items)}: {text!r}")
+    return items[0][0]
+
+
+def parse_one(text: str) -> tuple[TileKind, bool]:
+    """Read exactly one tile as ``(kind, red)``."""
+    items = parse(text)
+    if len(items) != 1:
+        raise InvalidNotation(f"expected one tile, got {len(items)}: {text!r}")
+    return items[0]
+
+
+def to_mpsz(items: Iterable[tuple[TileKind, bool]]) -> str:
+    """Write ``(kind, red)`` pairs as canonical mpsz: suits m p s z, digits sorted, a red
+    five before the plain fives.
+
+    >>> to_mpsz(parse("11z0p5p19m"))
+    '19m05p11z'
+    """
+    groups: dict[str, list[str]] = {"m": [], "p": [], "s": [], "z": []}
+    for kind, red in sorted(items, key=lambda kr: (kr[0], not kr[1])):
+        groups[suit_of(kind)].append("0" if red else str(number_of(kind)))
+    return "".join("".join(ds) + s for s, ds in groups.items() if ds)
+
+
+def tiles_to_mpsz(tiles: Iterable[Tile], red_fives: bool = True) -> str:
+    """Canonical mpsz of physical tiles."""
+    return to_mpsz((kind_of(t), is_red(t, red_fives)) for t in tiles)
+
+
+def kinds_to_mpsz(kinds: Iterable[TileKind]) -> str:
+    """Canonical mpsz of kinds (no red)."""
+    return to_mpsz((k, False) for k in kinds)
+
+
+def counts_of_kinds(kinds: Iterable[TileKind]) -> list[int]:
+    """A 27-long count array."""
+    counts = [0] * KIND_COUNT
+    for k in kinds:
+        counts[k] += 1
+    return counts
+
+
+def counts_of_tiles(tiles: Iterable[Tile]) -> list[int]:
+    """A 27-long count array of physical tiles."""
+    counts = [0] * KIND_COUNT
+    for t in tiles:
+        counts[t >> 2] += 1
+    return counts
+
+
+def check_copies(items: Sequence[tuple[TileKind, bool]], red_fives: bool = True) -> None:
+    """Raise ``InvalidHand`` when tiles could not all exist in one set of 108."""
+    counts = [0] * KIND_COUNT
+    reds = [0] * KIND_COUNT
+    for kind, red in items:
+        counts[kind] += 1
+        if red:
+            if not red_fives:
+                raise InvalidHand(f"red {kind_name(kind)} without red fives")
+            reds[kind] += 1
+    for kind in range(KIND_COUNT):
+        if counts[kind] > 4:
+            raise InvalidHand(f"{counts[kind]} copies of {kind_name(kind)}; there are only 4")
+        if reds[kind] > 1:
+            raise InvalidHand(f"{reds[kind]} red {kind_name(kind)}; there is only one")
+        if red_fives and kind in (P5, S5) and counts[kind] - reds[kind] > 3:
+            raise InvalidHand(f"4 plain {kind_name(kind)} with red fives on; there are only 3")
+
+
+def assign_tiles(items: Sequence[tuple[TileKind, bool]], red_fives: bool = True) -> list[Tile]:
+    """Give each ``(kind, red)`` a distinct physical tile, in order.
+
+    >>> assign_tiles(parse("0p55p"))
+    [24, 25, 26]
+    """
+    check_copies(items, red_fives)
+    next_copy = [0] * KIND_COUNT
+    if red_fives:
+        next_copy[P5] = next_copy[S5] = 1
+    out: list[Tile] = []
+    for kind, red in items:
+        if red:
+            out.append(kind * 4)
+        else:
+            out.append(kind * 4 + next_copy[kind])
+            next_copy[kind] += 1
+    return out
+
+
+def parse_tiles(text: str, red_fives: bool = True) -> list[Tile]:
+    """mpsz to distinct physical tiles (raises on a fifth copy)."""
+    return assign_tiles(parse(text), red_fives)

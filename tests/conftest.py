@@ -1,0 +1,18 @@
+"""Shared fixtures: where the shared test data lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED_TESTDATA = Path(__file__).resolve().parents[1].parent / "shared" / "testdata"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_testdata() -> Path:
+    """``../shared/testdata``; tests that need it skip with a clear message when absent."""
+    if not SHARED_TESTDATA.is_dir():
+        pytest.skip(f"shared test data not found at {SHARED_TESTDATA} (it is never copied into the repo)")
+    return SHARED_TESTDATA
