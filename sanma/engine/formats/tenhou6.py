@@ -16,11 +16,31 @@ from __future__ import annotations
 import copy
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Final, Literal
 
-from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon, Ron, Tsumo
-from sanma.engine.errors import InvalidHand, InvalidLog
+from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
+from sanma.engine.errors import InvalidHand, InvalidLog, SanmaError
+from sanma.engine.events import (
+    DoraRevealed,
+    HandAborted,
+    HandDrawn,
+    HandStarted,
+    HandWon,
+    KitaDeclared,
+    KyokuEvent,
+    MatchEnded,
+    MatchStarted,
+    MeldCalled,
+    TileDiscarded,
+    TileDrawn,
+)
+from sanma.engine.hand import Meld, MeldType
+from sanma.engine.kyoku import Kyoku, KyokuResult, WinRecord
+from sanma.engine.rules import Rules, preset
+from sanma.engine.scoring import Score
 from sanma.engine.tiles import EAST, KIND_COUNT, P5, S5, Tile, TileKind, kind_of
 from sanma.engine.wall import Deal
 
@@ -833,3 +853,443 @@ def hand_tiles(hand: RecordedHand) -> list[Tile]:
         *deal.dora_indicators,
         *deal.ura_indicators,
     ]
+
+
+# ---------------------------------------------------------------------------
+# export: our hand events -> tenhou.net/6
+
+# Tenhou's yaku names in the order of its yaku ids (the order its logs list them).
+_TENHOU_YAKU: Final[tuple[tuple[str, str], ...]] = (
+    ("menzen_tsumo", "門前清自摸和"),
+    ("riichi", "立直"),
+    ("ippatsu", "一発"),
+    ("chankan", "槍槓"),
+    ("rinshan", "嶺上開花"),
+    ("haitei", "海底摸月"),
+    ("houtei", "河底撈魚"),
+    ("pinfu", "平和"),
+    ("tanyao", "断幺九"),
+    ("iipeikou", "一盃口"),
+    ("seat_wind", "自風"),
+    ("round_wind", "場風"),
+    ("yakuhai_white", "役牌 白"),
+    ("yakuhai_green", "役牌 發"),
+    ("yakuhai_red", "役牌 中"),
+    ("double_riichi", "両立直"),
+    ("chiitoitsu", "七対子"),
+    ("chanta", "混全帯幺九"),
+    ("ittsu", "一気通貫"),
+    ("sanshoku", "三色同順"),
+    ("sanshoku_doukou", "三色同刻"),
+    ("sankantsu", "三槓子"),
+    ("toitoi", "対々和"),
+    ("sanankou", "三暗刻"),
+    ("shousangen", "小三元"),
+    ("honroutou", "混老頭"),
+    ("ryanpeikou", "二盃口"),
+    ("junchan", "純全帯幺九"),
+    ("honitsu", "混一色"),
+    ("chinitsu", "清一色"),
+    ("tenhou", "天和"),
+    ("chiihou", "地和"),
+    ("daisangen", "大三元"),
+    ("suuankou", "四暗刻"),
+    ("suuankou_tanki", "四暗刻単騎"),
+    ("tsuuiisou", "字一色"),
+    ("ryuuiisou", "緑一色"),
+    ("chinroutou", "清老頭"),
+    ("chuuren", "九蓮宝燈"),
+    ("junsei_chuuren", "純正九蓮宝燈"),
+    ("kokushi", "国士無双"),
+    ("kokushi_13", "国士無双１３面"),
+    ("daisuushii", "大四喜"),
+    ("shousuushii", "小四喜"),
+    ("suukantsu", "四槓子"),
+    ("dora", "ドラ"),
+    ("ura_dora", "裏ドラ"),
+    ("red_dora", "赤ドラ"),
+    ("kita", "抜きドラ"),
+)
+_YAKU_ORDER: Final = {name: i for i, (name, _) in enumerate(_TENHOU_YAKU)}
+_YAKU_TEXT: Final = dict(_TENHOU_YAKU)
+_WIND_TEXT: Final = "東南西北"
+_LIMIT_TEXT: Final = {
+    "mangan": "満貫",
+    "haneman": "跳満",
+    "baiman": "倍満",
+    "sanbaiman": "三倍満",
+    "yakuman": "役満",
+}
+_REASON_TEXT: Final = {
+    "exhaustive": "流局",
+    "nagashi": "流し満貫",
+    "nine_terminals": "九種九牌",
+    "four_kans": "四槓散了",
+}
+
+
+def _round_up_100(points: int) -> int:
+    return -(-points // 100) * 100
+
+
+def points_text(score: Score, tsumo: bool, winner_is_dealer: bool) -> str:
+    """Tenhou's score text (payments without honba), e.g. ``"30符2飜500-1000点"``.
+
+    >>> from sanma.engine.scoring import Payments
+    >>> points_text(Score(2, 30, 0, "none", (), 480, Payments(), 0), True, False)
+    '30符2飜500-1000点'
+    """
+    base = score.base
+    if not tsumo:
+        amount = f"{_round_up_100(base * (6 if winner_is_dealer else 4))}点"
+    elif winner_is_dealer:
+        amount = f"{_round_up_100(2 * base)}点∀"
+    else:
+        amount = f"{_round_up_100(base)}-{_round_up_100(2 * base)}点"
+    if score.limit == "none":
+        return f"{score.fu}符{score.han}飜{amount}"
+    return _LIMIT_TEXT[score.limit] + amount
+
+
+def yaku_texts(score: Score, seat_wind: TileKind, round_wind: TileKind, *, kita_apart: bool = False) -> list[str]:
+    """Tenhou's yaku strings in Tenhou's order.  Tenhou counts kita inside ``ドラ``;
+    ``kita_apart`` writes it as ``抜きドラ`` the way Mahjong Soul conversions do."""
+    han = dict(score.yaku)
+    if not kita_apart and han.get("kita"):
+        han["dora"] = han.get("dora", 0) + han.pop("kita")
+    out = []
+    for name in sorted(han, key=lambda n: _YAKU_ORDER.get(n, len(_YAKU_ORDER))):
+        text = _YAKU_TEXT.get(name, name)
+        if name == "seat_wind":
+            text = f"{text} {_WIND_TEXT[seat_wind - EAST]}"
+        elif name == "round_wind":
+            text = f"{text} {_WIND_TEXT[round_wind - EAST]}"
+        if score.yakuman:
+            out.append(f"{text}(役満)")
+        elif han[name]:
+            out.append(f"{text}({han[name]}飜)")
+    return out
+
+
+def _hand_tile_order(tile: Tile, red_fives: bool) -> tuple[int, bool]:
+    # Tenhou writes plain fives before the red one inside a call string.
+    code = tile_code(tile, red_fives)
+    return kind_of(tile), code in (52, 53)
+
+
+def meld_string(meld: Meld, seat: int, red_fives: bool = True) -> str:
+    """The tenhou.net/6 string of a meld called or declared by ``seat``.
+
+    >>> from sanma.engine.hand import Meld, MeldType
+    >>> meld_string(Meld(MeldType.PON, (96, 97, 98), called=96, from_seat=2), 0)
+    '45p4545'
+    """
+    code = partial(tile_code, red_fives=red_fives)
+    if meld.type is MeldType.ANKAN:
+        tiles = sorted(meld.tiles, key=lambda t: _hand_tile_order(t, red_fives))
+        return "".join(str(code(t)) for t in tiles[:3]) + "a" + str(code(tiles[3]))
+    assert meld.called is not None and meld.from_seat is not None
+    rest = [t for t in meld.tiles if t not in (meld.called, meld.added)]
+    rest.sort(key=lambda t: _hand_tile_order(t, red_fives))
+    letter = "m" if meld.type is MeldType.DAIMINKAN else "p"
+    offset = call_offset(letter, seat, meld.from_seat) // 2
+    parts = [str(code(t)) for t in rest]
+    marked = f"{letter}{code(meld.called)}"
+    if meld.type is MeldType.KAKAN:
+        assert meld.added is not None
+        marked = f"k{code(meld.added)}{code(meld.called)}"
+    parts.insert(offset, marked)
+    return "".join(parts)
+
+
+def export_hand(events: Sequence[KyokuEvent], rules: Rules, *, sort_haipai: bool = False) -> list[object]:
+    """One hand's events -> the 17-element tenhou.net/6 hand.
+
+    ``sort_haipai`` sorts the starting hands the way Tenhou does (plain fives before the
+    red one); without it they keep the deal's order.  Tenhou counts kita inside ``ドラ``;
+    under the ``mahjongsoul`` preset kita is written as ``抜きドラ``.
+    """
+    red = rules.red_fives
+    code = partial(tile_code, red_fives=red)
+    start = events[0]
+    if not isinstance(start, HandStarted):
+        raise InvalidLog("a hand's events start with HandStarted")
+    haipai = [list(h) for h in start.hands]
+    if sort_haipai:
+        haipai = [sorted(h, key=lambda t: _hand_tile_order(t, red)) for h in haipai]
+    draws: list[list[object]] = [[], [], []]
+    discards: list[list[object]] = [[], [], []]
+    dora = [code(start.dora_indicator)]
+    ura: list[int] = []
+    result: list[object] = []
+    for event in events[1:]:
+        if isinstance(event, TileDrawn):
+            draws[event.seat].append(code(event.tile))
+        elif isinstance(event, TileDiscarded):
+            value = TSUMOGIRI if event.tsumogiri else code(event.tile)
+            discards[event.seat].append(f"r{value}" if event.riichi else value)
+        elif isinstance(event, KitaDeclared):
+            discards[event.seat].append(KITA_CODE)
+        elif isinstance(event, MeldCalled):
+            text = meld_string(event.meld, event.seat, red)
+            if event.meld.type is MeldType.PON:
+                draws[event.seat].append(text)
+            elif event.meld.type is MeldType.DAIMINKAN:
+                draws[event.seat].append(text)
+                discards[event.seat].append(DAIMINKAN_PLACEHOLDER)
+            else:
+                discards[event.seat].append(text)
+        elif isinstance(event, DoraRevealed):
+            dora.append(code(event.indicator))
+        elif isinstance(event, HandWon):
+            if event.ura_indicators and not ura:
+                ura = [code(t) for t in event.ura_indicators]
+            result += _won_entry(event, start, rules)
+        elif isinstance(event, HandDrawn):
+            result = [_REASON_TEXT.get(event.reason, "流局"), [*event.deltas, 0]]
+        elif isinstance(event, HandAborted):
+            result = [_REASON_TEXT.get(event.reason, event.reason)]
+    if result and isinstance(result[0], list):
+        result.insert(0, "和了")
+    kyoku = 4 * (start.round_wind - EAST) + start.dealer
+    hand: list[object] = [[kyoku, start.honba, start.deposits], [*start.scores, 0], dora, ura]
+    for seat in range(SEATS):
+        hand += [[code(t) for t in haipai[seat]], draws[seat], discards[seat]]
+    return [*hand, [], [], [], result]
+
+
+def _won_entry(event: HandWon, start: HandStarted, rules: Rules) -> list[object]:
+    seat_wind = EAST + (event.seat - start.dealer) % SEATS
+    tsumo = event.seat == event.from_seat
+    score = event.score
+    info: list[object] = [
+        event.seat,
+        event.from_seat,
+        event.seat if event.pao_seat is None else event.pao_seat,
+        points_text(score, tsumo, event.seat == start.dealer),
+        *yaku_texts(score, seat_wind, start.round_wind, kita_apart=rules.preset == "mahjongsoul"),
+    ]
+    return [[[*event.deltas, 0], info]]
+
+
+def export_game(
+    hands: Sequence[Sequence[KyokuEvent]],
+    rules: Rules,
+    *,
+    names: Sequence[str] = ("", "", ""),
+    rule_name: str = "三般南喰赤",
+    ref: str = "",
+    final_points: Sequence[int] | None = None,
+    final_scores: Sequence[float] | None = None,
+    sort_haipai: bool = True,
+) -> dict[str, object]:
+    """A whole game -> a tenhou.net/6 object (``sc`` only when final points are given)."""
+    data: dict[str, object] = {
+        "ver": 2.3,
+        "ref": ref,
+        "log": [export_hand(h, rules, sort_haipai=sort_haipai) for h in hands],
+        "ratingc": "PF3",
+        "rule": {"disp": rule_name, "aka53": int(rules.red_fives), "aka52": int(rules.red_fives), "aka51": 0},
+        "lobby": 0,
+        "dan": ["", "", "", ""],
+        "rate": [1500, 1500, 1500, 1500],
+        "sx": ["C", "C", "C", "C"],
+        "name": [*names[:3], ""],
+    }
+    if final_points is not None:
+        scores = final_scores if final_scores is not None else [0.0, 0.0, 0.0]
+        sc: list[float] = []
+        for seat in range(SEATS):
+            sc += [final_points[seat], scores[seat]]
+        data["sc"] = [*sc, 0, 0]
+    return data
+
+
+# ---------------------------------------------------------------------------
+# replay: feed a recorded hand through the engine and compare
+
+
+@dataclass(frozen=True, slots=True)
+class HandCheck:
+    """What replaying one recorded hand gave: ``match`` when the engine agrees with the
+    log on the outcome, every winner's han, fu and payment, and every seat's deltas;
+    ``differences`` says where it does not.  ``events`` are the engine's events and
+    ``result`` its result (``None`` when the replay stopped early)."""
+
+    source: str
+    index: int
+    differences: tuple[str, ...]
+    events: tuple[KyokuEvent, ...]
+    result: KyokuResult | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def match(self) -> bool:
+        """No difference at all."""
+        return not self.differences
+
+    @property
+    def detail(self) -> str:
+        """The differences as one line (empty when they match)."""
+        return "; ".join(self.differences)
+
+
+def _feed(kyoku: Kyoku, seat: int, action: Action) -> str | None:
+    """Apply the logged action, passing for every awaited seat the log shows did not call.
+    Returns a problem when the engine will not take the action."""
+    for _ in range(SEATS + 1):
+        if kyoku.result is not None:
+            return f"the engine ended the hand before seat {seat}'s {action}"
+        if action in kyoku.legal_actions(seat):
+            kyoku.apply(seat, action)
+            return None
+        passers = [s for s in kyoku.awaiting() if Pass() in kyoku.legal_actions(s)]
+        if not passers:
+            break
+        for other in passers:
+            kyoku.apply(other, Pass())
+            if kyoku.result is not None:
+                break
+    legal = ", ".join(str(a) for a in kyoku.legal_actions(seat)) or "nothing"
+    return f"the engine refuses seat {seat}'s {action} (legal: {legal})"
+
+
+def _drain(kyoku: Kyoku) -> str | None:
+    """After the log's last action: everyone left in a window passes."""
+    while kyoku.result is None:
+        passers = [s for s in kyoku.awaiting() if Pass() in kyoku.legal_actions(s)]
+        if not passers:
+            return f"the log ends but the engine still awaits seats {list(kyoku.awaiting())}"
+        for other in passers:
+            kyoku.apply(other, Pass())
+            if kyoku.result is not None:
+                break
+    return None
+
+
+def replay_hand(hand: RecordedHand, rules: Rules, *, source: str = "") -> HandCheck:
+    """Replay one recorded hand through ``Kyoku`` under ``rules`` and compare the results."""
+    try:
+        kyoku = Kyoku.start(
+            hand.deal,
+            rules=rules,
+            round_wind=hand.round_wind,
+            dealer=hand.dealer,
+            honba=hand.honba,
+            deposits=hand.deposits,
+            scores=hand.scores,
+        )
+    except SanmaError as exc:
+        return HandCheck(source, hand.index, (f"the engine cannot deal this hand: {exc}",), (), None)
+    problems: list[str] = []
+    for step, (seat, action) in enumerate(hand.actions):
+        try:
+            problem = _feed(kyoku, seat, action)
+        except SanmaError as exc:
+            problem = f"the engine raised {type(exc).__name__}: {exc}"
+        if problem:
+            problems.append(f"action {step}: {problem}")
+            break
+    if not problems:
+        problem = _drain(kyoku)
+        if problem:
+            problems.append(problem)
+    events = tuple(e for e in kyoku.events if not isinstance(e, MatchStarted | MatchEnded))
+    if kyoku.result is not None and not problems:
+        problems += compare_result(hand, kyoku.result)
+    elif kyoku.result is None and not problems:
+        problems.append("the engine did not finish the hand")
+    return HandCheck(source, hand.index, tuple(problems), events, kyoku.result)
+
+
+def _recorded_base_payment(win: WinRecord, dealer: int) -> RecordedPayment:
+    """The engine's payment in the log's terms (no honba)."""
+    base = win.score.base
+    if win.seat != win.from_seat:
+        return RecordedPayment(ron=_round_up_100(base * (6 if win.seat == dealer else 4)))
+    if win.seat == dealer:
+        return RecordedPayment(non_dealer=_round_up_100(2 * base))
+    return RecordedPayment(dealer=_round_up_100(2 * base), non_dealer=_round_up_100(base))
+
+
+def compare_result(hand: RecordedHand, result: KyokuResult) -> list[str]:
+    """Differences between the engine's result and the log's (empty when they agree)."""
+    log = hand.result
+    out: list[str] = []
+    if result.outcome != log.outcome:
+        return [f"outcome: engine {result.outcome} ({result.reason or 'win'}), log {log.outcome} ({log.name})"]
+    if log.outcome != "won" and (result.reason or "") != log.reason:
+        out.append(f"reason: engine {result.reason}, log {log.reason}")
+    engine_wins = {w.seat: w for w in result.wins}
+    if set(engine_wins) != {w.seat for w in log.wins}:
+        out.append(f"winners: engine {sorted(engine_wins)}, log {sorted(w.seat for w in log.wins)}")
+    for lw in log.wins:
+        ew = engine_wins.get(lw.seat)
+        if ew is None:
+            continue
+        out += _compare_win(lw, ew, hand.dealer)
+    if tuple(result.deltas) != log.deltas:
+        out.append(f"deltas: engine {list(result.deltas)}, log {list(log.deltas)}")
+    return out
+
+
+def _compare_win(lw: RecordedWin, ew: WinRecord, dealer: int) -> list[str]:
+    out: list[str] = []
+    score = ew.score
+    who = f"seat {lw.seat}"
+    if ew.from_seat != lw.from_seat:
+        out.append(f"{who} won from seat {ew.from_seat} in the engine, {lw.from_seat} in the log")
+    engine_pao = lw.seat if ew.pao_seat is None else ew.pao_seat
+    if engine_pao != lw.pao_seat:
+        out.append(f"{who} pao: engine {engine_pao}, log {lw.pao_seat}")
+    if score.yakuman != lw.yakuman:
+        out.append(f"{who} yakuman: engine {score.yakuman}, log {lw.yakuman}")
+    elif score.han != lw.han:
+        out.append(f"{who} han: engine {score.han} {list(score.yaku)}, log {lw.han} {list(lw.yaku)}")
+    if lw.fu and score.fu != lw.fu:
+        out.append(f"{who} fu: engine {score.fu}, log {lw.fu}")
+    payment = _recorded_base_payment(ew, dealer)
+    if payment != lw.payment:
+        out.append(f"{who} payment: engine {payment}, log {lw.payment} ({lw.points_text})")
+    return out
+
+
+def check_game(game: RecordedGame, rules: Rules) -> list[HandCheck]:
+    """Replay every hand of a game.  Besides each hand's own result, the riichi deposits
+    the engine took must lead to the next hand's recorded start scores.
+
+    The last hand has no next hand, only the game's final ``sc``.  When the last hand's
+    recorded deltas contradict the log's own final ``sc`` (a known converter slip: a riichi
+    stick collected on a kita ron, see SOURCES.md) and the engine reproduces the final ``sc``
+    exactly, the log's final ``sc`` wins and the hand counts as a match, with a note.
+    """
+    checks = [replay_hand(hand, rules, source=game.source) for hand in game.hands]
+    for i, check in enumerate(checks):
+        if check.result is None:
+            continue
+        hand = game.hands[i]
+        paid = check.result.riichi_paid
+        end = tuple(hand.scores[s] + check.result.deltas[s] - 1000 * paid[s] for s in range(SEATS))
+        if i + 1 < len(checks):
+            if check.match and end != game.hands[i + 1].scores:
+                note = f"end scores: engine {list(end)}, next hand starts at {list(game.hands[i + 1].scores)}"
+                checks[i] = replace(check, differences=(note,))
+            continue
+        final = game.final_scores
+        only_deltas = bool(check.differences) and all(d.startswith("deltas:") for d in check.differences)
+        if final is not None and only_deltas and end == final:
+            logged = tuple(hand.scores[s] + hand.result.deltas[s] - 1000 * paid[s] for s in range(SEATS))
+            note = (
+                f"log deltas {list(hand.result.deltas)} disagree with the log's final sc {list(final)} "
+                f"(they give {list(logged)}); the engine's deltas {list(check.result.deltas)} reproduce the final sc"
+            )
+            checks[i] = replace(check, differences=(), notes=(note,))
+    return checks
+
+
+def rules_for(game: RecordedGame, name: str | None = None) -> Rules:
+    """The preset ``name`` (or the one the log's rule name implies), with the log's red fives."""
+    rules = preset(name or game.preset_name)
+    if rules.red_fives != game.red_fives:
+        rules = rules.with_options(red_fives=game.red_fives)
+    return rules
