@@ -61,7 +61,7 @@ class WinContext:
     tenhou: bool = False
     chiihou: bool = False
     seat_wind: TileKind = EAST
-    round_wind: TileKind = EAST
+    round_wind: TileKind = EAST  # EAST or SOUTH; WEST only to replay other sites' West rounds
     dora_indicators: tuple[TileKind, ...] = ()
     ura_indicators: tuple[TileKind, ...] = ()
     kita: int = 0
@@ -199,8 +199,9 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
         raise InvalidHand("honba and deposits cannot be negative")
     if ctx.seat_wind not in (EAST, SOUTH, WEST):
         raise InvalidHand("the seat wind is East, South or West")
-    if ctx.round_wind not in (EAST, SOUTH):
-        raise InvalidHand("the round wind is East or South")
+    if ctx.round_wind not in (EAST, SOUTH, WEST):
+        # West only for replaying other sites' West-round extensions (sanma-rules.md section 12).
+        raise InvalidHand("the round wind is East or South (West only in a West-round extension)")
     for k in (*ctx.dora_indicators, *ctx.ura_indicators):
         if not 0 <= k < KIND_COUNT:
             raise InvalidHand("indicator kind out of range")
@@ -296,7 +297,8 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
         raise NotWinning("the tiles do not form a complete hand")
     win_kind = win_tile >> 2
     facts = hand_facts(counts, _meld_facts(melds), win_kind)
-    best: tuple[int, int, int] | None = None
+    # Best payment first; at equal payment a true yakuman beats a counted one, then han, then fu.
+    best: tuple[int, int, int, int] | None = None
     chosen: tuple[Reading, list[tuple[str, int]], int, int, tuple[tuple[str, int], ...]] | None = None
     extra: list[tuple[str, int]] | None = None
     for d in found:
@@ -304,7 +306,7 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
             limits = yakuman_of(r, facts, ctx, rules)
             if limits:
                 mult = sum(h for _, h in limits) // 13
-                key = (8000 * mult, 13 * mult, 0)
+                key = (8000 * mult, 1, 13 * mult, 0)
                 if best is None or key > best:
                     best, chosen = key, (r, limits, mult, 0, ())
                 continue
@@ -315,13 +317,13 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
                 extra = _dora_yaku(concealed, melds, facts, ctx, rules)
             han = sum(h for _, h in yaku) + sum(h for _, h in extra)
             fu, breakdown = fu_of(r, facts, ctx, is_pinfu(yaku))
-            key = (base_points(han, fu, 0), han, fu)
+            key = (base_points(han, fu, 0), 0, han, fu)
             if best is None or key > best:
                 best, chosen = key, (r, yaku + extra, 0, fu, breakdown)
     if chosen is None or best is None:
         raise NoYaku("the hand is complete but has no yaku")
     reading, yaku_list, mult, fu, breakdown = chosen
-    base, han, _ = best
+    base, _, han, _ = best
     dealer = ctx.seat_wind == EAST
     if ctx.tsumo:
         payments = tsumo_payments(base, dealer, ctx.honba)
