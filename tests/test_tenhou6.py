@@ -12,20 +12,30 @@ import pytest
 from sanma.engine.actions import Discard, Kan, Kita, NineTerminals, Pon, Ron, Tsumo
 from sanma.engine.errors import InvalidLog
 from sanma.engine.formats.tenhou6 import (
+    HandCheck,
     RecordedGame,
     TenhouLogError,
     call_from_seat,
     call_offset,
+    check_game,
     code_to_kind,
+    export_game,
+    export_hand,
     hand_tiles,
     kind_to_code,
     loads,
+    meld_string,
     parse_call,
     parse_game,
+    points_text,
     preset_for_rule_name,
+    rules_for,
     tile_code,
+    yaku_texts,
 )
-from sanma.engine.tiles import NORTH, kind_of
+from sanma.engine.hand import Meld, MeldType
+from sanma.engine.scoring import Payments, Score
+from sanma.engine.tiles import EAST, NORTH, SOUTH, kind_of
 from sanma.engine.wall import LIVE_WALL_SIZE
 
 
@@ -236,3 +246,106 @@ def test_not_json_and_not_a_game() -> None:
     with pytest.raises(InvalidLog, match="log"):
         parse_game({"log": 5})
     assert json.dumps({"ok": NORTH})  # keep NORTH used: it is the kita tile kind
+
+
+# ---------------------------------------------------------------------------
+# replay through the engine and export back
+
+# Hands the engine cannot reproduce yet, with the reason (reported to the kyoku owner).
+KNOWN_ENGINE_GAPS = {
+    # Kyoku reveals a closed kan's dora before the kokushi-robbing window; Mahjong Soul
+    # (the log) shows no new indicator when the closed kan is robbed.
+    ("mjai-reviewer3p_kokushi_ankan.json", 0),
+}
+
+
+@pytest.fixture(scope="module")
+def checks(games: list[RecordedGame]) -> dict[tuple[str, int], HandCheck]:
+    out = {}
+    for game in games:
+        for check in check_game(game, rules_for(game)):
+            out[(game.source, check.index)] = check
+    return out
+
+
+def test_every_hand_replays_like_the_log(checks: dict[tuple[str, int], HandCheck]) -> None:
+    assert len(checks) == 97
+    differ = {key: c.detail for key, c in checks.items() if not c.match}
+    assert set(differ) <= KNOWN_ENGINE_GAPS, differ
+    assert sum(c.match for c in checks.values()) >= 96
+
+
+@pytest.mark.xfail(strict=True, reason="engine reveals a robbed closed kan's dora (see KNOWN_ENGINE_GAPS)")
+def test_known_engine_gaps_are_closed(checks: dict[tuple[str, int], HandCheck]) -> None:
+    assert all(checks[key].match for key in KNOWN_ENGINE_GAPS)
+
+
+def test_final_sc_caveat_is_noted(checks: dict[tuple[str, int], HandCheck]) -> None:
+    check = checks[("mjai-reviewer3p_kokushi_peinuki.json", 3)]
+    assert check.match and "final sc" in check.notes[0]
+    assert check.result is not None and check.result.deltas == (-48000, 0, 49000)
+
+
+def test_wrong_preset_is_caught(games: list[RecordedGame]) -> None:
+    # Under Tenhou's rules a kokushi may not rob a closed kan, so the log cannot replay.
+    game = next(g for g in games if "kokushi_ankan" in g.source)
+    assert not check_game(game, rules_for(game, "tenhou"))[0].match
+
+
+def _normal_call(entry: object) -> object:
+    if isinstance(entry, str) and entry not in ("f44",) and not entry.startswith("r"):
+        call = parse_call(entry)
+        return call.letter, call.offset, call.marked, sorted(call.codes)
+    return entry
+
+
+def test_export_round_trip(games: list[RecordedGame], checks: dict[tuple[str, int], HandCheck]) -> None:
+    exact = 0
+    for game in games:
+        rules = rules_for(game)
+        for hand in game.hands:
+            check = checks[(game.source, hand.index)]
+            if (game.source, hand.index) in KNOWN_ENGINE_GAPS:
+                continue
+            ours = export_hand(check.events, rules)
+            original = game.raw["log"][hand.index]  # type: ignore[index]
+            assert json.loads(json.dumps(ours, ensure_ascii=False)) == ours
+            if game.preset_name == "tenhou":
+                assert ours == original, (game.source, hand.index)
+                exact += 1
+                continue
+            # Mahjong Soul conversions: same arrays up to the order of tiles inside a call
+            # string, same yaku up to order, and one hand's deltas omit a stick (SOURCES.md).
+            for i in range(16):
+                assert [_normal_call(x) for x in ours[i]] == [_normal_call(x) for x in original[i]]
+            ours_result, orig_result = ours[16], original[16]
+            assert ours_result[0] == orig_result[0]
+            assert sorted(ours_result[2][4:]) == sorted(orig_result[2][4:])
+            assert ours_result[2][:4] == orig_result[2][:4]
+    assert exact == 89
+
+
+def test_points_text_and_meld_strings() -> None:
+    pon = Meld(MeldType.PON, (24, 25, 26), called=25, from_seat=0)
+    assert meld_string(pon, 1) == "p252552"
+    kakan = Meld(MeldType.KAKAN, (25, 26, 27, 24), called=25, from_seat=0, added=24)
+    assert meld_string(kakan, 1) == "k52252525"
+    assert meld_string(Meld(MeldType.DAIMINKAN, (80, 81, 82, 83), called=83, from_seat=1), 0) == "414141m41"
+    assert meld_string(Meld(MeldType.ANKAN, (32, 33, 34, 35)), 2) == "272727a27"
+    mangan = Score(5, 30, 0, "mangan", (), 2000, Payments(), 0)
+    assert points_text(mangan, tsumo=True, winner_is_dealer=True) == "満貫4000点∀"
+    assert points_text(mangan, tsumo=False, winner_is_dealer=False) == "満貫8000点"
+    kita = Score(3, 30, 0, "none", (("seat_wind", 1), ("kita", 2), ("dora", 1)), 960, Payments(), 0)
+    assert yaku_texts(kita, SOUTH, EAST) == ["自風 南(1飜)", "ドラ(3飜)"]
+    assert yaku_texts(kita, SOUTH, EAST, kita_apart=True) == ["役牌:自風牌(1飜)", "ドラ(1飜)", "抜きドラ(2飜)"]
+
+
+def test_export_game_shape(games: list[RecordedGame], checks: dict[tuple[str, int], HandCheck]) -> None:
+    game = next(g for g in games if g.preset_name == "tenhou")
+    rules = rules_for(game)
+    hands = [checks[(game.source, h.index)].events for h in game.hands]
+    data = export_game(hands, rules, names=game.names, rule_name=game.rule_name, final_points=(1, 2, 3))
+    again = parse_game(json.loads(json.dumps(data, ensure_ascii=False)), source="ours")
+    assert len(again.hands) == len(game.hands)
+    assert [h.actions for h in again.hands] == [h.actions for h in game.hands]
+    assert data["sc"] == [1, 0.0, 2, 0.0, 3, 0.0, 0, 0]

@@ -858,36 +858,39 @@ def hand_tiles(hand: RecordedHand) -> list[Tile]:
 # ---------------------------------------------------------------------------
 # export: our hand events -> tenhou.net/6
 
-# Tenhou's yaku names in the order of its yaku ids (the order its logs list them).
+# Tenhou's yaku names in the order its logs list them (learnt from the 81 Tenhou wins:
+# riichi, ippatsu, rinshan, menzen tsumo, chiitoitsu, pinfu, tanyao, iipeikou, sanankou,
+# toitoi, round wind, seat wind, yakuhai, honitsu, then ドラ, 赤ドラ, 裏ドラ; the places of
+# yaku absent from those logs are a guess).
 _TENHOU_YAKU: Final[tuple[tuple[str, str], ...]] = (
-    ("menzen_tsumo", "門前清自摸和"),
     ("riichi", "立直"),
+    ("double_riichi", "両立直"),
     ("ippatsu", "一発"),
     ("chankan", "槍槓"),
     ("rinshan", "嶺上開花"),
+    ("menzen_tsumo", "門前清自摸和"),
     ("haitei", "海底摸月"),
     ("houtei", "河底撈魚"),
+    ("chiitoitsu", "七対子"),
     ("pinfu", "平和"),
     ("tanyao", "断幺九"),
     ("iipeikou", "一盃口"),
-    ("seat_wind", "自風"),
+    ("ryanpeikou", "二盃口"),
+    ("sanankou", "三暗刻"),
+    ("toitoi", "対々和"),
     ("round_wind", "場風"),
+    ("seat_wind", "自風"),
     ("yakuhai_white", "役牌 白"),
     ("yakuhai_green", "役牌 發"),
     ("yakuhai_red", "役牌 中"),
-    ("double_riichi", "両立直"),
-    ("chiitoitsu", "七対子"),
-    ("chanta", "混全帯幺九"),
-    ("ittsu", "一気通貫"),
     ("sanshoku", "三色同順"),
+    ("ittsu", "一気通貫"),
+    ("chanta", "混全帯幺九"),
+    ("junchan", "純全帯幺九"),
     ("sanshoku_doukou", "三色同刻"),
     ("sankantsu", "三槓子"),
-    ("toitoi", "対々和"),
-    ("sanankou", "三暗刻"),
     ("shousangen", "小三元"),
     ("honroutou", "混老頭"),
-    ("ryanpeikou", "二盃口"),
-    ("junchan", "純全帯幺九"),
     ("honitsu", "混一色"),
     ("chinitsu", "清一色"),
     ("tenhou", "天和"),
@@ -906,8 +909,8 @@ _TENHOU_YAKU: Final[tuple[tuple[str, str], ...]] = (
     ("shousuushii", "小四喜"),
     ("suukantsu", "四槓子"),
     ("dora", "ドラ"),
-    ("ura_dora", "裏ドラ"),
     ("red_dora", "赤ドラ"),
+    ("ura_dora", "裏ドラ"),
     ("kita", "抜きドラ"),
 )
 _YAKU_ORDER: Final = {name: i for i, (name, _) in enumerate(_TENHOU_YAKU)}
@@ -953,14 +956,17 @@ def points_text(score: Score, tsumo: bool, winner_is_dealer: bool) -> str:
 
 def yaku_texts(score: Score, seat_wind: TileKind, round_wind: TileKind, *, kita_apart: bool = False) -> list[str]:
     """Tenhou's yaku strings in Tenhou's order.  Tenhou counts kita inside ``ドラ``;
-    ``kita_apart`` writes it as ``抜きドラ`` the way Mahjong Soul conversions do."""
+    ``kita_apart`` writes it as ``抜きドラ`` and the winds as ``役牌:自風牌``/``役牌:場風牌``,
+    the way Mahjong Soul conversions do."""
     han = dict(score.yaku)
     if not kita_apart and han.get("kita"):
         han["dora"] = han.get("dora", 0) + han.pop("kita")
     out = []
     for name in sorted(han, key=lambda n: _YAKU_ORDER.get(n, len(_YAKU_ORDER))):
         text = _YAKU_TEXT.get(name, name)
-        if name == "seat_wind":
+        if name in ("seat_wind", "round_wind") and kita_apart:
+            text = "役牌:自風牌" if name == "seat_wind" else "役牌:場風牌"
+        elif name == "seat_wind":
             text = f"{text} {_WIND_TEXT[seat_wind - EAST]}"
         elif name == "round_wind":
             text = f"{text} {_WIND_TEXT[round_wind - EAST]}"
@@ -1069,7 +1075,7 @@ def _won_entry(event: HandWon, start: HandStarted, rules: Rules) -> list[object]
         points_text(score, tsumo, event.seat == start.dealer),
         *yaku_texts(score, seat_wind, start.round_wind, kita_apart=rules.preset == "mahjongsoul"),
     ]
-    return [[[*event.deltas, 0], info]]
+    return [[*event.deltas, 0], info]
 
 
 def export_game(
