@@ -1,8 +1,8 @@
 """The ``sanma`` command (contract: shared/spec/cli.md).
 
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
-``run(args) -> int``; they are imported only when chosen, so one command's
-dependencies never slow another.
+``run(args) -> int``.  Only the chosen subcommand's module is imported, so one
+command's dependencies (or a broken module) never affect another.
 """
 
 from __future__ import annotations
@@ -21,21 +21,19 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``sanma <subcommand> ...``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="sanma", description="Three-player riichi mahjong.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chosen = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     for name, (module_name, help_text) in SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=help_text)
-        p.set_defaults(_module=module_name)
-        try:
-            importlib.import_module(module_name).add_arguments(p)
-        except ModuleNotFoundError:
-            p.set_defaults(_missing=True)
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            module = importlib.import_module(module_name)
+            module.add_arguments(p)
+            p.set_defaults(_run=module.run)
     args = parser.parse_args(argv)
-    if getattr(args, "_missing", False):
-        print(f"sanma {args.command}: not available in this build", file=sys.stderr)
-        return 2
-    module = importlib.import_module(args._module)
-    return int(module.run(args))
+    return int(args._run(args))
 
 
 if __name__ == "__main__":
