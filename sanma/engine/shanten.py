@@ -7,16 +7,29 @@ The complete hand aimed at must itself exist, so it never holds a fifth copy of 
 
 In sanma the man suit has only 1m and 9m, so those two behave like honors: neither
 forms sequences.  Pin and sou are full suits.  The standard form is computed per group:
-pin, sou and the nine "isolated" kinds (1m, 9m, 7 honors) each get a distance vector
-(for 0..4 sets, with and without the pair), then a min-plus combine spreads the sets
+pin, sou and the nine "isolated" kinds (1m, 9m, 7 honors) each have a distance vector
+(for 0..4 sets, with and without the pair), and a min-plus combine spreads the sets
 over the groups.
+
+Speed: the vectors and their combinations are precomputed (``scripts/gen_shanten_tables.py``
+writes ``data/shanten_tables.bin``, loaded once at import, about 45 MB in memory), so one
+shanten is three dict lookups keyed by ``bytes`` of a 9-kind slice plus two table reads.
+``group_distances`` is the slow search that defines the numbers; the tests compare the
+two.  Functions named ``_..._unchecked`` or ``_..._of`` skip every input check.
 """
 
 from __future__ import annotations
 
+import array
+import itertools
+import struct
+import sys
+import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from importlib import resources
+from typing import Final, NoReturn
 
 from sanma.engine.errors import InvalidHand
 from sanma.engine.tiles import KIND_COUNT, TERMINAL_HONOR_KINDS, TileKind, kind_name
@@ -27,6 +40,8 @@ _VECTOR_LEN: Final = 2 * (MAX_SETS + 1)
 _ISOLATED_KINDS: Final = (0, 1, *range(20, 27))
 _KOKUSHI_KINDS: Final = tuple(sorted(TERMINAL_HONOR_KINDS))
 _NO_CAPS: Final = (4,) * KIND_COUNT
+_SIZES: Final = (13, 14)
+_NO_TILES: Final = (0,) * KIND_COUNT
 
 
 # ---------------------------------------------------------------------------
@@ -146,37 +161,146 @@ def _check_hand(counts: Sequence[int], melds: int, sizes: tuple[int, ...]) -> No
 
 
 # ---------------------------------------------------------------------------
-# Unchecked fast paths: they assume valid input and skip every check.
+# The precomputed tables (scripts/gen_shanten_tables.py; layout described there).
+
+_TABLE_FILE: Final = "shanten_tables.bin"
+_MAGIC: Final = b"SANMA-SHANTEN-1\n"
+# SHA-256 of the decompressed tables, as the generator prints it (checked by the tests).
+TABLE_SHA256: Final = "3242201b364777355b899438ec9348a9609450403e2c9aecd7dec004b32b2688"
+_STRIDE: Final = 256
 
 
-def _standard_shanten_unchecked(counts: Sequence[int], melds: int) -> int:
-    """Standard-form shanten; assumes a valid 27-long count array (no checks)."""
+def _pattern_keys() -> list[bytes]:
+    """Every group pattern (9 counts 0..4, at most 14 tiles) as bytes, in lexicographic order,
+    the generator's order; built from two halves, much faster than filtering 5**9 tuples."""
+    tails = [bytes(t) for t in itertools.product(range(5), repeat=4)]
+    tails_within = [[t for t in tails if sum(t) <= limit] for limit in range(15)]
+    heads = [bytes(h) for h in itertools.product(range(5), repeat=5) if sum(h) <= 14]
+    return [h + t for h in heads for t in tails_within[14 - sum(h)]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    # pattern -> tiles << 24 | kinds held 2+ << 20 | kinds held << 16 | suit class << 8 | isolated class
+    group: dict[bytes, int]
+    # pin class << 8 | sou class -> pin+sou class
+    pair: bytes
+    # pin+sou class << 11 | isolated class << 3 | melds -> distance (shanten + 1)
+    final: bytes
+    suit_vectors: tuple[bytes, ...]
+    iso_vectors: tuple[bytes, ...]
+    raw: bytes
+
+
+def _split(blob: bytes, size: int) -> tuple[bytes, ...]:
+    return tuple(blob[i : i + size] for i in range(0, len(blob), size))
+
+
+def _load_tables() -> _Tables:
+    packed = (resources.files("sanma.engine") / "data" / _TABLE_FILE).read_bytes()
+    raw = zlib.decompress(packed)
+    stale = f"{_TABLE_FILE} does not match this code; rerun scripts/gen_shanten_tables.py"
+    if not raw.startswith(_MAGIC):
+        raise RuntimeError(stale)
+    at = len(_MAGIC)
+    n_patterns, n_suit, n_iso, n_pair = struct.unpack_from("<I3H", raw, at)
+    at += struct.calcsize("<I3H")
+    vectors = (n_suit * _VECTOR_LEN, n_iso * _VECTOR_LEN, n_pair * _VECTOR_LEN)
+    sizes = (*vectors, 4 * n_patterns, n_suit * _STRIDE)
+    parts = []
+    for size in sizes:
+        parts.append(raw[at : at + size])
+        at += size
+    suit_vectors, iso_vectors, _, values, pair = parts
+    final = raw[at:]
+    keys = _pattern_keys()
+    if len(keys) != n_patterns or len(final) != n_pair * _STRIDE * 8:
+        raise RuntimeError(stale)
+    numbers = array.array("I", values)
+    if numbers.itemsize != 4:
+        raise RuntimeError("shanten tables need a 4-byte unsigned int array type")
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return _Tables(
+        group=dict(zip(keys, numbers, strict=True)),
+        pair=pair,
+        final=final,
+        suit_vectors=_split(suit_vectors, _VECTOR_LEN),
+        iso_vectors=_split(iso_vectors, _VECTOR_LEN),
+        raw=raw,
+    )
+
+
+TABLES: Final = _load_tables()
+_GROUP: Final = TABLES.group
+_PAIR: Final = TABLES.pair
+_FINAL: Final = TABLES.final
+
+
+def table_group_vector(pattern: Sequence[int], runs: bool) -> tuple[int, ...]:
+    """The distance vector the table holds for one 9-kind group pattern (for tests, tools)."""
+    value = _GROUP[bytes(pattern)]
+    if runs:
+        return tuple(TABLES.suit_vectors[value >> 8 & 255])
+    return tuple(TABLES.iso_vectors[value & 255])
+
+
+# ---------------------------------------------------------------------------
+# Unchecked fast paths on ``bytes(counts)``: they assume valid input (27 counts 0..4,
+# the right number of tiles, melds 0..4) and skip every check; on bad input they may
+# raise KeyError or return nonsense.  The public functions check first.
+
+
+def _standard_of(b: bytes, melds: int) -> int:
+    """Standard-form shanten from the tables; no checks."""
+    group = _GROUP
+    pin = group[b[2:11]]
+    sou = group[b[11:20]]
+    iso = group[b[:2] + b[20:]]
+    return _FINAL[_PAIR[pin & 0xFF00 | sou >> 8 & 0xFF] << 11 | (iso & 0xFF) << 3 | melds] - 1
+
+
+def _chiitoitsu_of(b: bytes) -> int:
+    """Seven distinct pairs (four of a kind is one pair); no checks."""
+    singles = b.count(1)
+    pairs = KIND_COUNT - b.count(0) - singles
+    if pairs >= 7:
+        return -1
+    return 13 - 2 * pairs - (singles if singles < 7 - pairs else 7 - pairs)
+
+
+def _kokushi_of(b: bytes) -> int:
+    """Kokushi over sanma's 13 terminal and honor kinds (1m 9m 1p | 9p 1s | 9s 1z..7z); no checks."""
+    held = b[:3] + b[10:12] + b[19:]
+    kinds = 13 - held.count(0)
+    return 12 - kinds if kinds > held.count(1) else 13 - kinds
+
+
+def _shanten_of(b: bytes, melds: int) -> int:
+    """Minimum over every form; no checks."""
+    result = _standard_of(b, melds)
+    if melds == 0 and result > -1:
+        result = min(result, _chiitoitsu_of(b), _kokushi_of(b))
+    return result
+
+
+def _standard_shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
+    """Standard-form shanten of a count array; skips every check."""
+    return _standard_of(bytes(counts), melds)
+
+
+def _shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
+    """Shanten (every form) of a count array; skips every check."""
+    return _shanten_of(bytes(counts), melds)
+
+
+def _standard_shanten_reference(counts: Sequence[int], melds: int) -> int:
+    """Standard-form shanten by the slow search (the definition the tables follow)."""
     return _combine(_group_vectors(counts, _NO_CAPS), MAX_SETS - melds) - 1
 
 
-def _chiitoitsu_shanten_unchecked(counts: Sequence[int]) -> int:
-    """Seven distinct pairs; assumes a valid count array (no checks)."""
-    singles = counts.count(1) if isinstance(counts, list | tuple) else sum(1 for n in counts if n == 1)
-    pairs = sum(1 for n in counts if n >= 2)
-    if pairs >= 7:
-        return -1
-    return 13 - 2 * pairs - min(singles, 7 - pairs)
-
-
-def _kokushi_shanten_unchecked(counts: Sequence[int]) -> int:
-    """Kokushi over sanma's 13 terminal and honor kinds; assumes valid input (no checks)."""
-    held = [counts[k] for k in _KOKUSHI_KINDS]
-    kinds = sum(1 for n in held if n)
-    pair = any(n >= 2 for n in held)
-    return 13 - kinds - (1 if pair else 0)
-
-
-def _shanten_unchecked(counts: Sequence[int], melds: int) -> int:
-    """Minimum over every form; assumes valid input (no checks)."""
-    result = _standard_shanten_unchecked(counts, melds)
-    if melds == 0 and result > -1:
-        result = min(result, _chiitoitsu_shanten_unchecked(counts), _kokushi_shanten_unchecked(counts))
-    return result
+# ---------------------------------------------------------------------------
+# The slow path for copies outside the concealed hand (``own``).
 
 
 def _caps_of(counts: Sequence[int], own: Sequence[int]) -> list[int]:
@@ -186,24 +310,23 @@ def _caps_of(counts: Sequence[int], own: Sequence[int]) -> list[int]:
 
 
 def _shanten_capped(counts: Sequence[int], melds: int, caps: Sequence[int]) -> int:
-    """Minimum over every form when some copies lie outside the concealed hand (slow path)."""
+    """Minimum over every form when some copies lie outside the concealed hand (a search)."""
     result = _combine(_group_vectors(counts, caps), MAX_SETS - melds) - 1
     if melds:
         return result
     pairable = [k for k in range(KIND_COUNT) if caps[k] >= 2]
-    pairs = sum(1 for k in pairable if counts[k] >= 2)
-    singles = sum(1 for k in pairable if counts[k] == 1)
     if len(pairable) >= 7:
-        pairs = min(pairs, 7)
+        pairs = min(7, sum(1 for k in pairable if counts[k] >= 2))
+        singles = sum(1 for k in pairable if counts[k] == 1)
         result = min(result, 13 - 2 * pairs - min(singles, 7 - pairs))
     if all(caps[k] for k in _KOKUSHI_KINDS) and any(caps[k] >= 2 for k in _KOKUSHI_KINDS):
-        result = min(result, _kokushi_shanten_unchecked(counts))
+        result = min(result, _kokushi_of(bytes(counts)))
     return result
 
 
 def _shanten_own(counts: Sequence[int], melds: int, own: Sequence[int] | None) -> int:
     if own is None or all(own[k] == counts[k] for k in range(KIND_COUNT)):
-        return _shanten_unchecked(counts, melds)
+        return _shanten_of(bytes(counts), melds)
     return _shanten_capped(counts, melds, _caps_of(counts, own))
 
 
@@ -211,28 +334,52 @@ def _shanten_own(counts: Sequence[int], melds: int, own: Sequence[int] | None) -
 # Public API.
 
 
+def _invalid(counts: Sequence[int], melds: int, sizes: tuple[int, ...]) -> NoReturn:
+    """Raise the precise InvalidHand for input the fast path refused."""
+    _check_hand(counts, melds, sizes)
+    raise InvalidHand(f"invalid hand: counts={list(counts)!r}, melds={melds!r}")
+
+
 def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
-    """Shanten of the standard form (``4 - melds`` sets and a pair) of the concealed tiles.
+    """Shanten of the standard form (``4 - melds`` sets and a pair) of ``13 - 3*melds`` or
+    ``14 - 3*melds`` concealed tiles.
 
     >>> from sanma.engine.tiles import counts_of_kinds, parse
     >>> standard_shanten(counts_of_kinds(k for k, _ in parse("123456789p1239s")))
     0
     """
-    _check_hand(counts, melds, (13, 14))
-    return _standard_shanten_unchecked(counts, melds)
+    # Checks ride on the lookups: bytes() refuses non-ints and values outside 0..255,
+    # the table has no key with a count above 4 or more than 14 tiles, and its values
+    # carry the tile counts.
+    try:
+        b = bytes(counts)
+        group = _GROUP
+        pin = group[b[2:11]]
+        sou = group[b[11:20]]
+        iso = group[b[:2] + b[20:]]
+        result = _FINAL[_PAIR[pin & 0xFF00 | sou >> 8 & 0xFF] << 11 | (iso & 0xFF) << 3 | melds] - 1
+    except (KeyError, TypeError, ValueError, IndexError):
+        _invalid(counts, melds, _SIZES)
+    if (
+        len(b) != KIND_COUNT
+        or not 0 <= melds <= MAX_SETS
+        or (pin >> 24) + (sou >> 24) + (iso >> 24) + 3 * melds not in _SIZES
+    ):
+        _invalid(counts, melds, _SIZES)
+    return result
 
 
 def chiitoitsu_shanten(counts: Sequence[int]) -> int:
     """Shanten toward seven distinct pairs (four of a kind is one pair, not two)."""
-    _check_hand(counts, 0, (13, 14))
-    return _chiitoitsu_shanten_unchecked(counts)
+    _check_hand(counts, 0, _SIZES)
+    return _chiitoitsu_of(bytes(counts))
 
 
 def kokushi_shanten(counts: Sequence[int]) -> int:
     """Shanten toward kokushi: sanma's 13 kinds 1m 9m 1p 9p 1s 9s and the 7 honors, one
     of them paired."""
-    _check_hand(counts, 0, (13, 14))
-    return _kokushi_shanten_unchecked(counts)
+    _check_hand(counts, 0, _SIZES)
+    return _kokushi_of(bytes(counts))
 
 
 def shanten(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = None) -> int:
@@ -242,24 +389,57 @@ def shanten(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = N
 
     Without ``own`` only the concealed tiles limit the copies a target may use.  ``own``
     (every tile the player owns: concealed, melded, extracted Norths) also rules out the
-    copies outside the hand, so a 13-tile hand is 0 exactly when ``waits`` is not empty.
-    That path is slower (a search, not the table).
+    copies outside the hand, so a 13-tile hand is 0 exactly when ``waits`` is not empty;
+    when it differs from ``counts`` this is a slower search, not the table.
 
     >>> from sanma.engine.tiles import counts_of_kinds, parse
     >>> shanten(counts_of_kinds(k for k, _ in parse("19m19p19s1234567z")))
     0
     """
-    _check_hand(counts, melds, (13, 14))
-    if own is None:
-        return _shanten_unchecked(counts, melds)
-    _check_own(own, counts)
-    return _shanten_own(counts, melds, own)
+    if own is not None:
+        _check_hand(counts, melds, _SIZES)
+        _check_own(own, counts)
+        return _shanten_own(counts, melds, own)
+    # The same inlined lookups as standard_shanten (a call costs as much as a lookup).
+    try:
+        b = bytes(counts)
+        group = _GROUP
+        pin = group[b[2:11]]
+        sou = group[b[11:20]]
+        iso = group[b[:2] + b[20:]]
+        result = _FINAL[_PAIR[pin & 0xFF00 | sou >> 8 & 0xFF] << 11 | (iso & 0xFF) << 3 | melds] - 1
+    except (KeyError, TypeError, ValueError, IndexError):
+        _invalid(counts, melds, _SIZES)
+    if (
+        len(b) != KIND_COUNT
+        or not 0 <= melds <= MAX_SETS
+        or (pin >> 24) + (sou >> 24) + (iso >> 24) + 3 * melds not in _SIZES
+    ):
+        _invalid(counts, melds, _SIZES)
+    if melds or result < 0:
+        return result
+    # Chiitoitsu needs 6 - pairs more tiles at least; skip it when that cannot win.
+    pairs = (pin >> 20 & 15) + (sou >> 20 & 15) + (iso >> 20 & 15)
+    if 6 - pairs < result:
+        if pairs >= 7:
+            return -1
+        singles = (pin >> 16 & 15) + (sou >> 16 & 15) + (iso >> 16 & 15) - pairs
+        chiitoitsu = 13 - 2 * pairs - (singles if singles < 7 - pairs else 7 - pairs)
+        if chiitoitsu < result:
+            result = chiitoitsu
+    # Kokushi holds at most the isolated kinds and 4 terminals (1p 9p 1s 9s), so it
+    # needs 12 - (isolated kinds + 4) more tiles at least.
+    if 8 - (iso >> 16 & 15) < result:
+        kokushi = _kokushi_of(b)
+        if kokushi < result:
+            result = kokushi
+    return result
 
 
 def is_complete(counts: Sequence[int], melds: int = 0) -> bool:
     """Whether ``14 - 3*melds`` concealed tiles form a complete hand in any form."""
     _check_hand(counts, melds, (14,))
-    return _shanten_unchecked(counts, melds) == -1
+    return _shanten_of(bytes(counts), melds) == -1
 
 
 def _check_own(own: Sequence[int], counts: Sequence[int]) -> None:
@@ -285,13 +465,13 @@ def waits(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = Non
     held = own if own is not None else counts
     if _shanten_own(counts, melds, own) != 0:
         return ()
-    hand = list(counts)
+    hand = bytearray(counts)
     out: list[TileKind] = []
     for kind in range(KIND_COUNT):
         if held[kind] >= 4:
             continue
         hand[kind] += 1
-        if _shanten_unchecked(hand, melds) == -1:
+        if _shanten_of(bytes(hand), melds) == -1:
             out.append(kind)
         hand[kind] -= 1
     return tuple(out)
@@ -304,15 +484,17 @@ def _check_visible(visible: Sequence[int], counts: Sequence[int]) -> None:
             raise InvalidHand(f"{visible[kind]} visible + {counts[kind]} held copies of {kind_name(kind)} exceed 4")
 
 
-def _ukeire_unchecked(hand: list[int], melds: int, visible: Sequence[int] | None, base: int) -> dict[TileKind, int]:
+def _ukeire_of(hand: bytearray, melds: int, visible: Sequence[int], base: int) -> dict[TileKind, int]:
+    """Draws that lower ``base`` -> unseen copies; ``hand`` is restored before returning."""
     out: dict[TileKind, int] = {}
     for kind in range(KIND_COUNT):
-        if hand[kind] >= 4:
+        have = hand[kind]
+        if have >= 4:
             continue
-        hand[kind] += 1
-        if _shanten_unchecked(hand, melds) < base:
-            out[kind] = 5 - hand[kind] - (visible[kind] if visible is not None else 0)
-        hand[kind] -= 1
+        hand[kind] = have + 1
+        if _shanten_of(bytes(hand), melds) < base:
+            out[kind] = 4 - have - visible[kind]
+        hand[kind] = have
     return out
 
 
@@ -326,29 +508,39 @@ def ukeire(counts: Sequence[int], melds: int = 0, visible: Sequence[int] | None 
     {19: 3}
     """
     _check_hand(counts, melds, (13,))
-    if visible is not None:
+    if visible is None:
+        visible = _NO_TILES
+    else:
         _check_visible(visible, counts)
-    return _ukeire_unchecked(list(counts), melds, visible, _shanten_unchecked(counts, melds))
+    hand = bytearray(counts)
+    return _ukeire_of(hand, melds, visible, _shanten_of(bytes(hand), melds))
 
 
 def discard_ukeire(
     counts: Sequence[int], melds: int = 0, visible: Sequence[int] | None = None
 ) -> dict[TileKind, tuple[int, dict[TileKind, int]]]:
     """For a ``14 - 3*melds`` tile hand: each kind that can be discarded -> (shanten after
-    the discard, ukeire after the discard)."""
+    the discard, ukeire after the discard).  The discarded tile counts as visible.
+
+    >>> from sanma.engine.tiles import counts_of_kinds, parse, parse_kind
+    >>> discard_ukeire(counts_of_kinds(k for k, _ in parse("123456789p1239s1z")))[parse_kind("1z")]
+    (0, {19: 3})
+    """
     _check_hand(counts, melds, (14,))
-    if visible is not None:
+    if visible is None:
+        visible = _NO_TILES
+    else:
         _check_visible(visible, counts)
-    hand = list(counts)
+    hand = bytearray(counts)
+    seen = list(visible)
     out: dict[TileKind, tuple[int, dict[TileKind, int]]] = {}
     for kind in range(KIND_COUNT):
         if not hand[kind]:
             continue
         hand[kind] -= 1
-        after = _shanten_unchecked(hand, melds)
-        # The discarded tile is now seen by everyone, so it counts as visible.
-        seen = list(visible) if visible is not None else [0] * KIND_COUNT
-        seen[kind] += 1
-        out[kind] = (after, _ukeire_unchecked(hand, melds, seen, after))
+        seen[kind] += 1  # the discard lies face up now
+        after = _shanten_of(bytes(hand), melds)
+        out[kind] = (after, _ukeire_of(hand, melds, seen, after))
+        seen[kind] -= 1
         hand[kind] += 1
     return out
