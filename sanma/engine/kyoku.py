@@ -1030,10 +1030,11 @@ class Kyoku:
         in_play = self._in_play()
         dup = [t for t, c in Counter(in_play).items() if c > 1]
         assert not dup, f"tiles held twice: {dup}"
-        live_end = min(self.deal.live_size - self._replacements, len(self.deal.live))
         drawn = set(self.deal.live[: self._live_next]) | set(self.deal.replacements[: self._replacements])
         assert drawn <= set(in_play), "a drawn tile went missing"
-        rest = set(self.deal.live[self._live_next : live_end]) | set(self.deal.replacements[self._replacements :])
+        # Tiles past the end of the live wall stay in the wall (a short scripted wall, or
+        # the seeded tail that replacement draws take last first).
+        rest = set(self.deal.live[self._live_next :]) | set(self.deal.replacements[self._replacements :])
         rest |= set(self.deal.dora_indicators) | set(self.deal.ura_indicators)
         assert not (rest & set(in_play)) - drawn, "a tile is both in play and in the wall"
         everything = set(in_play) | rest
