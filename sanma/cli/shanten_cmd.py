@@ -1,0 +1,109 @@
+"""``sanma shanten``: shanten and waits of hands, JSON lines in and out (spec/cli.md).
+
+Input per line: ``{"hand": "<concealed mpsz>", "melds": [{"type": "pon", "tiles": "555z"}, ...]}``
+with 13 or 14 tiles in all (a meld counts 3, kans too); an optional ``"kita": N`` names
+extracted Norths, which like melded tiles are the player's own.  Output:
+``{"shanten": n}``, and for 13 tiles in tenpai also ``"waits": ["3p", "6p"]``.  A kind
+whose four copies are all the player's own is never a wait, and a hand that could only
+finish on a fifth copy is not tenpai (its shanten counts that).  A bad line gets
+``{"error": "invalid", "detail": ...}`` and the stream goes on; exit 0 at end of input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from sanma.engine.errors import InvalidHand, SanmaError
+from sanma.engine.hand import Meld, MeldType
+from sanma.engine.shanten import shanten, waits
+from sanma.engine.tiles import KIND_COUNT, NORTH, TileKind, assign_tiles, kind_name, parse
+
+FIELDS = frozenset({"hand", "melds", "kita"})
+MELD_TYPES = frozenset(t.value for t in MeldType)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``sanma shanten`` has no options."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Answer every line of standard input."""
+    shanten_stream(sys.stdin, sys.stdout)
+    return 0
+
+
+def shanten_stream(inp: TextIO, out: TextIO) -> None:
+    """One output line per non-blank input line, in order."""
+    for line in inp:
+        if not line.strip():
+            continue
+        out.write(json.dumps(shanten_line(line), separators=(", ", ": ")) + "\n")
+        out.flush()
+
+
+def shanten_line(line: str) -> dict[str, Any]:
+    """The output object of one input line (an error object on failure)."""
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {"error": "invalid", "detail": f"not JSON: {exc.msg}"}
+    try:
+        return shanten_request(request)
+    except SanmaError as exc:
+        return {"error": "invalid", "detail": str(exc)}
+
+
+def _melds(raw: object) -> list[tuple[MeldType, list[tuple[TileKind, bool]]]]:
+    if not isinstance(raw, list):
+        raise InvalidHand("melds must be a list")
+    out = []
+    for m in raw:
+        if not isinstance(m, dict) or set(m) - {"type", "tiles"} or m.get("type") not in MELD_TYPES:
+            raise InvalidHand('each meld is {"type": "pon"|"daiminkan"|"kakan"|"ankan", "tiles": "..."}')
+        tiles = m.get("tiles")
+        if not isinstance(tiles, str):
+            raise InvalidHand("meld tiles must be an mpsz string")
+        out.append((MeldType(m["type"]), parse(tiles)))
+    return out
+
+
+def shanten_request(request: object) -> dict[str, Any]:
+    """Answer one decoded request (raises ``SanmaError`` subclasses on bad input)."""
+    if not isinstance(request, dict):
+        raise InvalidHand("each line must be a JSON object")
+    unknown = set(request) - FIELDS
+    if unknown:
+        raise InvalidHand(f"unknown field(s): {', '.join(sorted(unknown))}")
+    hand = request.get("hand")
+    if not isinstance(hand, str):
+        raise InvalidHand("hand (an mpsz string) is required")
+    kita = request.get("kita", 0)
+    if not isinstance(kita, int) or isinstance(kita, bool) or not 0 <= kita <= 4:
+        raise InvalidHand("kita must be an integer 0..4")
+    hand_items = parse(hand)
+    meld_specs = _melds(request.get("melds", []))
+    everything = hand_items + [t for _, items in meld_specs for t in items] + [(NORTH, False)] * kita
+    # Red fives matter only for the fifth-copy check: with one written, the rules have them.
+    red_fives = any(red for _, red in everything)
+    tiles = assign_tiles(everything, red_fives)
+    pos = len(hand_items)
+    for mtype, items in meld_specs:
+        Meld(mtype, tuple(tiles[pos : pos + len(items)]))  # checks size and kind
+        pos += len(items)
+    total = len(hand_items) + 3 * len(meld_specs)
+    if total not in (13, 14):
+        raise InvalidHand(f"a hand has 13 or 14 tiles with each meld counting 3, not {total}")
+    counts = [0] * KIND_COUNT
+    for kind, _ in hand_items:
+        counts[kind] += 1
+    own = list(counts)
+    for kind, _ in everything[len(hand_items) :]:
+        own[kind] += 1
+    melds = len(meld_specs)
+    result: dict[str, Any] = {"shanten": shanten(counts, melds, own=own)}
+    if total == 13 and result["shanten"] == 0:
+        result["waits"] = [kind_name(k) for k in waits(counts, melds, own=own)]
+    return result
