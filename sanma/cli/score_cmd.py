@@ -16,6 +16,7 @@ from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import PRESET_NAMES, Rules, preset
 from sanma.engine.scoring import WinContext, score_win
 from sanma.engine.tiles import EAST, NORTH, SOUTH, WEST, Tile, TileKind, assign_tiles, parse, parse_one
+from sanma.engine.yaku import ORDER
 
 FLAGS = ("tsumo", "riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei", "tenhou", "chiihou")
 FIELDS = frozenset(
@@ -145,7 +146,7 @@ def score_request(request: object, rules: Rules) -> dict[str, Any]:
         "fu": score.fu,
         "yakuman": score.yakuman,
         "limit": score.limit,
-        "yaku": [[name, han] for name, han in score.yaku],
+        "yaku": [[name, han] for name, han in sorted(score.yaku, key=lambda y: ORDER[y[0]])],
         "payments": score.payments.as_dict(ctx.tsumo, ctx.seat_wind == EAST),
         "total": score.total,
     }

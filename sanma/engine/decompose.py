@@ -13,6 +13,7 @@ without knowing how they were found.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -147,4 +148,133 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
 
 def is_winning_shape(counts: Sequence[int], melds: int = 0) -> bool:
     """Whether ``counts`` (``14 - 3 * melds`` concealed tiles) form a complete hand."""
-    return bool(decompositions(counts, melds))
+    return sum(counts) == 14 - 3 * melds and bool(fast_standard(counts) or (melds == 0 and _special(counts)))
+
+
+def _special(counts: Sequence[int]) -> bool:
+    return is_chiitoitsu(counts) or is_kokushi(counts)
+
+
+# --- the fast path used by scoring ---------------------------------------------------------
+#
+# A suit's share of a standard hand is a few sets and at most one pair.  Every such pattern of
+# one suit (at most 4 sets, at most one pair, no kind above 4) is enumerated once into a static
+# table keyed by the suit's 9 counts as bytes, so a hand decomposes with two dict lookups plus
+# a pass over the isolated kinds (1m, 9m, honors: 3 copies = triplet, 2 = pair, else nothing).
+
+# (pair offset or -1, sequence start offsets, triplet offsets), offsets 0..8 within the suit.
+SuitReading = tuple[int, tuple[int, ...], tuple[int, ...]]
+# (pair kind, sequence first kinds sorted, concealed triplet kinds sorted)
+FastReading = tuple[int, tuple[int, ...], tuple[int, ...]]
+
+_SUIT_TABLE: dict[bytes, list[SuitReading]] = {}
+
+
+def _build_suit_table() -> None:
+    shapes = [(True, i) for i in range(7)] + [(False, i) for i in range(9)]
+
+    def add(start: int, chosen: list[tuple[bool, int]], counts: list[int]) -> None:
+        seqs = tuple(i for is_seq, i in chosen if is_seq)
+        trips = tuple(i for is_seq, i in chosen if not is_seq)
+        key = bytes(counts)
+        _SUIT_TABLE.setdefault(key, []).append((-1, seqs, trips))
+        for p in range(9):
+            if counts[p] <= 2:
+                counts[p] += 2
+                _SUIT_TABLE.setdefault(bytes(counts), []).append((p, seqs, trips))
+                counts[p] -= 2
+        if len(chosen) == 4:
+            return
+        for j in range(start, len(shapes)):
+            is_seq, i = shapes[j]
+            kinds = (i, i + 1, i + 2) if is_seq else (i, i, i)
+            for k in kinds:
+                counts[k] += 1
+            if max(counts) <= 4:
+                chosen.append(shapes[j])
+                add(j, chosen, counts)
+                chosen.pop()
+            for k in kinds:
+                counts[k] -= 1
+
+    add(0, [], [0] * 9)
+
+
+# The build makes ~50,000 small objects; pausing the cyclic GC (none of them is cyclic) keeps
+# it from scanning them over and over, which would make the import several times slower.
+_gc_was_enabled = gc.isenabled()
+gc.disable()
+try:
+    _build_suit_table()
+finally:
+    if _gc_was_enabled:
+        gc.enable()
+_NO_READINGS: Final[list[SuitReading]] = []
+
+
+def _shift_map(base: TileKind) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """Offset tuple -> kind tuple for the suit starting at ``base`` (a few hundred entries)."""
+    out: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for readings in _SUIT_TABLE.values():
+        for _, seqs, trips in readings:
+            if seqs not in out:
+                out[seqs] = tuple(base + i for i in seqs)
+            if trips not in out:
+                out[trips] = tuple(base + i for i in trips)
+    return out
+
+
+_PIN_KINDS: Final = _shift_map(P1)
+_SOU_KINDS: Final = _shift_map(S1)
+
+
+def fast_standard(counts: Sequence[int]) -> list[FastReading]:
+    """Every standard reading of a complete hand's concealed ``counts`` as plain tuples
+    ``(pair, sequence firsts, triplet kinds)``; empty when there is none.  The tile total is
+    not checked here (``score_win`` checks it): a pattern with exactly one pair and sets only
+    is complete for any meld count that matches its size."""
+    if not isinstance(counts, bytes):
+        counts = bytes(counts)
+    # The isolated kinds (1m 9m, then the 7 honors): each 0, 2 (one pair at most) or 3 copies.
+    iso = counts[0:2] + counts[20:27]
+    if 1 in iso or 4 in iso:
+        return []
+    twos = iso.count(2)
+    if twos > 1:
+        return []
+    pair = -1
+    if twos:
+        i = iso.index(2)
+        pair = i if i < 2 else i + 18
+    trips: tuple[int, ...] = ()
+    if 3 in iso:
+        trips = tuple(i if i < 2 else i + 18 for i, c in enumerate(iso) if c == 3)
+    pin = _SUIT_TABLE.get(bytes(counts[P1 : P1 + 9]), _NO_READINGS)
+    if not pin:
+        return []
+    sou = _SUIT_TABLE.get(bytes(counts[S1 : S1 + 9]), _NO_READINGS)
+    if not sou:
+        return []
+    out: list[FastReading] = []
+    for pp, pseq, ptrip in pin:
+        if pp >= 0 and pair >= 0:
+            continue
+        for sp, sseq, strip in sou:
+            if sp >= 0:
+                if pair >= 0 or pp >= 0:
+                    continue
+                the_pair = S1 + sp
+            elif pp >= 0:
+                the_pair = P1 + pp
+            elif pair >= 0:
+                the_pair = pair
+            else:
+                continue
+            seqs = tuple(P1 + i for i in pseq) + tuple(S1 + i for i in sseq)
+            t = (
+                tuple(trips) + tuple(P1 + i for i in ptrip) + tuple(S1 + i for i in strip)
+                if ptrip or strip
+                else tuple(trips)
+            )
+            out.append((the_pair, seqs, t))
+    return out

@@ -9,9 +9,9 @@ pay in four-player mahjong.  See ``docs/scoring.md`` for every convention.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sanma.engine.decompose import decompositions
+from sanma.engine.decompose import fast_standard
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
 from sanma.engine.hand import Meld
@@ -20,27 +20,25 @@ from sanma.engine.tiles import (
     EAST,
     KIND_COUNT,
     NORTH,
+    RED_TILES,
     SOUTH,
+    TERMINAL_HONOR_KINDS,
     TILE_COUNT,
     WEST,
-    WHITE,
     Tile,
     TileKind,
     dora_of,
-    is_red,
-    is_terminal_or_honor,
-    kind_name,
 )
 from sanma.engine.yaku import (
+    PACKED_UNIT,
+    Candidate,
     HandFacts,
-    MeldFacts,
     Reading,
-    hand_facts,
-    is_pinfu,
-    readings,
-    sets_of,
-    yaku_of,
-    yakuman_of,
+    Yaku,
+    chiitoitsu_candidate,
+    fu_breakdown,
+    kokushi_candidate,
+    standard_candidates,
 )
 
 LIMITS = ("none", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")
@@ -109,8 +107,22 @@ class Score:
     base: int
     payments: Payments
     total: int
-    fu_breakdown: tuple[tuple[str, int], ...] = ()
-    reading: Reading | None = None
+    # How the chosen reading was built; ``reading`` turns it into a ``Reading`` on demand
+    # (kept raw because most callers never look at it and building it costs time).
+    detail: tuple[object, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def reading(self) -> Reading | None:
+        """The decomposition and wait the score was taken from."""
+        return Reading(*self.detail) if self.detail else None  # type: ignore[arg-type]
+
+    @property
+    def fu_breakdown(self) -> tuple[tuple[str, int], ...]:
+        """The fu as ``(reason, fu)`` items summing to ``fu`` (empty for a true yakuman)."""
+        reading = self.reading
+        if reading is None or (self.yakuman and not self.fu):
+            return ()
+        return fu_breakdown(reading, self.fu)
 
 
 def base_points(han: int, fu: int, yakuman: int) -> int:
@@ -177,159 +189,183 @@ def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
     return _is_winning_shape(counts, melds)
 
 
-def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> None:
+def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> tuple[bytes, int]:
+    """Validate the input; return the kind counts of the concealed tiles, as bytes and packed
+    in one integer (one byte per kind)."""
     if len(concealed) + 3 * len(melds) != 14:
         raise InvalidHand(
             f"a winning hand has 14 tiles counting each meld as 3; got {len(concealed)} + {len(melds)} melds"
         )
-    everything = list(concealed)
-    for m in melds:
-        everything.extend(m.tiles)
-    if any(not 0 <= t < TILE_COUNT for t in everything):
-        raise InvalidHand("tile number out of range")
+    everything = concealed
+    if melds:
+        everything = [*concealed]
+        for m in melds:
+            everything += m.tiles
     if len(set(everything)) != len(everything):
         raise InvalidHand("the same physical tile appears twice")
+    if min(everything) < 0 or max(everything) >= TILE_COUNT:
+        raise InvalidHand("tile number out of range")
     if win_tile not in concealed:
         raise InvalidHand("the winning tile must be among the concealed tiles")
-    if not 0 <= ctx.kita <= 4:
-        raise InvalidHand(f"kita must be 0..4, not {ctx.kita}")
-    if sum(t >> 2 == NORTH for t in everything) + ctx.kita > 4:
-        raise InvalidHand("more than four Norths counting the extracted ones")
+    packed = sum(map(PACKED_UNIT.__getitem__, concealed))
+    counts = packed.to_bytes(KIND_COUNT, "little")
+    kita = ctx.kita
+    if kita:
+        if not 0 <= kita <= 4:
+            raise InvalidHand(f"kita must be 0..4, not {kita}")
+        if sum(t >> 2 == NORTH for t in everything) + kita > 4:
+            raise InvalidHand("more than four Norths counting the extracted ones")
     if ctx.honba < 0 or ctx.deposits < 0:
         raise InvalidHand("honba and deposits cannot be negative")
-    if ctx.seat_wind not in (EAST, SOUTH, WEST):
+    if ctx.seat_wind not in _SEATS:
         raise InvalidHand("the seat wind is East, South or West")
-    if ctx.round_wind not in (EAST, SOUTH, WEST):
+    if ctx.round_wind not in _SEATS:
         # West only for replaying other sites' West-round extensions (sanma-rules.md section 12).
         raise InvalidHand("the round wind is East or South (West only in a West-round extension)")
-    for k in (*ctx.dora_indicators, *ctx.ura_indicators):
-        if not 0 <= k < KIND_COUNT:
-            raise InvalidHand("indicator kind out of range")
+    indicators = ctx.dora_indicators + ctx.ura_indicators if ctx.ura_indicators else ctx.dora_indicators
+    if indicators and (min(indicators) < 0 or max(indicators) >= KIND_COUNT):
+        raise InvalidHand("indicator kind out of range")
+    if (
+        ctx.ura_indicators
+        or ctx.ippatsu
+        or ctx.tenhou
+        or ctx.chiihou
+        or ctx.haitei
+        or ctx.houtei
+        or ctx.chankan
+        or ctx.rinshan
+        or ctx.riichi
+        or ctx.double_riichi
+    ):
+        _check_flags(ctx, melds)
+    return counts, packed
+
+
+_SEATS = (EAST, SOUTH, WEST)
+_TH_MASK = sum(0xFF << (8 * k) for k in TERMINAL_HONOR_KINDS)
+
+
+def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
     riichi = ctx.riichi or ctx.double_riichi
-    opened = any(m.is_open for m in melds)
-    problems = [
-        (ctx.ura_indicators and not riichi, "ura-dora without riichi"),
-        (ctx.ippatsu and not riichi, "ippatsu without riichi"),
-        (riichi and opened, "riichi with an open meld"),
-        (ctx.tenhou and (ctx.seat_wind != EAST or melds), "tenhou is only the dealer's closed starting hand"),
-        (ctx.chiihou and (ctx.seat_wind == EAST or melds), "chiihou is only a non-dealer's first draw"),
-        ((ctx.tenhou or ctx.chiihou) and not ctx.tsumo, "tenhou and chiihou are tsumo wins"),
-        (ctx.haitei and not ctx.tsumo, "haitei with ron"),
-        (ctx.houtei and ctx.tsumo, "houtei with tsumo"),
-        (ctx.chankan and ctx.tsumo, "chankan with tsumo"),
-        (ctx.rinshan and not ctx.tsumo, "rinshan with ron"),
-        (ctx.rinshan and ctx.haitei, "a replacement draw is rinshan, never haitei"),
-    ]
-    for bad, why in problems:
-        if bad:
-            raise InvalidHand(f"impossible combination: {why}")
+    why = ""
+    if ctx.ura_indicators and not riichi:
+        why = "ura-dora without riichi"
+    elif ctx.ippatsu and not riichi:
+        why = "ippatsu without riichi"
+    elif riichi and any(m.is_open for m in melds):
+        why = "riichi with an open meld"
+    elif ctx.tenhou and (ctx.seat_wind != EAST or melds):
+        why = "tenhou is only the dealer's closed starting hand"
+    elif ctx.chiihou and (ctx.seat_wind == EAST or melds):
+        why = "chiihou is only a non-dealer's first draw"
+    elif ctx.tenhou and ctx.chiihou:
+        why = "tenhou and chiihou together"
+    elif (ctx.tenhou or ctx.chiihou) and not ctx.tsumo:
+        why = "tenhou and chiihou are tsumo wins"
+    elif ctx.haitei and not ctx.tsumo:
+        why = "haitei with ron"
+    elif ctx.houtei and ctx.tsumo:
+        why = "houtei with tsumo"
+    elif ctx.chankan and ctx.tsumo:
+        why = "chankan with tsumo"
+    elif ctx.rinshan and not ctx.tsumo:
+        why = "rinshan with ron"
+    elif ctx.rinshan and ctx.haitei:
+        why = "a replacement draw is rinshan, never haitei"
+    elif ctx.houtei and ctx.chankan:
+        why = "a robbed kan tile is never the last discard"
+    if why:
+        raise InvalidHand(f"impossible combination: {why}")
 
 
-def fu_of(reading: Reading, facts: HandFacts, ctx: WinContext, pinfu: bool) -> tuple[int, tuple[tuple[str, int], ...]]:
-    """Fu of a normal reading (rounded up to 10) and its itemised breakdown."""
-    d = reading.decomposition
-    if d.form == "chiitoitsu":
-        return 25, (("chiitoitsu", 25),)
-    if d.form == "kokushi":
-        return 0, ()
-    if pinfu:
-        if ctx.tsumo:
-            return 20, (("base", 20),)
-        return 30, (("base", 20), ("closed_ron", 10))
-    items: list[tuple[str, int]] = [("base", 20)]
-    if facts.menzen and not ctx.tsumo:
-        items.append(("closed_ron", 10))
-    if ctx.tsumo:
-        items.append(("tsumo", 2))
-    for s in sets_of(reading, facts, ctx.tsumo):
-        if s.sequence:
-            continue
-        fu = 2 * (2 if is_terminal_or_honor(s.kind) else 1) * (2 if s.concealed else 1) * (4 if s.kan else 1)
-        label = ("closed_" if s.concealed else "open_") + ("kan" if s.kan else "triplet")
-        items.append((f"{label} {kind_name(s.kind)}", fu))
-    pair_fu = 0
-    if d.pair >= WHITE:
-        pair_fu += 2
-    if d.pair == ctx.seat_wind:
-        pair_fu += 2
-    if d.pair == ctx.round_wind:
-        pair_fu += 2
-    if pair_fu:
-        items.append((f"pair {kind_name(d.pair)}", pair_fu))
-    if reading.wait in ("kanchan", "penchan", "tanki"):
-        items.append((f"wait {reading.wait}", 2))
-    raw = sum(fu for _, fu in items)
-    total = -(-raw // 10) * 10
-    if total == 20 and not facts.menzen:
-        # An open hand without fu still scores 30.
-        total = 30
-    if total != raw:
-        items.append(("round_up", total - raw))
-    return total, tuple(items)
-
-
-def _dora(facts: HandFacts, indicators: Sequence[TileKind], kita: int) -> int:
+def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> int:
     n = 0
     for ind in indicators:
         k = dora_of(ind)
-        n += facts.all_counts[k]
+        n += (all_packed >> (8 * k)) & 0xFF
         if k == NORTH:
-            n += kita
+            n += kita  # each extracted North is that dora too
     return n
 
 
-def _meld_facts(melds: Sequence[Meld]) -> tuple[MeldFacts, ...]:
-    return tuple(MeldFacts(m.kind, m.is_kan, m.is_open) for m in melds)
+def _bonus_yaku(
+    concealed: Sequence[Tile], melds: Sequence[Meld], facts: HandFacts, ctx: WinContext, rules: Rules
+) -> list[Yaku]:
+    """Dora, ura-dora, red fives and kita: han that are not yaku."""
+    out: list[Yaku] = []
+    dora = _dora_count(facts.all_packed, ctx.dora_indicators, ctx.kita)
+    if dora:
+        out.append(("dora", dora))
+    if ctx.ura_indicators and (ctx.riichi or ctx.double_riichi):
+        ura = _dora_count(facts.all_packed, ctx.ura_indicators, ctx.kita)
+        if ura:
+            out.append(("ura_dora", ura))
+    if rules.red_fives:
+        red = len(RED_TILES.intersection(concealed))
+        for m in melds:
+            red += len(RED_TILES.intersection(m.tiles))
+        if red:
+            out.append(("red_dora", red))
+    if ctx.kita:
+        out.append(("kita", ctx.kita))
+    return out
 
 
 def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext, rules: Rules) -> Score:
     """Score a win.  ``concealed`` includes ``win_tile``; tiles are physical, so red fives count.
 
+    Every reading of the hand is scored and the one that pays the most is kept (at equal
+    payment a true yakuman before a counted one, then more han, then more fu).
+
     Raises ``InvalidHand`` for impossible input, ``NotWinning`` when the tiles are not
     complete, ``NoYaku`` when no reading has a yaku.
     """
-    _check(concealed, win_tile, melds, ctx)
-    counts = [0] * KIND_COUNT
-    for t in concealed:
-        counts[t >> 2] += 1
-    found = decompositions(counts, len(melds))
-    if not found:
+    counts, mask = _check(concealed, win_tile, melds, ctx)
+    standard = fast_standard(counts)
+    # Seven pairs: counts.count is C-speed; kokushi: only the 13 terminal/honor kinds, all present.
+    special = not melds and (counts.count(2) == 7 or (not mask & ~_TH_MASK and counts.count(0) == KIND_COUNT - 13))
+    if not standard and not special:
         raise NotWinning("the tiles do not form a complete hand")
-    win_kind = win_tile >> 2
-    facts = hand_facts(counts, _meld_facts(melds), win_kind)
-    # Best payment first; at equal payment a true yakuman beats a counted one, then han, then fu.
+    facts = HandFacts(counts, mask, melds, win_tile >> 2, ctx, rules)
+    candidates: list[Candidate] = []
+    for d in standard:
+        standard_candidates(d, facts, rules, candidates)
+    if special:
+        if counts.count(0) == KIND_COUNT - 13:
+            candidates.append(kokushi_candidate(facts, rules))
+        else:
+            candidates.append(chiitoitsu_candidate(facts))
+    bonus: list[Yaku] | None = None
+    bonus_han = 0
     best: tuple[int, int, int, int] | None = None
-    chosen: tuple[Reading, list[tuple[str, int]], int, int, tuple[tuple[str, int], ...]] | None = None
-    extra: list[tuple[str, int]] | None = None
-    for d in found:
-        for r in readings(d, win_kind):
-            limits = yakuman_of(r, facts, ctx, rules)
-            if limits:
-                mult = sum(h for _, h in limits) // 13
-                key = (8000 * mult, 1, 13 * mult, 0)
-                if best is None or key > best:
-                    best, chosen = key, (r, limits, mult, 0, ())
-                continue
-            yaku = yaku_of(r, facts, ctx)
-            if not yaku:
-                continue
-            if extra is None:
-                extra = _dora_yaku(concealed, melds, facts, ctx, rules)
-            han = sum(h for _, h in yaku) + sum(h for _, h in extra)
-            fu, breakdown = fu_of(r, facts, ctx, is_pinfu(yaku))
+    chosen: Candidate | None = None
+    for cand in candidates:
+        yaku, multiple, fu, _ = cand
+        if multiple:
+            key = (8000 * multiple, 1, YAKUMAN_HAN * multiple, 0)
+        elif not yaku:
+            continue
+        else:
+            if bonus is None:
+                bonus = _bonus_yaku(concealed, melds, facts, ctx, rules)
+                bonus_han = sum(h for _, h in bonus)
+            han = bonus_han
+            for _, h in yaku:
+                han += h
             key = (base_points(han, fu, 0), 0, han, fu)
-            if best is None or key > best:
-                best, chosen = key, (r, yaku + extra, 0, fu, breakdown)
+        if best is None or key > best:
+            best, chosen = key, cand
     if chosen is None or best is None:
         raise NoYaku("the hand is complete but has no yaku")
-    reading, yaku_list, mult, fu, breakdown = chosen
+    yaku, multiple, fu, parts = chosen
     base, _, han, _ = best
+    yaku_list = yaku if multiple else yaku + (bonus or [])
     dealer = ctx.seat_wind == EAST
     if ctx.tsumo:
         payments = tsumo_payments(base, dealer, ctx.honba)
     else:
         payments = Payments(ron=ron_payment(base, dealer, ctx.honba))
-    yakuman = mult or (1 if han >= 13 else 0)
+    yakuman = multiple or (1 if han >= 13 else 0)
     return Score(
         han=han,
         fu=fu,
@@ -339,25 +375,8 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
         base=base,
         payments=payments,
         total=payments.total(ctx.tsumo, dealer) + 1000 * ctx.deposits,
-        fu_breakdown=breakdown,
-        reading=reading,
+        detail=(*parts, win_tile >> 2, ctx.tsumo, ctx.seat_wind, ctx.round_wind, tuple(melds)),
     )
 
 
-def _dora_yaku(
-    concealed: Sequence[Tile], melds: Sequence[Meld], facts: HandFacts, ctx: WinContext, rules: Rules
-) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
-    dora = _dora(facts, ctx.dora_indicators, ctx.kita)
-    if dora:
-        out.append(("dora", dora))
-    if ctx.riichi or ctx.double_riichi:
-        ura = _dora(facts, ctx.ura_indicators, ctx.kita)
-        if ura:
-            out.append(("ura_dora", ura))
-    red = sum(is_red(t, rules.red_fives) for t in concealed) + sum(m.red_count(rules.red_fives) for m in melds)
-    if red:
-        out.append(("red_dora", red))
-    if ctx.kita:
-        out.append(("kita", ctx.kita))
-    return out
+YAKUMAN_HAN = 13

@@ -1,19 +1,22 @@
-"""Yaku of one reading of a winning hand (sanma-rules.md section 6).
+"""Yaku and fu of the readings of a winning hand (sanma-rules.md sections 6 and 7).
 
-``scoring.score_win`` builds ``HandFacts`` once per hand (what does not depend on how the
-hand is read: suits, tile classes, melds, flags) and asks ``yaku_of`` for every
-``Reading`` (a decomposition plus the set the winning tile completed and its wait).  Dora,
-ura-dora, red fives and kita are counted by ``scoring``: they are not yaku.
+``scoring.score_win`` builds ``HandFacts`` once per hand (everything that does not depend on
+how the hand is read: tile classes, suits, melds, the flag yaku, the hand-wide yakuman) and
+then asks ``standard_candidates`` / ``chiitoitsu_candidate`` / ``kokushi_candidate`` for
+every reading.  Readings are plain tuples on this hot path: a standard decomposition is
+``(pair, sequence firsts, concealed triplet kinds)`` from ``decompose.fast_standard``.
 
-Yaku ids are those of ``spec/cli.md``.  A yakuman reading drops every normal yaku.
+Dora, ura-dora, red fives and kita are counted by ``scoring``: they are not yaku.  Yaku ids
+are those of ``spec/cli.md``.  A yakuman reading drops every normal yaku.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from sanma.engine.decompose import Block, Decomposition
+from sanma.engine.hand import Meld
 from sanma.engine.tiles import (
     EAST,
     GREEN,
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from sanma.engine.scoring import WinContext
 
 Wait = Literal["ryanmen", "kanchan", "penchan", "shanpon", "tanki", "thirteen_sided"]
+Yaku = tuple[str, int]
 
 YAKUMAN_HAN: Final = 13
 
@@ -72,154 +76,198 @@ HAN: Final[dict[str, tuple[int, int]]] = {
     "chinitsu": (6, 5),
 }
 
-_DRAGON_YAKU: Final = {WHITE: "yakuhai_white", GREEN: "yakuhai_green", RED: "yakuhai_red"}
-_TERMINAL_OR_HONOR: Final = tuple(k in TERMINAL_HONOR_KINDS for k in range(KIND_COUNT))
+# The order of cli.md's id list; the chosen reading's yaku are reported in it.
+_CLI_ORDER: Final = (
+    "riichi",
+    "double_riichi",
+    "ippatsu",
+    "menzen_tsumo",
+    "tanyao",
+    "pinfu",
+    "iipeikou",
+    "ryanpeikou",
+    "yakuhai_white",
+    "yakuhai_green",
+    "yakuhai_red",
+    "seat_wind",
+    "round_wind",
+    "rinshan",
+    "chankan",
+    "haitei",
+    "houtei",
+    "sanshoku",
+    "ittsu",
+    "chanta",
+    "junchan",
+    "chiitoitsu",
+    "toitoi",
+    "sanankou",
+    "sanshoku_doukou",
+    "sankantsu",
+    "shousangen",
+    "honroutou",
+    "honitsu",
+    "chinitsu",
+    "dora",
+    "ura_dora",
+    "red_dora",
+    "kita",
+    "kokushi",
+    "kokushi_13",
+    "suuankou",
+    "suuankou_tanki",
+    "daisangen",
+    "shousuushii",
+    "daisuushii",
+    "tsuuiisou",
+    "chinroutou",
+    "ryuuiisou",
+    "chuuren",
+    "junsei_chuuren",
+    "suukantsu",
+    "tenhou",
+    "chiihou",
+)
+ORDER: Final = {name: i for i, name in enumerate(_CLI_ORDER)}
+
+_DRAGON_YAKU: Final = {WHITE: ("yakuhai_white", 1), GREEN: ("yakuhai_green", 1), RED: ("yakuhai_red", 1)}
+_TH: Final = tuple(k in TERMINAL_HONOR_KINDS for k in range(KIND_COUNT))
 # A sequence holds a terminal when it starts at 1 or 7.
 _TERMINAL_SEQUENCE: Final = tuple(k in (P1, P1 + 6, S1, S1 + 6) for k in range(KIND_COUNT))
-_GREEN: Final = tuple(k in GREEN_KINDS for k in range(KIND_COUNT))
-_TERMINALS: Final = (M1, M9, P1, P1 + 8, S1, S1 + 8)
+# Position of a kind in its suit, 0..8 (for waits): 1 and 7 starts make penchan.
+_NUMBER: Final = tuple((k - P1) % 9 if P1 <= k < EAST else -1 for k in range(KIND_COUNT))
+
+
+def _mask(kinds: Sequence[TileKind] | range) -> int:
+    """A byte mask over packed counts (byte ``k`` holds the count of kind ``k``)."""
+    m = 0
+    for k in kinds:
+        m |= 0xFF << (8 * k)
+    return m
+
+
+# Packed counts: one byte per kind, so ``sum`` of these per tile gives all 27 counts at once.
+PACKED_UNIT: Final = tuple(1 << (8 * (t >> 2)) for t in range(108))
+
+
+_TH_MASK: Final = _mask(TERMINAL_HONOR_KINDS)
+_HONOR_MASK: Final = _mask(range(EAST, KIND_COUNT))
+_TERMINAL_MASK: Final = _mask((M1, M9, P1, P1 + 8, S1, S1 + 8))
+_GREEN_MASK: Final = _mask(GREEN_KINDS)
+_MAN_MASK: Final = _mask((M1, M9))
+_PIN_MASK: Final = _mask(range(P1, S1))
+_SOU_MASK: Final = _mask(range(S1, EAST))
+_SANSHOKU_DOUKOU: Final = (frozenset({M1, P1, S1}), frozenset({M9, P1 + 8, S1 + 8}))
+_JUNSEI: Final = [3, 1, 1, 1, 1, 1, 1, 1, 3]
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """A decomposition together with the set the winning tile completed.
+    """The reading a score was taken from: the form, the pair, the sets and the wait.
 
-    ``win_block`` indexes ``decomposition.blocks``; ``-1`` means the pair (or the
-    chiitoitsu pair, or kokushi).
+    ``sequences`` are first kinds (for chiitoitsu: the seven pair kinds, and ``pair`` is -1);
+    ``triplets`` the concealed triplet kinds (melds are not repeated here); ``win_set`` is
+    ``"pair"``, ``"sequence"`` or ``"triplet"``.
     """
 
-    decomposition: Decomposition
-    win_block: int
+    form: Literal["standard", "chiitoitsu", "kokushi"]
+    pair: TileKind
+    sequences: tuple[TileKind, ...]
+    triplets: tuple[TileKind, ...]
     wait: Wait
+    win_set: str
+    win_kind: TileKind = -1
+    tsumo: bool = False
+    seat: TileKind = EAST
+    round: TileKind = EAST
+    melds: tuple[Meld, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class MeldFacts:
-    """What yaku and fu need of a called or declared set."""
-
-    kind: TileKind
-    kan: bool
-    open: bool
-
-
-@dataclass(frozen=True, slots=True)
 class HandFacts:
     """Everything about a winning hand that does not depend on its reading."""
 
-    counts: tuple[int, ...]  # concealed tiles, winning tile included
-    all_counts: tuple[int, ...]  # concealed and melded tiles (a kan counts 4)
-    melds: tuple[MeldFacts, ...]
-    win_kind: TileKind
-    menzen: bool
-    kans: int
-    # tile classes of the whole hand
-    simples_only: bool
-    terminal_honor_only: bool
-    honors_only: bool
-    terminals_only: bool
-    green_only: bool
-    suits: int  # how many of man, pin, sou appear
-    has_honor: bool
-
-
-def hand_facts(counts: list[int], melds: tuple[MeldFacts, ...], win_kind: TileKind) -> HandFacts:
-    """Summarise the reading-independent facts of a hand."""
-    all_counts = list(counts)
-    for m in melds:
-        all_counts[m.kind] += 4 if m.kan else 3
-    present = [k for k in range(KIND_COUNT) if all_counts[k]]
-    has_honor = any(k >= EAST for k in present)
-    suits = (any(k < P1 for k in present), any(P1 <= k < S1 for k in present), any(S1 <= k < EAST for k in present))
-    return HandFacts(
-        counts=tuple(counts),
-        all_counts=tuple(all_counts),
-        melds=melds,
-        win_kind=win_kind,
-        menzen=not any(m.open for m in melds),
-        kans=sum(m.kan for m in melds),
-        simples_only=not any(_TERMINAL_OR_HONOR[k] for k in present),
-        terminal_honor_only=all(_TERMINAL_OR_HONOR[k] for k in present),
-        honors_only=all(k >= EAST for k in present),
-        terminals_only=all(k in _TERMINALS for k in present),
-        green_only=all(_GREEN[k] for k in present),
-        suits=sum(suits),
-        has_honor=has_honor,
+    __slots__ = (
+        "all_packed",
+        "chuuren",
+        "counts",
+        "flag_yaku",
+        "hand_yakuman",
+        "has_honor",
+        "kans",
+        "late_yaku",
+        "meld_fu",
+        "meld_kinds",
+        "menzen",
+        "n_ankan",
+        "round",
+        "seat",
+        "simples_only",
+        "suits",
+        "terminal_honor_only",
+        "tsumo",
+        "win_kind",
     )
 
-
-def readings(decomposition: Decomposition, win_kind: TileKind) -> list[Reading]:
-    """Every way the winning tile can have completed ``decomposition``."""
-    d = decomposition
-    if d.form == "chiitoitsu":
-        return [Reading(d, -1, "tanki")]
-    if d.form == "kokushi":
-        return [Reading(d, -1, "thirteen_sided" if d.pair == win_kind else "tanki")]
-    out: list[Reading] = []
-    if d.pair == win_kind:
-        out.append(Reading(d, -1, "tanki"))
-    seen: set[Block] = set()
-    for i, b in enumerate(d.blocks):
-        if b in seen:
-            continue
-        if b.sequence:
-            pos = win_kind - b.first
-            if not 0 <= pos <= 2:
-                continue
-            seen.add(b)
-            if pos == 1:
-                wait: Wait = "kanchan"
-            elif pos == 0:
-                wait = "penchan" if (b.first - P1) % 9 == 6 else "ryanmen"
+    def __init__(
+        self, counts: bytes, mask: int, melds: Sequence[Meld], win_kind: TileKind, ctx: WinContext, rules: Rules
+    ) -> None:
+        """``counts`` are the concealed kind counts; ``mask`` the same counts packed in an
+        integer, one byte per kind (see ``PACKED_UNIT``); ``all_packed`` adds the melds."""
+        meld_fu = 0
+        kans = n_ankan = 0
+        menzen = True
+        kinds = []
+        for m in melds:
+            k = m.kind
+            kinds.append(k)
+            if m.is_kan:
+                kans += 1
+                mask += 4 << (8 * k)
             else:
-                wait = "penchan" if (b.first - P1) % 9 == 0 else "ryanmen"
-            out.append(Reading(d, i, wait))
-        elif b.first == win_kind:
-            seen.add(b)
-            out.append(Reading(d, i, "shanpon"))
-    return out
+                mask += 3 << (8 * k)
+            if m.is_open:
+                menzen = False
+            else:
+                n_ankan += 1
+            meld_fu += (4 if _TH[k] else 2) * (1 if m.is_open else 2) * (4 if m.is_kan else 1)
+        self.counts = counts
+        self.all_packed = mask
+        self.meld_kinds = tuple(kinds)
+        self.meld_fu = meld_fu
+        self.kans = kans
+        self.n_ankan = n_ankan
+        self.menzen = menzen
+        self.win_kind = win_kind
+        self.tsumo = ctx.tsumo
+        self.seat = ctx.seat_wind
+        self.round = ctx.round_wind
+        self.simples_only = not mask & _TH_MASK
+        self.terminal_honor_only = not mask & ~_TH_MASK
+        self.has_honor = bool(mask & _HONOR_MASK)
+        self.suits = bool(mask & _MAN_MASK) + bool(mask & _PIN_MASK) + bool(mask & _SOU_MASK)
+        self.flag_yaku = _flag_yaku(ctx, menzen) if ctx.riichi or ctx.double_riichi or ctx.tsumo else []
+        self.late_yaku = _late_flag_yaku(ctx) if ctx.rinshan or ctx.chankan or ctx.haitei or ctx.houtei else []
+        self.chuuren = ""
+        if not melds and self.suits == 1 and not self.has_honor and not mask & _MAN_MASK:
+            self.chuuren = _chuuren(counts, win_kind, P1 if mask & _PIN_MASK else S1)
+        self.hand_yakuman = _hand_yakuman(self, mask, ctx, rules)
 
 
-def _is_value_pair(kind: TileKind, ctx: WinContext) -> bool:
-    return kind >= WHITE or kind == ctx.seat_wind or kind == ctx.round_wind
-
-
-@dataclass(frozen=True, slots=True)
-class SetView:
-    """One of the four sets of a standard reading, concealed or melded."""
-
-    sequence: bool
-    kind: TileKind  # first kind of a sequence, the kind of a triplet
-    concealed: bool  # for fu and ankou: a triplet completed by ron is not concealed
-    kan: bool
-
-
-def sets_of(reading: Reading, facts: HandFacts, tsumo: bool) -> list[SetView]:
-    """The four sets of a standard reading, melds included."""
-    out: list[SetView] = []
-    for i, b in enumerate(reading.decomposition.blocks):
-        concealed = tsumo or b.sequence or i != reading.win_block
-        out.append(SetView(b.sequence, b.first, concealed, False))
-    for m in facts.melds:
-        out.append(SetView(False, m.kind, not m.open, m.kan))
-    return out
-
-
-def flag_yaku(ctx: WinContext, facts: HandFacts) -> list[tuple[str, int]]:
-    """Yaku given by how and when the hand won, not by its tiles."""
-    out: list[tuple[str, int]] = []
+def _flag_yaku(ctx: WinContext, menzen: bool) -> list[Yaku]:
+    out: list[Yaku] = []
     if ctx.double_riichi:
         out.append(("double_riichi", 2))
     elif ctx.riichi:
         out.append(("riichi", 1))
     if ctx.ippatsu:
         out.append(("ippatsu", 1))
-    if ctx.tsumo and facts.menzen:
+    if ctx.tsumo and menzen:
         out.append(("menzen_tsumo", 1))
     return out
 
 
-def _late_flag_yaku(ctx: WinContext) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
+def _late_flag_yaku(ctx: WinContext) -> list[Yaku]:
+    out: list[Yaku] = []
     if ctx.rinshan:
         out.append(("rinshan", 1))
     if ctx.chankan:
@@ -231,137 +279,254 @@ def _late_flag_yaku(ctx: WinContext) -> list[tuple[str, int]]:
     return out
 
 
-def _han(name: str, menzen: bool) -> int:
-    closed, opened = HAN[name]
-    return closed if menzen else opened
+def _chuuren(counts: bytes, win_kind: TileKind, base: TileKind) -> str:
+    run = list(counts[base : base + 9])
+    if run[0] < 3 or run[8] < 3 or not all(run[1:8]):
+        return ""
+    run[win_kind - base] -= 1
+    return "junsei_chuuren" if run == _JUNSEI else "chuuren"
 
 
-def yakuman_of(reading: Reading, facts: HandFacts, ctx: WinContext, rules: Rules) -> list[tuple[str, int]]:
-    """The yakuman of a reading as ``(id, han)`` with han 13 per multiple."""
-    out: list[tuple[str, int]] = []
-    double = rules.double_yakuman
-    d = reading.decomposition
+def _yakuman(name: str, double_name: str | None, rules: Rules) -> Yaku:
+    """A yakuman entry: ``double_name`` counts double when the rules have double yakuman,
+    otherwise it is reported under ``name`` as a single yakuman."""
+    if double_name is not None and rules.double_yakuman:
+        return (double_name, 2 * YAKUMAN_HAN)
+    return (name, YAKUMAN_HAN)
 
-    def add(single: str, double_id: str | None = None) -> None:
-        if double_id is not None and double:
-            out.append((double_id, 2 * YAKUMAN_HAN))
-        else:
-            out.append((single, YAKUMAN_HAN))
 
+def _hand_yakuman(facts: HandFacts, mask: int, ctx: WinContext, rules: Rules) -> list[Yaku]:
+    out: list[Yaku] = []
     if ctx.tenhou:
-        add("tenhou")
+        out.append(("tenhou", YAKUMAN_HAN))
     if ctx.chiihou:
-        add("chiihou")
-    if d.form == "kokushi":
-        add("kokushi", "kokushi_13" if reading.wait == "thirteen_sided" else None)
-    if d.form == "standard":
-        sets = sets_of(reading, facts, ctx.tsumo)
-        triplets = [s for s in sets if not s.sequence]
-        concealed_triplets = sum(s.concealed for s in triplets)
-        if concealed_triplets == 4:
-            add("suuankou", "suuankou_tanki" if reading.wait == "tanki" else None)
-        dragons = sum(s.kind >= WHITE for s in triplets)
-        if dragons == 3:
-            add("daisangen")
-        winds = sum(EAST <= s.kind <= NORTH for s in triplets)
-        if winds == 4:
-            if double:
-                out.append(("daisuushii", 2 * YAKUMAN_HAN))
-            else:
-                add("daisuushii")
-        elif winds == 3 and EAST <= d.pair <= NORTH:
-            add("shousuushii")
-        if facts.kans == 4:
-            add("suukantsu")
-    if facts.honors_only:
-        add("tsuuiisou")
-    if facts.terminals_only:
-        add("chinroutou")
-    if facts.green_only:
-        add("ryuuiisou")
-    if not facts.melds and facts.suits == 1 and not facts.has_honor:
-        c = facts.counts
-        base = P1 if c[P1] else S1
-        if c[base] and c[base + 8]:
-            run = c[base : base + 9]
-            if run[0] >= 3 and run[8] >= 3 and all(run[1:8]):
-                before = list(run)
-                before[facts.win_kind - base] -= 1
-                add("chuuren", "junsei_chuuren" if before == [3, 1, 1, 1, 1, 1, 1, 1, 3] else None)
+        out.append(("chiihou", YAKUMAN_HAN))
+    if not mask & ~_HONOR_MASK:
+        out.append(("tsuuiisou", YAKUMAN_HAN))
+    if not mask & ~_TERMINAL_MASK:
+        out.append(("chinroutou", YAKUMAN_HAN))
+    if not mask & ~_GREEN_MASK:
+        out.append(("ryuuiisou", YAKUMAN_HAN))
+    if facts.chuuren:
+        out.append(_yakuman("chuuren", facts.chuuren if facts.chuuren != "chuuren" else None, rules))
+    if facts.kans == 4:
+        out.append(("suukantsu", YAKUMAN_HAN))
     return out
 
 
-def yaku_of(reading: Reading, facts: HandFacts, ctx: WinContext) -> list[tuple[str, int]]:
-    """The normal yaku of a reading (dora excluded), in the order of cli.md's id list."""
-    menzen = facts.menzen
-    d = reading.decomposition
-    out = flag_yaku(ctx, facts)
+def _flush(facts: HandFacts) -> list[Yaku]:
+    if facts.suits != 1:
+        return []
+    if facts.has_honor:
+        return [("honitsu", 3 if facts.menzen else 2)]
+    return [("chinitsu", 6 if facts.menzen else 5)]
+
+
+# A candidate: (yaku, yakuman multiple, fu or 0, reading parts for Reading and the fu breakdown)
+Parts = tuple[str, int, tuple[int, ...], tuple[int, ...], Wait, str]
+Candidate = tuple[list[Yaku], int, int, Parts]
+
+
+def chiitoitsu_candidate(facts: HandFacts) -> Candidate:
+    """The one reading of seven pairs (25 fu)."""
+    pairs = tuple(k for k in range(KIND_COUNT) if facts.counts[k] == 2)
+    parts: Parts = ("chiitoitsu", -1, pairs, (), "tanki", "pair")
+    if facts.hand_yakuman:
+        return facts.hand_yakuman, _multiple(facts.hand_yakuman), 0, parts
+    yaku = [*facts.flag_yaku]
     if facts.simples_only:
-        out.append(("tanyao", 1))
-    if d.form == "chiitoitsu":
-        out.extend(_late_flag_yaku(ctx))
-        out.append(("chiitoitsu", 2))
-        if facts.terminal_honor_only:
-            out.append(("honroutou", 2))
-        _add_flush(out, facts)
-        return out
-    sets = sets_of(reading, facts, ctx.tsumo)
-    sequences = [s.kind for s in sets if s.sequence]
-    triplets = [s for s in sets if not s.sequence]
-    if menzen and len(sequences) == 4 and reading.wait == "ryanmen" and not _is_value_pair(d.pair, ctx):
-        out.append(("pinfu", 1))
-    if menzen:
-        same = sum(sequences.count(k) // 2 for k in set(sequences))
-        if same >= 2:
-            out.append(("ryanpeikou", 3))
-        elif same == 1:
-            out.append(("iipeikou", 1))
-    for s in triplets:
-        if s.kind in _DRAGON_YAKU:
-            out.append((_DRAGON_YAKU[s.kind], 1))
-    for s in triplets:
-        if s.kind == ctx.seat_wind:
-            out.append(("seat_wind", 1))
-    for s in triplets:
-        if s.kind == ctx.round_wind:
-            out.append(("round_wind", 1))
-    out.extend(_late_flag_yaku(ctx))
-    for base in (P1, S1):
-        if base in sequences and base + 3 in sequences and base + 6 in sequences:
-            out.append(("ittsu", _han("ittsu", menzen)))
-    if (
-        sequences
-        and _TERMINAL_OR_HONOR[d.pair]
-        and all(_TERMINAL_SEQUENCE[k] for k in sequences)
-        and all(_TERMINAL_OR_HONOR[s.kind] for s in triplets)
-    ):
-        name = "chanta" if facts.has_honor else "junchan"
-        out.append((name, _han(name, menzen)))
-    if not sequences:
-        out.append(("toitoi", 2))
-    if sum(s.concealed for s in triplets) == 3:
-        out.append(("sanankou", 2))
-    kinds = {s.kind for s in triplets}
-    if {M1, P1, S1} <= kinds or {M9, P1 + 8, S1 + 8} <= kinds:
-        out.append(("sanshoku_doukou", 2))
-    if facts.kans == 3:
-        out.append(("sankantsu", 2))
-    if sum(k >= WHITE for k in kinds) == 2 and d.pair >= WHITE:
-        out.append(("shousangen", 2))
+        yaku.append(("tanyao", 1))
+    yaku.extend(facts.late_yaku)
+    yaku.append(("chiitoitsu", 2))
     if facts.terminal_honor_only:
-        out.append(("honroutou", 2))
-    _add_flush(out, facts)
-    return out
+        yaku.append(("honroutou", 2))
+    yaku.extend(_flush(facts))
+    return yaku, 0, 25, parts
 
 
-def _add_flush(out: list[tuple[str, int]], facts: HandFacts) -> None:
-    if facts.suits == 1:
-        if facts.has_honor:
-            out.append(("honitsu", _han("honitsu", facts.menzen)))
+def kokushi_candidate(facts: HandFacts, rules: Rules) -> Candidate:
+    """The one reading of kokushi musou (13-sided when the winning tile made the pair)."""
+    pair = next(k for k in TERMINAL_HONOR_KINDS if facts.counts[k] == 2)
+    thirteen = pair == facts.win_kind
+    yaku = [*facts.hand_yakuman, _yakuman("kokushi", "kokushi_13" if thirteen else None, rules)]
+    wait: Wait = "thirteen_sided" if thirteen else "tanki"
+    return yaku, _multiple(yaku), 0, ("kokushi", pair, (), (), wait, "pair")
+
+
+def _multiple(yaku: list[Yaku]) -> int:
+    return sum(h for _, h in yaku) // YAKUMAN_HAN
+
+
+def standard_candidates(
+    decomposition: tuple[int, tuple[int, ...], tuple[int, ...]],
+    facts: HandFacts,
+    rules: Rules,
+    out: list[Candidate],
+) -> None:
+    """Append one candidate per reading of a standard decomposition (the winning tile in
+    the pair, in a concealed triplet, or in each distinct sequence that holds it)."""
+    pair, seqs, trips = decomposition
+    w = facts.win_kind
+    tsumo = facts.tsumo
+    menzen = facts.menzen
+    seat, round_wind = facts.seat, facts.round
+    all_trips = trips + facts.meld_kinds if facts.meld_kinds else trips
+
+    # Decomposition-level yakuman and yaku.
+    dragons = winds = 0
+    for k in all_trips:
+        if k >= WHITE:
+            dragons += 1
+        elif k >= EAST:
+            winds += 1
+    yakuman = list(facts.hand_yakuman)
+    if dragons == 3:
+        yakuman.append(("daisangen", YAKUMAN_HAN))
+    if winds == 4:
+        yakuman.append(_yakuman("daisuushii", "daisuushii", rules))
+    elif winds == 3 and EAST <= pair <= NORTH:
+        yakuman.append(("shousuushii", YAKUMAN_HAN))
+
+    base: list[Yaku] = [*facts.flag_yaku]
+    if facts.simples_only:
+        base.append(("tanyao", 1))
+    if menzen and len(seqs) >= 2:
+        same = 0
+        i = 0
+        while i < len(seqs) - 1:
+            if seqs[i] == seqs[i + 1]:
+                same += 1
+                i += 2
+            else:
+                i += 1
+        if same >= 2:
+            base.append(("ryanpeikou", 3))
+        elif same:
+            base.append(("iipeikou", 1))
+    for k in all_trips:
+        if k >= WHITE:
+            base.append(_DRAGON_YAKU[k])
         else:
-            out.append(("chinitsu", _han("chinitsu", facts.menzen)))
+            if k == seat:
+                base.append(("seat_wind", 1))
+            if k == round_wind:
+                base.append(("round_wind", 1))
+    base.extend(facts.late_yaku)
+    if seqs:
+        for first in (P1, S1):
+            if first in seqs and first + 3 in seqs and first + 6 in seqs:
+                base.append(("ittsu", 2 if menzen else 1))
+        if _TH[pair] and all(_TERMINAL_SEQUENCE[k] for k in seqs) and all(_TH[k] for k in all_trips):
+            if facts.has_honor:
+                base.append(("chanta", 2 if menzen else 1))
+            else:
+                base.append(("junchan", 3 if menzen else 2))
+    else:
+        base.append(("toitoi", 2))
+    if len(all_trips) >= 3:
+        kinds = set(all_trips)
+        if _SANSHOKU_DOUKOU[0] <= kinds or _SANSHOKU_DOUKOU[1] <= kinds:
+            base.append(("sanshoku_doukou", 2))
+    if dragons == 2 and pair >= WHITE:
+        base.append(("shousangen", 2))
+    if facts.kans == 3:
+        base.append(("sankantsu", 2))
+    if facts.terminal_honor_only:
+        base.append(("honroutou", 2))
+    base.extend(_flush(facts))
+
+    pair_fu = (2 if pair >= WHITE else 0) + (2 if pair == seat else 0) + (2 if pair == round_wind else 0)
+    trip_fu = facts.meld_fu
+    for k in trips:
+        trip_fu += 8 if _TH[k] else 4
+    fixed_fu = 20 + (2 if tsumo else (10 if menzen else 0)) + pair_fu + trip_fu
+    concealed_trips = len(trips) + facts.n_ankan
+    pinfu_shape = menzen and len(seqs) == 4 and not pair_fu
+
+    def add(wait: Wait, win_set: str, open_trip: bool) -> None:
+        ankou = concealed_trips - open_trip
+        if ankou == 4:
+            ym = [*yakuman, _yakuman("suuankou", "suuankou_tanki" if wait == "tanki" else None, rules)]
+        else:
+            ym = yakuman
+        parts: Parts = ("standard", pair, seqs, trips, wait, win_set)
+        if ym:
+            out.append((ym, _multiple(ym), 0, parts))
+            return
+        yaku = base
+        if ankou == 3:
+            yaku = [*yaku, ("sanankou", 2)]
+        if pinfu_shape and wait == "ryanmen":
+            out.append(([*yaku, ("pinfu", 1)], 0, 20 if tsumo else 30, parts))
+            return
+        fu = fixed_fu
+        if open_trip:
+            fu -= 4 if _TH[w] else 2
+        if wait == "kanchan" or wait == "penchan" or wait == "tanki":
+            fu += 2
+        fu = -(-fu // 10) * 10
+        if fu == 20 and not menzen:
+            fu = 30  # an open hand without fu still scores 30
+        out.append((yaku, 0, fu, parts))
+
+    if pair == w:
+        add("tanki", "pair", False)
+    if w in trips:
+        add("shanpon", "triplet", not tsumo)
+    last = -1
+    for first in seqs:
+        if first == last or not first <= w <= first + 2:
+            continue
+        last = first
+        pos = w - first
+        if pos == 1:
+            add("kanchan", "sequence", False)
+        elif (pos == 0 and _NUMBER[first] == 6) or (pos == 2 and _NUMBER[first] == 0):
+            add("penchan", "sequence", False)
+        else:
+            add("ryanmen", "sequence", False)
 
 
-def is_pinfu(yaku: list[tuple[str, int]]) -> bool:
-    """Whether pinfu is among the yaku (it changes the fu of a tsumo)."""
-    return any(name == "pinfu" for name, _ in yaku)
+def fu_breakdown(reading: Reading, fu: int) -> tuple[tuple[str, int], ...]:
+    """The itemised fu of a reading scored ``fu`` (for the UI's fu aid)."""
+    menzen = not any(m.is_open for m in reading.melds)
+    if reading.form == "chiitoitsu":
+        return (("chiitoitsu", 25),)
+    if reading.form == "kokushi":
+        return ()
+    items: list[tuple[str, int]] = [("base", 20)]
+    pinfu = menzen and len(reading.sequences) == 4 and reading.wait == "ryanmen" and fu in (20, 30)
+    if menzen and not reading.tsumo:
+        items.append(("closed_ron", 10))
+    if pinfu and sum(f for _, f in items) == fu:
+        return tuple(items)
+    if reading.tsumo:
+        items.append(("tsumo", 2))
+    from sanma.engine.tiles import kind_name
+
+    for k in reading.triplets:
+        open_trip = reading.win_set == "triplet" and k == reading.win_kind and not reading.tsumo
+        items.append(
+            (
+                f"{'open' if open_trip else 'closed'}_triplet {kind_name(k)}",
+                (4 if _TH[k] else 2) * (1 if open_trip else 2),
+            )
+        )
+    for m in reading.melds:
+        label = ("open_" if m.is_open else "closed_") + ("kan" if m.is_kan else "triplet")
+        items.append(
+            (
+                f"{label} {kind_name(m.kind)}",
+                (4 if _TH[m.kind] else 2) * (1 if m.is_open else 2) * (4 if m.is_kan else 1),
+            )
+        )
+    p = reading.pair
+    pair_fu = (2 if p >= WHITE else 0) + (2 if p == reading.seat else 0) + (2 if p == reading.round else 0)
+    if pair_fu:
+        items.append((f"pair {kind_name(p)}", pair_fu))
+    if reading.wait in ("kanchan", "penchan", "tanki"):
+        items.append((f"wait {reading.wait}", 2))
+    raw = sum(f for _, f in items)
+    if fu != raw:
+        items.append(("open_hand_minimum" if raw <= 20 and not menzen else "round_up", fu - raw))
+    return tuple(items)
