@@ -25,10 +25,23 @@ from sanma.engine.events import (
     TileDiscarded,
     TileDrawn,
 )
+from sanma.engine.furiten import kan_keeps_readings
 from sanma.engine.hand import MeldType
 from sanma.engine.kyoku import Kyoku, KyokuResult
 from sanma.engine.rules import DEFAULT, PRESETS, Rules
-from sanma.engine.tiles import EAST, TILE_COUNT, Tile, assign_tiles, is_red, kind_of, parse, parse_kind, parse_one
+from sanma.engine.shanten import waits
+from sanma.engine.tiles import (
+    EAST,
+    TILE_COUNT,
+    Tile,
+    assign_tiles,
+    counts_of_kinds,
+    is_red,
+    kind_of,
+    parse,
+    parse_kind,
+    parse_one,
+)
 from sanma.engine.wall import Deal
 
 # -- helpers ------------------------------------------------------------------------------
@@ -350,6 +363,7 @@ def test_kokushi_robs_a_closed_kan_but_not_under_tenhou() -> None:
     act(k, 2, Ron())
     r = k.result
     assert r is not None and r.wins[0].score.yakuman >= 1 and "kokushi" in yaku_names(r)
+    assert not any(isinstance(e, DoraRevealed) for e in k.events)  # the robbed kan never stood
 
     t = start(hands, "? 7z", rules=PRESETS["tenhou"])
     turn(t, 0)
@@ -810,3 +824,19 @@ def test_copy_is_independent() -> None:
     discard(twin, 0)
     assert twin != k and k.awaiting() == (0,)
     k.check_invariants()
+
+
+@pytest.mark.parametrize(
+    ("hand", "kan", "keeps"),
+    [
+        ("222p456p789p123s4z", "2p", True),
+        # Waits stay 7p after a kan of 1p, but 11p+123p+444p is another reading: refused.
+        ("1112344489p111z", "1p", False),
+        ("2223457888p111z", "8p", False),
+    ],
+)
+def test_riichi_kan_must_keep_every_reading(hand: str, kan: str, keeps: bool) -> None:
+    counts = counts_of_kinds(kinds(hand))
+    hand_waits = waits(counts, 0)
+    assert hand_waits
+    assert kan_keeps_readings(counts, parse_kind(kan), hand_waits) is keeps

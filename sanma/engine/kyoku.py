@@ -702,7 +702,8 @@ class Kyoku:
             self._melds[seat].append(meld)
             self._kan_owners.append(seat)
             self.events.append(MeldCalled(seat, meld))
-            self._reveal_dora()
+            # Its indicator is turned at once, unless kokushi robs the kan first (then the
+            # kan never stood; Mahjong Soul logs show no indicator).
             self._open_window("ankan", seat, tiles[-1], False)
             return
         (added,) = tiles
@@ -804,6 +805,8 @@ class Kyoku:
             return
         # A kan or a kita that stood ends every ippatsu; then its replacement draw.
         self._ippatsu = [False] * 3
+        if w.kind == "ankan":
+            self._reveal_dora()
         self._draw(w.seat, replacement=True)
 
     def _after_discard(self, w: _Window) -> None:
