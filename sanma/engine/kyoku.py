@@ -738,9 +738,10 @@ class Kyoku:
             if other == seat:
                 continue
             hand_waits = self._waits(other)
-            if kind_of(tile) in hand_waits:
-                winning.append(other)
             acts = self._window_options(other, kind, seat, tile, hand_waits)
+            # Only kokushi may take a closed kan's tile, so only it can pass one up.
+            if kind_of(tile) in hand_waits and (kind != "ankan" or Ron() in acts):
+                winning.append(other)
             if acts:
                 options[other] = LegalActions((*acts, Pass()), Pass())
         self._window = _Window(kind, seat, tile, riichi, options, tuple(winning))
