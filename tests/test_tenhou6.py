@@ -252,13 +252,6 @@ def test_not_json_and_not_a_game() -> None:
 # replay through the engine and export back
 
 # Hands the engine cannot reproduce yet, with the reason (reported to the kyoku owner).
-KNOWN_ENGINE_GAPS = {
-    # Kyoku reveals a closed kan's dora before the kokushi-robbing window; Mahjong Soul
-    # (the log) shows no new indicator when the closed kan is robbed.
-    ("mjai-reviewer3p_kokushi_ankan.json", 0),
-}
-
-
 @pytest.fixture(scope="module")
 def checks(games: list[RecordedGame]) -> dict[tuple[str, int], HandCheck]:
     out = {}
@@ -271,13 +264,7 @@ def checks(games: list[RecordedGame]) -> dict[tuple[str, int], HandCheck]:
 def test_every_hand_replays_like_the_log(checks: dict[tuple[str, int], HandCheck]) -> None:
     assert len(checks) == 97
     differ = {key: c.detail for key, c in checks.items() if not c.match}
-    assert set(differ) <= KNOWN_ENGINE_GAPS, differ
-    assert sum(c.match for c in checks.values()) >= 96
-
-
-@pytest.mark.xfail(strict=True, reason="engine reveals a robbed closed kan's dora (see KNOWN_ENGINE_GAPS)")
-def test_known_engine_gaps_are_closed(checks: dict[tuple[str, int], HandCheck]) -> None:
-    assert all(checks[key].match for key in KNOWN_ENGINE_GAPS)
+    assert differ == {}
 
 
 def test_final_sc_caveat_is_noted(checks: dict[tuple[str, int], HandCheck]) -> None:
@@ -305,8 +292,6 @@ def test_export_round_trip(games: list[RecordedGame], checks: dict[tuple[str, in
         rules = rules_for(game)
         for hand in game.hands:
             check = checks[(game.source, hand.index)]
-            if (game.source, hand.index) in KNOWN_ENGINE_GAPS:
-                continue
             ours = export_hand(check.events, rules)
             original = game.raw["log"][hand.index]  # type: ignore[index]
             assert json.loads(json.dumps(ours, ensure_ascii=False)) == ours
