@@ -20,6 +20,7 @@ from sanma.engine.hand import Meld
 from sanma.engine.rules import Rules
 from sanma.engine.scoring import Score
 from sanma.engine.tiles import Tile, TileKind
+from sanma.engine.wall import LIVE_WALL_SIZE
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,7 @@ class HandStarted:
     hands: tuple[tuple[Tile, ...], tuple[Tile, ...], tuple[Tile, ...]]
     dora_indicator: Tile
     wall_digest: str
+    live_size: int = LIVE_WALL_SIZE  # live wall before the deal's first draw
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,6 +234,7 @@ class Kyoku:
                 hands=deal.hands,
                 dora_indicator=deal.dora_indicators[0],
                 wall_digest=deal.digest(),
+                live_size=deal.live_size,
             )
         ]
         k._draw(dealer, replacement=False)

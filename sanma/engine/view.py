@@ -31,7 +31,6 @@ from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import Rules
 from sanma.engine.tiles import EAST, Tile, TileKind
 from sanma.engine.visibility import is_hidden
-from sanma.engine.wall import LIVE_WALL_SIZE
 
 HandEnd = HandWon | HandDrawn | HandAborted
 
@@ -141,7 +140,7 @@ class SeatView:
         self.melds, self.rivers, self.kita = [[], [], []], [[], [], []], [[], [], []]
         self.riichi = [False, False, False]
         self.dora_indicators = [e.dora_indicator]
-        self.live_left = LIVE_WALL_SIZE
+        self.live_left = e.live_size
         self.turn = e.dealer
         self.results = []
 
