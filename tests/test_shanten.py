@@ -295,9 +295,11 @@ def test_waits_ukeire_and_discards_are_consistent(tiles: list[int], melds: int) 
     hand = hand_of(tiles, 13 - 3 * melds)
     base = sh.shanten(hand, melds)
     completing, lowering = [], {}
+    after = sh._after_draws(bytes(hand), melds)  # the fast path behind waits and ukeire
     for k in range(KIND_COUNT):
         if hand[k] < 4:
             hand[k] += 1
+            assert after[k] == sh.shanten(hand, melds)
             if sh.is_complete(hand, melds):
                 completing.append(k)
             if sh.shanten(hand, melds) < base:
@@ -325,3 +327,51 @@ def test_copies_outside_the_hand_never_help(tiles: list[int], outside: list[int]
     capped = sh.shanten(hand, own=own)
     assert capped >= sh.shanten(hand)
     assert (capped == 0) == bool(sh.waits(hand, own=own))
+
+
+def test_after_draws_on_pair_and_terminal_heavy_hands() -> None:
+    # Random play rarely gets near chiitoitsu or kokushi; these hands do.
+    rng = random.Random(3)
+    terminals = [0, 1, 2, 10, 11, 19, *range(20, 27)]
+    for i in range(600):
+        hand = [0] * KIND_COUNT
+        if i % 2:
+            for k in rng.sample(range(KIND_COUNT), 6):
+                hand[k] = 2
+        else:
+            for k in rng.sample(terminals, 11):
+                hand[k] = 1
+            hand[rng.choice(terminals)] += 1
+        while sum(hand) < 13:
+            k = rng.randrange(KIND_COUNT)
+            if hand[k] < 4:
+                hand[k] += 1
+        after = sh._after_draws(bytes(hand), 0)
+        for k in range(KIND_COUNT):
+            if hand[k] < 4:
+                hand[k] += 1
+                assert after[k] == sh.shanten(hand), (hand, k)
+                hand[k] -= 1
+            else:
+                assert after[k] > 8
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: sh.standard_shanten(c),
+        lambda c: sh.chiitoitsu_shanten(c),
+        lambda c: sh.kokushi_shanten(c),
+        lambda c: sh.is_complete(c),
+        lambda c: sh.waits(c),
+        lambda c: sh.ukeire(c),
+        lambda c: sh.discard_ukeire(c),
+        lambda c: sh.shanten(c, own=c),
+    ],
+)
+@pytest.mark.parametrize(
+    "bad", [[1.0] * 13 + [0] * 14, [-1, 2] + [1] * 12 + [0] * 13, [7] + [1] * 7 + [0] * 19, [1] * 28, "x" * 27]
+)
+def test_every_function_refuses_bad_counts(call: Any, bad: Any) -> None:
+    with pytest.raises(InvalidHand):
+        call(bad)

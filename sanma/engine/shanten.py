@@ -284,6 +284,78 @@ def _shanten_of(b: bytes, melds: int) -> int:
     return result
 
 
+_NEVER: Final = 99  # "shanten" after drawing a fifth copy: never smaller than anything
+
+
+def _after_draws(b: bytes, melds: int) -> list[int]:
+    """Shanten of ``b`` plus one tile, for each kind (``_NEVER`` where 4 are held); no checks.
+
+    Only the drawn kind's group changes, so each draw costs one lookup, and chiitoitsu and
+    kokushi follow from counts of the hand before the draw.
+    """
+    group, pair, final = _GROUP, _PAIR, _FINAL
+    pin_key, sou_key, iso_key = b[2:11], b[11:20], b[:2] + b[20:]
+    pin, sou, iso = group[pin_key], group[sou_key], group[iso_key]
+    out = [_NEVER] * KIND_COUNT
+    sou_part = sou >> 8 & 0xFF
+    low = (iso & 0xFF) << 3 | melds
+    drawn = bytearray(pin_key)
+    for i in range(9):
+        c = drawn[i]
+        if c < 4:
+            drawn[i] = c + 1
+            out[2 + i] = final[pair[group[bytes(drawn)] & 0xFF00 | sou_part] << 11 | low] - 1
+            drawn[i] = c
+    pin_part = pin & 0xFF00
+    drawn = bytearray(sou_key)
+    for i in range(9):
+        c = drawn[i]
+        if c < 4:
+            drawn[i] = c + 1
+            out[11 + i] = final[pair[pin_part | group[bytes(drawn)] >> 8 & 0xFF] << 11 | low] - 1
+            drawn[i] = c
+    high = pair[pin_part | sou_part] << 11 | melds
+    drawn = bytearray(iso_key)
+    for i, kind in enumerate(_ISOLATED_KINDS):
+        c = drawn[i]
+        if c < 4:
+            drawn[i] = c + 1
+            out[kind] = final[high | (group[bytes(drawn)] & 0xFF) << 3] - 1
+            drawn[i] = c
+    if melds:
+        return out
+    # Chiitoitsu and kokushi after the draw depend only on how many of the drawn kind
+    # were held (0, 1, 2+) and on whether it is a kokushi kind.
+    singles = b.count(1)
+    pairs = KIND_COUNT - b.count(0) - singles
+    held = b[:3] + b[10:12] + b[19:]
+    kinds = 13 - held.count(0)
+    paired = kinds > held.count(1)
+    chiitoitsu = (
+        _chiitoitsu_from(pairs, singles + 1),
+        _chiitoitsu_from(pairs + 1, singles - 1),
+        _chiitoitsu_from(pairs, singles),
+    )
+    kokushi = (12 - kinds - paired, 12 - kinds, 13 - kinds - paired)
+    # Drawing a kind outside kokushi leaves kokushi as it was (kokushi[2]).
+    plain = (*(min(c, kokushi[2]) for c in chiitoitsu), min(chiitoitsu[2], kokushi[2]), _NEVER)
+    terminal = (*map(min, chiitoitsu, kokushi), min(chiitoitsu[2], kokushi[2]), _NEVER)
+    other = [
+        *map(terminal.__getitem__, b[:3]),
+        *map(plain.__getitem__, b[3:10]),
+        *map(terminal.__getitem__, b[10:12]),
+        *map(plain.__getitem__, b[12:19]),
+        *map(terminal.__getitem__, b[19:]),
+    ]
+    return list(map(min, out, other))
+
+
+def _chiitoitsu_from(pairs: int, singles: int) -> int:
+    if pairs >= 7:
+        return -1
+    return 13 - 2 * pairs - (singles if singles < 7 - pairs else 7 - pairs)
+
+
 def _standard_shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
     """Standard-form shanten of a count array; skips every check."""
     return _standard_of(bytes(counts), melds)
@@ -340,6 +412,23 @@ def _invalid(counts: Sequence[int], melds: int, sizes: tuple[int, ...]) -> NoRet
     raise InvalidHand(f"invalid hand: counts={list(counts)!r}, melds={melds!r}")
 
 
+def _checked(counts: Sequence[int], melds: int, sizes: tuple[int, ...]) -> bytes:
+    """``bytes(counts)`` after the same checks as ``_check_hand``, at C speed."""
+    try:
+        b = bytes(counts)
+    except (TypeError, ValueError):
+        _invalid(counts, melds, sizes)
+    if (
+        len(b) != KIND_COUNT
+        or max(b) > 4
+        or not isinstance(melds, int)
+        or not 0 <= melds <= MAX_SETS
+        or sum(b) + 3 * melds not in sizes
+    ):
+        _invalid(counts, melds, sizes)
+    return b
+
+
 def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
     """Shanten of the standard form (``4 - melds`` sets and a pair) of ``13 - 3*melds`` or
     ``14 - 3*melds`` concealed tiles.
@@ -371,15 +460,13 @@ def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
 
 def chiitoitsu_shanten(counts: Sequence[int]) -> int:
     """Shanten toward seven distinct pairs (four of a kind is one pair, not two)."""
-    _check_hand(counts, 0, _SIZES)
-    return _chiitoitsu_of(bytes(counts))
+    return _chiitoitsu_of(_checked(counts, 0, _SIZES))
 
 
 def kokushi_shanten(counts: Sequence[int]) -> int:
     """Shanten toward kokushi: sanma's 13 kinds 1m 9m 1p 9p 1s 9s and the 7 honors, one
     of them paired."""
-    _check_hand(counts, 0, _SIZES)
-    return _kokushi_of(bytes(counts))
+    return _kokushi_of(_checked(counts, 0, _SIZES))
 
 
 def shanten(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = None) -> int:
@@ -438,8 +525,7 @@ def shanten(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = N
 
 def is_complete(counts: Sequence[int], melds: int = 0) -> bool:
     """Whether ``14 - 3*melds`` concealed tiles form a complete hand in any form."""
-    _check_hand(counts, melds, (14,))
-    return _shanten_of(bytes(counts), melds) == -1
+    return _shanten_of(_checked(counts, melds, (14,)), melds) == -1
 
 
 def _check_own(own: Sequence[int], counts: Sequence[int]) -> None:
@@ -459,22 +545,14 @@ def waits(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = Non
     >>> kinds_to_mpsz(waits(counts_of_kinds(k for k, _ in parse("123456789p1239s"))))
     '9s'
     """
-    _check_hand(counts, melds, (13,))
+    b = _checked(counts, melds, (13,))
     if own is not None:
         _check_own(own, counts)
     held = own if own is not None else counts
-    if _shanten_own(counts, melds, own) != 0:
+    if _shanten_of(b, melds) != 0:
         return ()
-    hand = bytearray(counts)
-    out: list[TileKind] = []
-    for kind in range(KIND_COUNT):
-        if held[kind] >= 4:
-            continue
-        hand[kind] += 1
-        if _shanten_of(bytes(hand), melds) == -1:
-            out.append(kind)
-        hand[kind] -= 1
-    return tuple(out)
+    after = _after_draws(b, melds)
+    return tuple(k for k in range(KIND_COUNT) if after[k] == -1 and held[k] < 4)
 
 
 def _check_visible(visible: Sequence[int], counts: Sequence[int]) -> None:
@@ -484,18 +562,10 @@ def _check_visible(visible: Sequence[int], counts: Sequence[int]) -> None:
             raise InvalidHand(f"{visible[kind]} visible + {counts[kind]} held copies of {kind_name(kind)} exceed 4")
 
 
-def _ukeire_of(hand: bytearray, melds: int, visible: Sequence[int], base: int) -> dict[TileKind, int]:
-    """Draws that lower ``base`` -> unseen copies; ``hand`` is restored before returning."""
-    out: dict[TileKind, int] = {}
-    for kind in range(KIND_COUNT):
-        have = hand[kind]
-        if have >= 4:
-            continue
-        hand[kind] = have + 1
-        if _shanten_of(bytes(hand), melds) < base:
-            out[kind] = 4 - have - visible[kind]
-        hand[kind] = have
-    return out
+def _ukeire_of(b: bytes, melds: int, visible: Sequence[int], base: int) -> dict[TileKind, int]:
+    """Draws that lower ``base`` -> unseen copies; no checks."""
+    after = _after_draws(b, melds)
+    return {k: 4 - b[k] - visible[k] for k in range(KIND_COUNT) if after[k] < base}
 
 
 def ukeire(counts: Sequence[int], melds: int = 0, visible: Sequence[int] | None = None) -> dict[TileKind, int]:
@@ -507,13 +577,12 @@ def ukeire(counts: Sequence[int], melds: int = 0, visible: Sequence[int] | None 
     >>> ukeire(counts_of_kinds(k for k, _ in parse("123456789p1239s")))
     {19: 3}
     """
-    _check_hand(counts, melds, (13,))
+    b = _checked(counts, melds, (13,))
     if visible is None:
         visible = _NO_TILES
     else:
         _check_visible(visible, counts)
-    hand = bytearray(counts)
-    return _ukeire_of(hand, melds, visible, _shanten_of(bytes(hand), melds))
+    return _ukeire_of(b, melds, visible, _shanten_of(b, melds))
 
 
 def discard_ukeire(
@@ -526,12 +595,11 @@ def discard_ukeire(
     >>> discard_ukeire(counts_of_kinds(k for k, _ in parse("123456789p1239s1z")))[parse_kind("1z")]
     (0, {19: 3})
     """
-    _check_hand(counts, melds, (14,))
+    hand = bytearray(_checked(counts, melds, (14,)))
     if visible is None:
         visible = _NO_TILES
     else:
         _check_visible(visible, counts)
-    hand = bytearray(counts)
     seen = list(visible)
     out: dict[TileKind, tuple[int, dict[TileKind, int]]] = {}
     for kind in range(KIND_COUNT):
@@ -539,8 +607,9 @@ def discard_ukeire(
             continue
         hand[kind] -= 1
         seen[kind] += 1  # the discard lies face up now
-        after = _shanten_of(bytes(hand), melds)
-        out[kind] = (after, _ukeire_of(hand, melds, seen, after))
+        b = bytes(hand)
+        after = _shanten_of(b, melds)
+        out[kind] = (after, _ukeire_of(b, melds, seen, after))
         seen[kind] -= 1
         hand[kind] += 1
     return out
