@@ -12,7 +12,7 @@ pin, sou and the nine "isolated" kinds (1m, 9m, 7 honors) each have a distance v
 over the groups.
 
 Speed: the vectors and their combinations are precomputed (``scripts/gen_shanten_tables.py``
-writes ``data/shanten_tables.bin``, loaded once at import, about 45 MB in memory), so one
+writes ``data/shanten_tables.bin``, loaded once at import, about 40 MB in memory), so one
 shanten is three dict lookups keyed by ``bytes`` of a 9-kind slice plus two table reads.
 ``group_distances`` is the slow search that defines the numbers; the tests compare the
 two.  Functions named ``_..._unchecked`` or ``_..._of`` skip every input check.
@@ -189,16 +189,19 @@ class _Tables:
     final: bytes
     suit_vectors: tuple[bytes, ...]
     iso_vectors: tuple[bytes, ...]
-    raw: bytes
 
 
 def _split(blob: bytes, size: int) -> tuple[bytes, ...]:
     return tuple(blob[i : i + size] for i in range(0, len(blob), size))
 
 
+def table_bytes() -> bytes:
+    """The decompressed table file (its SHA-256 is ``TABLE_SHA256``)."""
+    return zlib.decompress((resources.files("sanma.engine") / "data" / _TABLE_FILE).read_bytes())
+
+
 def _load_tables() -> _Tables:
-    packed = (resources.files("sanma.engine") / "data" / _TABLE_FILE).read_bytes()
-    raw = zlib.decompress(packed)
+    raw = table_bytes()
     stale = f"{_TABLE_FILE} does not match this code; rerun scripts/gen_shanten_tables.py"
     if not raw.startswith(_MAGIC):
         raise RuntimeError(stale)
@@ -221,13 +224,14 @@ def _load_tables() -> _Tables:
         raise RuntimeError("shanten tables need a 4-byte unsigned int array type")
     if sys.byteorder == "big":
         numbers.byteswap()
+    # Many patterns share a value; sharing the int objects saves about 12 MB.
+    shared: dict[int, int] = {}
     return _Tables(
-        group=dict(zip(keys, numbers, strict=True)),
+        group=dict(zip(keys, map(shared.setdefault, numbers, numbers), strict=True)),
         pair=pair,
         final=final,
         suit_vectors=_split(suit_vectors, _VECTOR_LEN),
         iso_vectors=_split(iso_vectors, _VECTOR_LEN),
-        raw=raw,
     )
 
 
@@ -337,6 +341,11 @@ def _after_draws(b: bytes, melds: int) -> list[int]:
         _chiitoitsu_from(pairs, singles),
     )
     kokushi = (12 - kinds - paired, 12 - kinds, 13 - kinds - paired)
+    # A draw never raises the standard shanten, so when neither form can go below the
+    # standard shanten before the draw, nothing changes.
+    before = final[high | (iso & 0xFF) << 3] - 1
+    if min(*chiitoitsu, *kokushi) >= before:
+        return out
     # Drawing a kind outside kokushi leaves kokushi as it was (kokushi[2]).
     plain = (*(min(c, kokushi[2]) for c in chiitoitsu), min(chiitoitsu[2], kokushi[2]), _NEVER)
     terminal = (*map(min, chiitoitsu, kokushi), min(chiitoitsu[2], kokushi[2]), _NEVER)
@@ -347,7 +356,7 @@ def _after_draws(b: bytes, melds: int) -> list[int]:
         *map(plain.__getitem__, b[12:19]),
         *map(terminal.__getitem__, b[19:]),
     ]
-    return list(map(min, out, other))
+    return [o if o < x else x for o, x in zip(out, other, strict=True)]
 
 
 def _chiitoitsu_from(pairs: int, singles: int) -> int:
