@@ -375,3 +375,19 @@ def test_after_draws_on_pair_and_terminal_heavy_hands() -> None:
 def test_every_function_refuses_bad_counts(call: Any, bad: Any) -> None:
     with pytest.raises(InvalidHand):
         call(bad)
+
+
+def test_capped_shanten_matches_the_search() -> None:
+    # With melded copies the table serves uncapped groups and the search the others;
+    # the whole-search answer must be the same.
+    rng = random.Random(9)
+    for i in range(150):
+        melds = 1 + i % 3
+        hand = random_hand(rng, 13 - 3 * melds + i % 2)
+        own = list(hand)
+        for _ in range(melds):
+            k = rng.choice([k for k in range(KIND_COUNT) if own[k] <= 1])
+            own[k] += 3
+        caps = sh._caps_of(hand, own)
+        want = sh._combine(sh._group_vectors(hand, caps, tables=False), 4 - melds) - 1
+        assert sh.shanten(hand, melds, own=own) == want, (hand, own)

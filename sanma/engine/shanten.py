@@ -40,6 +40,9 @@ _VECTOR_LEN: Final = 2 * (MAX_SETS + 1)
 _ISOLATED_KINDS: Final = (0, 1, *range(20, 27))
 _KOKUSHI_KINDS: Final = tuple(sorted(TERMINAL_HONOR_KINDS))
 _NO_CAPS: Final = (4,) * KIND_COUNT
+_UNCAPPED: Final = (4,) * 9
+_PIN_KINDS: Final = tuple(range(2, 11))
+_SOU_KINDS: Final = tuple(range(11, 20))
 _SIZES: Final = (13, 14)
 _NO_TILES: Final = (0,) * KIND_COUNT
 
@@ -99,14 +102,22 @@ def _capped_vector(pattern: tuple[int, ...], runs: bool, caps: tuple[int, ...]) 
     return group_distances(pattern, runs, caps)
 
 
-def _group_vectors(counts: Sequence[int], caps: Sequence[int]) -> tuple[tuple[int, ...], ...]:
-    """Distance vectors of pin, sou and the isolated kinds under per-kind caps."""
-    pin = _capped_vector(tuple(counts[2:11]), True, tuple(caps[2:11]))
-    sou = _capped_vector(tuple(counts[11:20]), True, tuple(caps[11:20]))
-    # Isolated kinds are interchangeable, so sorting them keeps the cache small.
-    iso_pairs = sorted(((counts[k], caps[k]) for k in _ISOLATED_KINDS), reverse=True)
-    iso = _capped_vector(tuple(n for n, _ in iso_pairs), False, tuple(c for _, c in iso_pairs))
-    return pin, sou, iso
+def _group_vectors(counts: Sequence[int], caps: Sequence[int], tables: bool) -> tuple[Sequence[int], ...]:
+    """Distance vectors of pin, sou and the isolated kinds under per-kind caps: by the
+    search, or from the tables (when ``tables``) for a group with no kind capped."""
+    out: list[Sequence[int]] = []
+    for kinds, runs in ((_PIN_KINDS, True), (_SOU_KINDS, True), (_ISOLATED_KINDS, False)):
+        pattern = tuple(counts[k] for k in kinds)
+        limits = tuple(caps[k] for k in kinds)
+        if tables and limits == _UNCAPPED:
+            out.append(table_group_vector(pattern, runs))
+        elif runs:
+            out.append(_capped_vector(pattern, True, limits))
+        else:
+            # Isolated kinds are interchangeable, so sorting them keeps the cache small.
+            pairs = sorted(zip(pattern, limits, strict=True), reverse=True)
+            out.append(_capped_vector(tuple(n for n, _ in pairs), False, tuple(c for _, c in pairs)))
+    return tuple(out)
 
 
 def _combine(vectors: Sequence[Sequence[int]], sets: int) -> int:
@@ -377,7 +388,7 @@ def _shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
 
 def _standard_shanten_reference(counts: Sequence[int], melds: int) -> int:
     """Standard-form shanten by the slow search (the definition the tables follow)."""
-    return _combine(_group_vectors(counts, _NO_CAPS), MAX_SETS - melds) - 1
+    return _combine(_group_vectors(counts, _NO_CAPS, tables=False), MAX_SETS - melds) - 1
 
 
 # ---------------------------------------------------------------------------
@@ -392,7 +403,7 @@ def _caps_of(counts: Sequence[int], own: Sequence[int]) -> list[int]:
 
 def _shanten_capped(counts: Sequence[int], melds: int, caps: Sequence[int]) -> int:
     """Minimum over every form when some copies lie outside the concealed hand (a search)."""
-    result = _combine(_group_vectors(counts, caps), MAX_SETS - melds) - 1
+    result = _combine(_group_vectors(counts, caps, tables=True), MAX_SETS - melds) - 1
     if melds:
         return result
     pairable = [k for k in range(KIND_COUNT) if caps[k] >= 2]
