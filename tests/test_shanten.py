@@ -43,7 +43,11 @@ def test_vectors(case: dict[str, Any]) -> None:
     if "waits" in case:
         got = [kind_name(k) for k in sh.waits(hand, melds, own=own)]
         assert got == case["waits"]
-        assert sh.ukeire(hand, melds, visible=[o - h for o, h in zip(own, hand, strict=True)]) is not None
+        # Copies melded or extracted are visible: each draw's unseen count is 4 - own.
+        table = sh.ukeire(hand, melds, visible=[o - h for o, h in zip(own, hand, strict=True)])
+        assert all(n == 4 - own[k] for k, n in table.items())
+        if case.get("concealed_shanten", case["shanten"]) == 0:
+            assert [kind_name(k) for k in table if own[k] < 4] == case["waits"]
     else:
         assert sh.is_complete(hand, melds) == (case["shanten"] == -1)
 

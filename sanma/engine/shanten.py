@@ -230,9 +230,10 @@ def _load_tables() -> _Tables:
     keys = _pattern_keys()
     if len(keys) != n_patterns or len(final) != n_pair * _STRIDE * 8:
         raise RuntimeError(stale)
-    numbers = array.array("I", values)
+    numbers = array.array("I")
     if numbers.itemsize != 4:
         raise RuntimeError("shanten tables need a 4-byte unsigned int array type")
+    numbers.frombytes(values)
     if sys.byteorder == "big":
         numbers.byteswap()
     # Many patterns share a value; sharing the int objects saves about 12 MB.
@@ -278,7 +279,12 @@ def _standard_of(b: bytes, melds: int) -> int:
 def _chiitoitsu_of(b: bytes) -> int:
     """Seven distinct pairs (four of a kind is one pair); no checks."""
     singles = b.count(1)
-    pairs = KIND_COUNT - b.count(0) - singles
+    return _chiitoitsu_from(KIND_COUNT - b.count(0) - singles, singles)
+
+
+def _chiitoitsu_from(pairs: int, singles: int) -> int:
+    """Chiitoitsu shanten of a hand with ``pairs`` kinds held twice or more and ``singles``
+    kinds held once."""
     if pairs >= 7:
         return -1
     return 13 - 2 * pairs - (singles if singles < 7 - pairs else 7 - pairs)
@@ -368,12 +374,6 @@ def _after_draws(b: bytes, melds: int) -> list[int]:
         *map(terminal.__getitem__, b[19:]),
     ]
     return [o if o < x else x for o, x in zip(out, other, strict=True)]
-
-
-def _chiitoitsu_from(pairs: int, singles: int) -> int:
-    if pairs >= 7:
-        return -1
-    return 13 - 2 * pairs - (singles if singles < 7 - pairs else 7 - pairs)
 
 
 def _standard_shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
