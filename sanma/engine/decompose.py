@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Final, Literal
 
 from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS, TileKind
@@ -159,122 +160,155 @@ def _special(counts: Sequence[int]) -> bool:
 #
 # A suit's share of a standard hand is a few sets and at most one pair.  Every such pattern of
 # one suit (at most 4 sets, at most one pair, no kind above 4) is enumerated once into a static
-# table keyed by the suit's 9 counts as bytes, so a hand decomposes with two dict lookups plus
-# a pass over the isolated kinds (1m, 9m, honors: 3 copies = triplet, 2 = pair, else nothing).
+# table keyed by the suit's 9 counts (packed one byte per kind, see ``packed_counts``), together
+# with what the yaku and fu need from it, so a hand decomposes with three dict lookups: pin,
+# sou, and the isolated kinds (1m, 9m, honors: 3 copies = triplet, 2 = pair, else nothing).
 
-# (pair offset or -1, sequence start offsets, triplet offsets), offsets 0..8 within the suit.
-SuitReading = tuple[int, tuple[int, ...], tuple[int, ...]]
-# (pair kind, sequence first kinds sorted, concealed triplet kinds sorted)
+# One reading of a suit: (pair offset 0..8 or -1, sequence firsts as pin kinds, the same as sou
+# kinds, triplet kinds as pin kinds, the same as sou kinds, identical-sequence pairs (peikou),
+# ittsu, every set holds a terminal (for chanta), fu of the sets as concealed triplets).
+SuitReading = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], int, bool, bool, int]
+# One standard reading of a hand: (pair kind, sequence firsts sorted, concealed triplet kinds
+# (1m 9m honors, then pin, then sou), peikou, ittsu, chanta-shaped sets, concealed triplet fu).
+StandardReading = tuple[int, tuple[int, ...], tuple[int, ...], int, bool, bool, int]
+# (pair kind, sequence firsts, concealed triplet kinds): the plain form of ``fast_standard``.
 FastReading = tuple[int, tuple[int, ...], tuple[int, ...]]
 
-_SUIT_TABLE: dict[bytes, list[SuitReading]] = {}
+_NINE: Final = (1 << 72) - 1  # nine packed counts
+_PIN_SHIFT: Final = 8 * P1
+_SOU_SHIFT: Final = 8 * S1
+# The isolated kinds: 1m, 9m and the seven honors.
+_ISOLATED: Final = (0, 1, *range(20, KIND_COUNT))
+_ISOLATED_MASK: Final = sum(0xFF << (8 * k) for k in _ISOLATED)
 
 
-def _build_suit_table() -> None:
+def packed_counts(counts: Sequence[int]) -> int:
+    """Kind counts packed in one integer, one byte per kind (kind 0 lowest)."""
+    return int.from_bytes(bytes(counts), "little")
+
+
+def _suit_table() -> dict[int, tuple[SuitReading, ...]]:
     shapes = [(True, i) for i in range(7)] + [(False, i) for i in range(9)]
+    table: dict[int, list[SuitReading]] = {}
+    kinds: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def absolute(offsets: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if offsets not in kinds:
+            kinds[offsets] = (tuple(P1 + i for i in offsets), tuple(S1 + i for i in offsets))
+        return kinds[offsets]
 
     def add(start: int, chosen: list[tuple[bool, int]], counts: list[int]) -> None:
         seqs = tuple(i for is_seq, i in chosen if is_seq)
         trips = tuple(i for is_seq, i in chosen if not is_seq)
-        key = bytes(counts)
-        _SUIT_TABLE.setdefault(key, []).append((-1, seqs, trips))
-        for p in range(9):
-            if counts[p] <= 2:
-                counts[p] += 2
-                _SUIT_TABLE.setdefault(bytes(counts), []).append((p, seqs, trips))
-                counts[p] -= 2
+        peikou = i = 0
+        while i < len(seqs) - 1:
+            if seqs[i] == seqs[i + 1]:
+                peikou += 1
+                i += 2
+            else:
+                i += 1
+        ittsu = 0 in seqs and 3 in seqs and 6 in seqs
+        chanta = all(i in (0, 6) for i in seqs) and all(i in (0, 8) for i in trips)
+        fu = sum(8 if i in (0, 8) else 4 for i in trips)
+        pin_seqs, sou_seqs = absolute(seqs)
+        pin_trips, sou_trips = absolute(trips)
+        key = packed_counts(counts)
+        for p in range(-1, 9):
+            if p < 0 or counts[p] <= 2:
+                pkey = key + (2 << (8 * p)) if p >= 0 else key
+                entry = (p, pin_seqs, sou_seqs, pin_trips, sou_trips, peikou, ittsu, chanta, fu)
+                table.setdefault(pkey, []).append(entry)
         if len(chosen) == 4:
             return
         for j in range(start, len(shapes)):
             is_seq, i = shapes[j]
-            kinds = (i, i + 1, i + 2) if is_seq else (i, i, i)
-            for k in kinds:
+            kinds_of_set = (i, i + 1, i + 2) if is_seq else (i, i, i)
+            for k in kinds_of_set:
                 counts[k] += 1
             if max(counts) <= 4:
                 chosen.append(shapes[j])
                 add(j, chosen, counts)
                 chosen.pop()
-            for k in kinds:
+            for k in kinds_of_set:
                 counts[k] -= 1
 
     add(0, [], [0] * 9)
+    return {key: tuple(readings) for key, readings in table.items()}
 
 
-# The build makes ~50,000 small objects; pausing the cyclic GC (none of them is cyclic) keeps
+def _isolated_table() -> dict[int, tuple[int, tuple[int, ...]]]:
+    """Packed counts of the isolated kinds -> (pair kind or -1, triplet kinds), for every
+    pattern of at most four triplets and at most one pair."""
+    table: dict[int, tuple[int, tuple[int, ...]]] = {}
+    for n in range(5):
+        for trips in combinations(_ISOLATED, n):
+            packed = sum(3 << (8 * k) for k in trips)
+            table[packed] = (-1, trips)
+            for k in _ISOLATED:
+                if k not in trips:
+                    table[packed + (2 << (8 * k))] = (k, trips)
+    return table
+
+
+# The build makes ~100,000 small objects; pausing the cyclic GC (none of them is cyclic) keeps
 # it from scanning them over and over, which would make the import several times slower.
 _gc_was_enabled = gc.isenabled()
 gc.disable()
 try:
-    _build_suit_table()
+    _SUIT_TABLE: Final = _suit_table()
+    _ISOLATED_TABLE: Final = _isolated_table()
 finally:
     if _gc_was_enabled:
         gc.enable()
-_NO_READINGS: Final[list[SuitReading]] = []
 
 
-def _shift_map(base: TileKind) -> dict[tuple[int, ...], tuple[int, ...]]:
-    """Offset tuple -> kind tuple for the suit starting at ``base`` (a few hundred entries)."""
-    out: dict[tuple[int, ...], tuple[int, ...]] = {}
-    for readings in _SUIT_TABLE.values():
-        for _, seqs, trips in readings:
-            if seqs not in out:
-                out[seqs] = tuple(base + i for i in seqs)
-            if trips not in out:
-                out[trips] = tuple(base + i for i in trips)
-    return out
-
-
-_PIN_KINDS: Final = _shift_map(P1)
-_SOU_KINDS: Final = _shift_map(S1)
-
-
-def fast_standard(counts: Sequence[int]) -> list[FastReading]:
-    """Every standard reading of a complete hand's concealed ``counts`` as plain tuples
-    ``(pair, sequence firsts, triplet kinds)``; empty when there is none.  The tile total is
-    not checked here (``score_win`` checks it): a pattern with exactly one pair and sets only
-    is complete for any meld count that matches its size."""
-    if not isinstance(counts, bytes):
-        counts = bytes(counts)
-    # The isolated kinds (1m 9m, then the 7 honors): each 0, 2 (one pair at most) or 3 copies.
-    iso = counts[0:2] + counts[20:27]
-    if 1 in iso or 4 in iso:
+def standard_readings(packed: int) -> list[StandardReading]:
+    """Every standard reading of a complete hand's concealed counts, ``packed`` one byte per
+    kind (see ``packed_counts``); empty when there is none.  The tile total is not checked
+    here (``score_win`` checks it): a pattern with exactly one pair and sets only is complete
+    for any meld count that matches its size."""
+    isolated = _ISOLATED_TABLE.get(packed & _ISOLATED_MASK)
+    if isolated is None:
         return []
-    twos = iso.count(2)
-    if twos > 1:
+    pin = _SUIT_TABLE.get((packed >> _PIN_SHIFT) & _NINE)
+    if pin is None:
         return []
-    pair = -1
-    if twos:
-        i = iso.index(2)
-        pair = i if i < 2 else i + 18
-    trips: tuple[int, ...] = ()
-    if 3 in iso:
-        trips = tuple(i if i < 2 else i + 18 for i, c in enumerate(iso) if c == 3)
-    pin = _SUIT_TABLE.get(bytes(counts[P1 : P1 + 9]), _NO_READINGS)
-    if not pin:
+    sou = _SUIT_TABLE.get((packed >> _SOU_SHIFT) & _NINE)
+    if sou is None:
         return []
-    sou = _SUIT_TABLE.get(bytes(counts[S1 : S1 + 9]), _NO_READINGS)
-    if not sou:
-        return []
-    out: list[FastReading] = []
-    for pp, pseq, ptrip in pin:
-        if pp >= 0 and pair >= 0:
+    pair, trips = isolated
+    trip_fu = 8 * len(trips)
+    out: list[StandardReading] = []
+    for p in pin:
+        if p[0] >= 0 and pair >= 0:
             continue
-        for sp, sseq, strip in sou:
-            if sp >= 0:
-                if pair >= 0 or pp >= 0:
+        for s in sou:
+            if s[0] >= 0:
+                if pair >= 0 or p[0] >= 0:
                     continue
-                the_pair = S1 + sp
-            elif pp >= 0:
-                the_pair = P1 + pp
+                the_pair = S1 + s[0]
+            elif p[0] >= 0:
+                the_pair = P1 + p[0]
             elif pair >= 0:
                 the_pair = pair
             else:
                 continue
-            seqs = tuple(P1 + i for i in pseq) + tuple(S1 + i for i in sseq)
-            t = (
-                tuple(trips) + tuple(P1 + i for i in ptrip) + tuple(S1 + i for i in strip)
-                if ptrip or strip
-                else tuple(trips)
+            out.append(
+                (
+                    the_pair,
+                    p[1] + s[2],
+                    trips + p[3] + s[4],
+                    p[5] + s[5],
+                    p[6] or s[6],
+                    p[7] and s[7],
+                    trip_fu + p[8] + s[8],
+                )
             )
-            out.append((the_pair, seqs, t))
     return out
+
+
+def fast_standard(counts: Sequence[int]) -> list[FastReading]:
+    """Every standard reading of a complete hand's concealed ``counts`` as plain tuples
+    ``(pair, sequence firsts, triplet kinds)``; empty when there is none (the tile total is
+    not checked, see ``standard_readings``)."""
+    return [r[:3] for r in standard_readings(packed_counts(counts))]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final, cast
 
-from sanma.engine.decompose import fast_standard
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
+from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
 from sanma.engine.hand import Meld
 from sanma.engine.rules import Rules
@@ -33,6 +34,7 @@ from sanma.engine.yaku import (
     PACKED_UNIT,
     Candidate,
     HandFacts,
+    Parts,
     Reading,
     Yaku,
     chiitoitsu_candidate,
@@ -107,14 +109,18 @@ class Score:
     base: int
     payments: Payments
     total: int
-    # How the chosen reading was built; ``reading`` turns it into a ``Reading`` on demand
-    # (kept raw because most callers never look at it and building it costs time).
+    # How the chosen reading was built: (reading parts, winning kind, context, melds);
+    # ``reading`` turns it into a ``Reading`` on demand (kept raw because most callers never
+    # look at it and building it costs time).
     detail: tuple[object, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def reading(self) -> Reading | None:
         """The decomposition and wait the score was taken from."""
-        return Reading(*self.detail) if self.detail else None  # type: ignore[arg-type]
+        if not self.detail:
+            return None
+        parts, win_kind, ctx, melds = cast(tuple[Parts, TileKind, WinContext, Sequence[Meld]], self.detail)
+        return Reading(*parts, win_kind, ctx.tsumo, ctx.seat_wind, ctx.round_wind, tuple(melds))  # type: ignore[arg-type]
 
     @property
     def fu_breakdown(self) -> tuple[tuple[str, int], ...]:
@@ -189,13 +195,36 @@ def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
     return _is_winning_shape(counts, melds)
 
 
-def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> tuple[bytes, int]:
-    """Validate the input; return the kind counts of the concealed tiles, as bytes and packed
-    in one integer (one byte per kind)."""
-    if len(concealed) + 3 * len(melds) != 14:
-        raise InvalidHand(
-            f"a winning hand has 14 tiles counting each meld as 3; got {len(concealed)} + {len(melds)} melds"
-        )
+# Frozen dataclasses set every field through ``object.__setattr__`` (~0.1 us a field), which
+# made building a Score and its Payments a sixth of ``score_win``.  ``score_win`` fills a
+# mutable twin with the very same slots instead and then gives it its final class: same
+# layout, so CPython allows the class change, and the result is an ordinary frozen value.
+class _ScoreDraft:
+    __slots__ = Score.__slots__
+
+
+class _PaymentsDraft:
+    __slots__ = Payments.__slots__
+
+
+def _payments(ron: int, dealer: int, non_dealer: int) -> Payments:
+    p = _PaymentsDraft()
+    p.ron = ron  # type: ignore[attr-defined]
+    p.dealer = dealer  # type: ignore[attr-defined]
+    p.non_dealer = non_dealer  # type: ignore[attr-defined]
+    p.__class__ = Payments  # type: ignore[assignment]
+    return cast(Payments, p)
+
+
+assert _payments(1, 2, 3) == Payments(1, 2, 3)  # fails at import if the two layouts ever differ
+
+
+def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> int:
+    """Validate the input; return the kind counts of the concealed tiles packed in one
+    integer (one byte per kind)."""
+    n = len(concealed)
+    if n + 3 * len(melds) != 14:
+        raise InvalidHand(f"a winning hand has 14 tiles counting each meld as 3; got {n} + {len(melds)} melds")
     everything = concealed
     if melds:
         everything = [*concealed]
@@ -203,12 +232,14 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
             everything += m.tiles
     if len(set(everything)) != len(everything):
         raise InvalidHand("the same physical tile appears twice")
-    if min(everything) < 0 or max(everything) >= TILE_COUNT:
-        raise InvalidHand("tile number out of range")
+    try:
+        packed: int = sum(map(_UNIT.__getitem__, concealed))
+        for m in melds:
+            _UNIT[m.tiles[0]]  # a meld is one kind: its first tile is in range if all are
+    except (KeyError, TypeError):
+        raise InvalidHand("tile number out of range") from None
     if win_tile not in concealed:
         raise InvalidHand("the winning tile must be among the concealed tiles")
-    packed = sum(map(PACKED_UNIT.__getitem__, concealed))
-    counts = packed.to_bytes(KIND_COUNT, "little")
     kita = ctx.kita
     if kita:
         if not 0 <= kita <= 4:
@@ -222,8 +253,7 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
     if ctx.round_wind not in _SEATS:
         # West only for replaying other sites' West-round extensions (sanma-rules.md section 12).
         raise InvalidHand("the round wind is East or South (West only in a West-round extension)")
-    indicators = ctx.dora_indicators + ctx.ura_indicators if ctx.ura_indicators else ctx.dora_indicators
-    if indicators and (min(indicators) < 0 or max(indicators) >= KIND_COUNT):
+    if not _KINDS.issuperset(ctx.dora_indicators) or (ctx.ura_indicators and not _KINDS.issuperset(ctx.ura_indicators)):
         raise InvalidHand("indicator kind out of range")
     if (
         ctx.ura_indicators
@@ -238,11 +268,16 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
         or ctx.double_riichi
     ):
         _check_flags(ctx, melds)
-    return counts, packed
+    return packed
 
 
-_SEATS = (EAST, SOUTH, WEST)
-_TH_MASK = sum(0xFF << (8 * k) for k in TERMINAL_HONOR_KINDS)
+_SEATS: Final = (EAST, SOUTH, WEST)
+_KINDS: Final = frozenset(range(KIND_COUNT))
+_TH_MASK: Final = sum(0xFF << (8 * k) for k in TERMINAL_HONOR_KINDS)
+# Physical tile -> its kind's byte in packed counts; a dict, so a bad tile number is a KeyError.
+_UNIT: Final = dict(enumerate(PACKED_UNIT))
+assert len(_UNIT) == TILE_COUNT
+_DORA: Final = tuple(dora_of(k) for k in range(KIND_COUNT))
 
 
 def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
@@ -281,7 +316,7 @@ def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
 def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> int:
     n = 0
     for ind in indicators:
-        k = dora_of(ind)
+        k = _DORA[ind]
         n += (all_packed >> (8 * k)) & 0xFF
         if k == NORTH:
             n += kita  # each extracted North is that dora too
@@ -289,15 +324,15 @@ def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> i
 
 
 def _bonus_yaku(
-    concealed: Sequence[Tile], melds: Sequence[Meld], facts: HandFacts, ctx: WinContext, rules: Rules
+    concealed: Sequence[Tile], melds: Sequence[Meld], all_packed: int, ctx: WinContext, rules: Rules
 ) -> list[Yaku]:
     """Dora, ura-dora, red fives and kita: han that are not yaku."""
     out: list[Yaku] = []
-    dora = _dora_count(facts.all_packed, ctx.dora_indicators, ctx.kita)
+    dora = _dora_count(all_packed, ctx.dora_indicators, ctx.kita)
     if dora:
         out.append(("dora", dora))
     if ctx.ura_indicators and (ctx.riichi or ctx.double_riichi):
-        ura = _dora_count(facts.all_packed, ctx.ura_indicators, ctx.kita)
+        ura = _dora_count(all_packed, ctx.ura_indicators, ctx.kita)
         if ura:
             out.append(("ura_dora", ura))
     if rules.red_fives:
@@ -320,16 +355,20 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
     Raises ``InvalidHand`` for impossible input, ``NotWinning`` when the tiles are not
     complete, ``NoYaku`` when no reading has a yaku.
     """
-    counts, mask = _check(concealed, win_tile, melds, ctx)
-    standard = fast_standard(counts)
-    # Seven pairs: counts.count is C-speed; kokushi: only the 13 terminal/honor kinds, all present.
-    special = not melds and (counts.count(2) == 7 or (not mask & ~_TH_MASK and counts.count(0) == KIND_COUNT - 13))
+    packed = _check(concealed, win_tile, melds, ctx)
+    standard = standard_readings(packed)
+    counts = b""
+    special = False
+    if not melds:
+        counts = packed.to_bytes(KIND_COUNT, "little")
+        # Seven pairs: counts.count is C-speed; kokushi: only the 13 terminal/honor kinds, all present.
+        special = counts.count(2) == 7 or (not packed & ~_TH_MASK and counts.count(0) == KIND_COUNT - 13)
     if not standard and not special:
         raise NotWinning("the tiles do not form a complete hand")
-    facts = HandFacts(counts, mask, melds, win_tile >> 2, ctx, rules)
+    facts = HandFacts(counts, packed, melds, win_tile >> 2, ctx, rules)
     candidates: list[Candidate] = []
-    for d in standard:
-        standard_candidates(d, facts, rules, candidates)
+    for reading in standard:
+        standard_candidates(reading, facts, rules, candidates)
     if special:
         if counts.count(0) == KIND_COUNT - 13:
             candidates.append(kokushi_candidate(facts, rules))
@@ -347,7 +386,7 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
             continue
         else:
             if bonus is None:
-                bonus = _bonus_yaku(concealed, melds, facts, ctx, rules)
+                bonus = _bonus_yaku(concealed, melds, facts.all_packed, ctx, rules)
                 bonus_han = sum(h for _, h in bonus)
             han = bonus_han
             for _, h in yaku:
@@ -359,24 +398,32 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
         raise NoYaku("the hand is complete but has no yaku")
     yaku, multiple, fu, parts = chosen
     base, _, han, _ = best
-    yaku_list = yaku if multiple else yaku + (bonus or [])
     dealer = ctx.seat_wind == EAST
+    honba = ctx.honba
     if ctx.tsumo:
-        payments = tsumo_payments(base, dealer, ctx.honba)
+        if dealer:
+            each = -(-2 * base // 100) * 100 + 100 * honba
+            payments = _payments(0, 0, each)
+            paid = 2 * each
+        else:
+            payments = _payments(0, -(-2 * base // 100) * 100 + 100 * honba, -(-base // 100) * 100 + 100 * honba)
+            paid = payments.dealer + payments.non_dealer
     else:
-        payments = Payments(ron=ron_payment(base, dealer, ctx.honba))
+        paid = -(-base * (6 if dealer else 4) // 100) * 100 + 200 * honba
+        payments = _payments(paid, 0, 0)
     yakuman = multiple or (1 if han >= 13 else 0)
-    return Score(
-        han=han,
-        fu=fu,
-        yakuman=yakuman,
-        limit=limit_name(han, base, yakuman),
-        yaku=tuple(yaku_list),
-        base=base,
-        payments=payments,
-        total=payments.total(ctx.tsumo, dealer) + 1000 * ctx.deposits,
-        detail=(*parts, win_tile >> 2, ctx.tsumo, ctx.seat_wind, ctx.round_wind, tuple(melds)),
-    )
+    score = _ScoreDraft()
+    score.han = han  # type: ignore[attr-defined]
+    score.fu = fu  # type: ignore[attr-defined]
+    score.yakuman = yakuman  # type: ignore[attr-defined]
+    score.limit = limit_name(han, base, yakuman)  # type: ignore[attr-defined]
+    score.yaku = tuple(yaku if multiple else yaku + bonus) if bonus else tuple(yaku)  # type: ignore[attr-defined]
+    score.base = base  # type: ignore[attr-defined]
+    score.payments = payments  # type: ignore[attr-defined]
+    score.total = paid + 1000 * ctx.deposits  # type: ignore[attr-defined]
+    score.detail = (parts, win_tile >> 2, ctx, melds)  # type: ignore[attr-defined]
+    score.__class__ = Score  # type: ignore[assignment]
+    return cast(Score, score)
 
 
 YAKUMAN_HAN = 13

@@ -3,8 +3,9 @@
 ``scoring.score_win`` builds ``HandFacts`` once per hand (everything that does not depend on
 how the hand is read: tile classes, suits, melds, the flag yaku, the hand-wide yakuman) and
 then asks ``standard_candidates`` / ``chiitoitsu_candidate`` / ``kokushi_candidate`` for
-every reading.  Readings are plain tuples on this hot path: a standard decomposition is
-``(pair, sequence firsts, concealed triplet kinds)`` from ``decompose.fast_standard``.
+every reading.  Readings are plain tuples on this hot path: a standard decomposition is a
+``decompose.StandardReading`` from ``decompose.standard_readings`` (pair, sequences, concealed
+triplets and what the suit table already knows of them: peikou, ittsu, chanta shape, fu).
 
 Dora, ura-dora, red fives and kita are counted by ``scoring``: they are not yaku.  Yaku ids
 are those of ``spec/cli.md``.  A yakuman reading drops every normal yaku.
@@ -16,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from sanma.engine.hand import Meld
+from sanma.engine.decompose import StandardReading
+from sanma.engine.hand import Meld, MeldType
 from sanma.engine.tiles import (
     EAST,
     GREEN,
@@ -132,8 +134,6 @@ ORDER: Final = {name: i for i, name in enumerate(_CLI_ORDER)}
 
 _DRAGON_YAKU: Final = {WHITE: ("yakuhai_white", 1), GREEN: ("yakuhai_green", 1), RED: ("yakuhai_red", 1)}
 _TH: Final = tuple(k in TERMINAL_HONOR_KINDS for k in range(KIND_COUNT))
-# A sequence holds a terminal when it starts at 1 or 7.
-_TERMINAL_SEQUENCE: Final = tuple(k in (P1, P1 + 6, S1, S1 + 6) for k in range(KIND_COUNT))
 # Position of a kind in its suit, 0..8 (for waits): 1 and 7 starts make penchan.
 _NUMBER: Final = tuple((k - P1) % 9 if P1 <= k < EAST else -1 for k in range(KIND_COUNT))
 
@@ -184,73 +184,112 @@ class Reading:
 
 
 class HandFacts:
-    """Everything about a winning hand that does not depend on its reading."""
+    """Everything about a winning hand that does not depend on its reading.
+
+    The reading-independent yaku are kept as three runs so that a reading's yaku list keeps
+    one fixed order: ``head`` (riichi, ippatsu, menzen tsumo, tanyao), ``late_yaku`` (rinshan,
+    chankan, haitei, houtei) and ``tail`` (sankantsu, honroutou, honitsu or chinitsu).
+    """
 
     __slots__ = (
         "all_packed",
-        "chuuren",
+        "base_fu",
         "counts",
-        "flag_yaku",
         "hand_yakuman",
         "has_honor",
-        "kans",
+        "head",
         "late_yaku",
-        "meld_fu",
         "meld_kinds",
+        "melds_terminal",
         "menzen",
         "n_ankan",
         "round",
         "seat",
-        "simples_only",
-        "suits",
-        "terminal_honor_only",
+        "tail",
         "tsumo",
         "win_kind",
     )
 
     def __init__(
-        self, counts: bytes, mask: int, melds: Sequence[Meld], win_kind: TileKind, ctx: WinContext, rules: Rules
+        self, counts: bytes, packed: int, melds: Sequence[Meld], win_kind: TileKind, ctx: WinContext, rules: Rules
     ) -> None:
-        """``counts`` are the concealed kind counts; ``mask`` the same counts packed in an
-        integer, one byte per kind (see ``PACKED_UNIT``); ``all_packed`` adds the melds."""
-        meld_fu = 0
-        kans = n_ankan = 0
-        menzen = True
-        kinds = []
-        for m in melds:
-            k = m.kind
-            kinds.append(k)
-            if m.is_kan:
-                kans += 1
-                mask += 4 << (8 * k)
-            else:
-                mask += 3 << (8 * k)
-            if m.is_open:
-                menzen = False
-            else:
-                n_ankan += 1
-            meld_fu += (4 if _TH[k] else 2) * (1 if m.is_open else 2) * (4 if m.is_kan else 1)
+        """``packed`` are the concealed kind counts packed in an integer, one byte per kind
+        (see ``PACKED_UNIT``); ``counts`` the same as bytes, needed only for a closed hand
+        (chiitoitsu, kokushi, chuuren; may be empty otherwise)."""
+        meld_fu = kans = n_ankan = 0
+        menzen = melds_terminal = True
+        meld_kinds: tuple[TileKind, ...] = ()
+        if melds:
+            kinds = []
+            for m in melds:
+                tiles = m.tiles
+                k = tiles[0] >> 2
+                kinds.append(k)
+                packed += len(tiles) << (8 * k)
+                fu = 4 if _TH[k] else 2
+                if not _TH[k]:
+                    melds_terminal = False
+                if len(tiles) == 4:
+                    kans += 1
+                    fu *= 4
+                if m.type is MeldType.ANKAN:
+                    n_ankan += 1
+                    fu *= 2
+                else:
+                    menzen = False
+                meld_fu += fu
+            meld_kinds = tuple(kinds)
+        tsumo = ctx.tsumo
         self.counts = counts
-        self.all_packed = mask
-        self.meld_kinds = tuple(kinds)
-        self.meld_fu = meld_fu
-        self.kans = kans
+        self.all_packed = packed
+        self.meld_kinds = meld_kinds
+        self.melds_terminal = melds_terminal
+        self.base_fu = 20 + (2 if tsumo else (10 if menzen else 0)) + meld_fu
         self.n_ankan = n_ankan
         self.menzen = menzen
         self.win_kind = win_kind
-        self.tsumo = ctx.tsumo
+        self.tsumo = tsumo
         self.seat = ctx.seat_wind
         self.round = ctx.round_wind
-        self.simples_only = not mask & _TH_MASK
-        self.terminal_honor_only = not mask & ~_TH_MASK
-        self.has_honor = bool(mask & _HONOR_MASK)
-        self.suits = bool(mask & _MAN_MASK) + bool(mask & _PIN_MASK) + bool(mask & _SOU_MASK)
-        self.flag_yaku = _flag_yaku(ctx, menzen) if ctx.riichi or ctx.double_riichi or ctx.tsumo else []
+        terminal_honor_only = not packed & ~_TH_MASK
+        has_honor = self.has_honor = bool(packed & _HONOR_MASK)
+        man = packed & _MAN_MASK
+        suits = bool(man) + bool(packed & _PIN_MASK) + bool(packed & _SOU_MASK)
+        head = _flag_yaku(ctx, menzen) if ctx.riichi or ctx.double_riichi or tsumo else []
+        if not packed & _TH_MASK:
+            head.append(("tanyao", 1))
+        self.head = head
         self.late_yaku = _late_flag_yaku(ctx) if ctx.rinshan or ctx.chankan or ctx.haitei or ctx.houtei else []
-        self.chuuren = ""
-        if not melds and self.suits == 1 and not self.has_honor and not mask & _MAN_MASK:
-            self.chuuren = _chuuren(counts, win_kind, P1 if mask & _PIN_MASK else S1)
-        self.hand_yakuman = _hand_yakuman(self, mask, ctx, rules)
+        tail: list[Yaku] = []
+        if kans == 3:
+            tail.append(("sankantsu", 2))
+        if terminal_honor_only:
+            tail.append(("honroutou", 2))
+        if suits == 1:
+            if has_honor:
+                tail.append(("honitsu", 3 if menzen else 2))
+            else:
+                tail.append(("chinitsu", 6 if menzen else 5))
+        self.tail = tail
+        yakuman: list[Yaku] = []
+        if ctx.tenhou:
+            yakuman.append(("tenhou", YAKUMAN_HAN))
+        if ctx.chiihou:
+            yakuman.append(("chiihou", YAKUMAN_HAN))
+        if terminal_honor_only:
+            if not packed & ~_HONOR_MASK:
+                yakuman.append(("tsuuiisou", YAKUMAN_HAN))
+            if not packed & ~_TERMINAL_MASK:
+                yakuman.append(("chinroutou", YAKUMAN_HAN))
+        elif not packed & ~_GREEN_MASK:
+            yakuman.append(("ryuuiisou", YAKUMAN_HAN))
+        if suits == 1 and not melds and not has_honor and not man:
+            chuuren = _chuuren(counts, win_kind, P1 if packed & _PIN_MASK else S1)
+            if chuuren:
+                yakuman.append(_yakuman("chuuren", chuuren if chuuren != "chuuren" else None, rules))
+        if kans == 4:
+            yakuman.append(("suukantsu", YAKUMAN_HAN))
+        self.hand_yakuman = yakuman
 
 
 def _flag_yaku(ctx: WinContext, menzen: bool) -> list[Yaku]:
@@ -295,33 +334,6 @@ def _yakuman(name: str, double_name: str | None, rules: Rules) -> Yaku:
     return (name, YAKUMAN_HAN)
 
 
-def _hand_yakuman(facts: HandFacts, mask: int, ctx: WinContext, rules: Rules) -> list[Yaku]:
-    out: list[Yaku] = []
-    if ctx.tenhou:
-        out.append(("tenhou", YAKUMAN_HAN))
-    if ctx.chiihou:
-        out.append(("chiihou", YAKUMAN_HAN))
-    if not mask & ~_HONOR_MASK:
-        out.append(("tsuuiisou", YAKUMAN_HAN))
-    if not mask & ~_TERMINAL_MASK:
-        out.append(("chinroutou", YAKUMAN_HAN))
-    if not mask & ~_GREEN_MASK:
-        out.append(("ryuuiisou", YAKUMAN_HAN))
-    if facts.chuuren:
-        out.append(_yakuman("chuuren", facts.chuuren if facts.chuuren != "chuuren" else None, rules))
-    if facts.kans == 4:
-        out.append(("suukantsu", YAKUMAN_HAN))
-    return out
-
-
-def _flush(facts: HandFacts) -> list[Yaku]:
-    if facts.suits != 1:
-        return []
-    if facts.has_honor:
-        return [("honitsu", 3 if facts.menzen else 2)]
-    return [("chinitsu", 6 if facts.menzen else 5)]
-
-
 # A candidate: (yaku, yakuman multiple, fu or 0, reading parts for Reading and the fu breakdown)
 Parts = tuple[str, int, tuple[int, ...], tuple[int, ...], Wait, str]
 Candidate = tuple[list[Yaku], int, int, Parts]
@@ -329,19 +341,12 @@ Candidate = tuple[list[Yaku], int, int, Parts]
 
 def chiitoitsu_candidate(facts: HandFacts) -> Candidate:
     """The one reading of seven pairs (25 fu)."""
-    pairs = tuple(k for k in range(KIND_COUNT) if facts.counts[k] == 2)
+    counts = facts.counts
+    pairs = tuple(k for k in range(KIND_COUNT) if counts[k] == 2)
     parts: Parts = ("chiitoitsu", -1, pairs, (), "tanki", "pair")
     if facts.hand_yakuman:
         return facts.hand_yakuman, _multiple(facts.hand_yakuman), 0, parts
-    yaku = [*facts.flag_yaku]
-    if facts.simples_only:
-        yaku.append(("tanyao", 1))
-    yaku.extend(facts.late_yaku)
-    yaku.append(("chiitoitsu", 2))
-    if facts.terminal_honor_only:
-        yaku.append(("honroutou", 2))
-    yaku.extend(_flush(facts))
-    return yaku, 0, 25, parts
+    return [*facts.head, *facts.late_yaku, ("chiitoitsu", 2), *facts.tail], 0, 25, parts
 
 
 def kokushi_candidate(facts: HandFacts, rules: Rules) -> Candidate:
@@ -357,66 +362,64 @@ def _multiple(yaku: list[Yaku]) -> int:
     return sum(h for _, h in yaku) // YAKUMAN_HAN
 
 
+# The ways the winning tile completed a reading: (wait, the set it completed, an open triplet).
+_TANKI: Final[tuple[Wait, str, bool]] = ("tanki", "pair", False)
+_SHANPON_TSUMO: Final[tuple[Wait, str, bool]] = ("shanpon", "triplet", False)
+_SHANPON_RON: Final[tuple[Wait, str, bool]] = ("shanpon", "triplet", True)  # a ronned triplet is open
+_KANCHAN: Final[tuple[Wait, str, bool]] = ("kanchan", "sequence", False)
+_PENCHAN: Final[tuple[Wait, str, bool]] = ("penchan", "sequence", False)
+_RYANMEN: Final[tuple[Wait, str, bool]] = ("ryanmen", "sequence", False)
+
+
 def standard_candidates(
-    decomposition: tuple[int, tuple[int, ...], tuple[int, ...]],
+    reading: StandardReading,
     facts: HandFacts,
     rules: Rules,
     out: list[Candidate],
 ) -> None:
-    """Append one candidate per reading of a standard decomposition (the winning tile in
+    """Append one candidate per way to read a standard decomposition (the winning tile in
     the pair, in a concealed triplet, or in each distinct sequence that holds it)."""
-    pair, seqs, trips = decomposition
+    pair, seqs, trips, peikou, ittsu, chanta, trip_fu = reading
     w = facts.win_kind
-    tsumo = facts.tsumo
     menzen = facts.menzen
     seat, round_wind = facts.seat, facts.round
-    all_trips = trips + facts.meld_kinds if facts.meld_kinds else trips
+    all_trips = trips + facts.meld_kinds
 
-    # Decomposition-level yakuman and yaku.
+    # Honors only ever form triplets, so yakuhai and the honor yakuman come from the triplets.
     dragons = winds = 0
+    honor_yaku: list[Yaku] = []
     for k in all_trips:
-        if k >= WHITE:
-            dragons += 1
-        elif k >= EAST:
-            winds += 1
-    yakuman = list(facts.hand_yakuman)
-    if dragons == 3:
-        yakuman.append(("daisangen", YAKUMAN_HAN))
-    if winds == 4:
-        yakuman.append(_yakuman("daisuushii", "daisuushii", rules))
-    elif winds == 3 and EAST <= pair <= NORTH:
-        yakuman.append(("shousuushii", YAKUMAN_HAN))
-
-    base: list[Yaku] = [*facts.flag_yaku]
-    if facts.simples_only:
-        base.append(("tanyao", 1))
-    if menzen and len(seqs) >= 2:
-        same = 0
-        i = 0
-        while i < len(seqs) - 1:
-            if seqs[i] == seqs[i + 1]:
-                same += 1
-                i += 2
+        if k >= EAST:
+            if k >= WHITE:
+                dragons += 1
+                honor_yaku.append(_DRAGON_YAKU[k])
             else:
-                i += 1
-        if same >= 2:
-            base.append(("ryanpeikou", 3))
-        elif same:
-            base.append(("iipeikou", 1))
-    for k in all_trips:
-        if k >= WHITE:
-            base.append(_DRAGON_YAKU[k])
-        else:
-            if k == seat:
-                base.append(("seat_wind", 1))
-            if k == round_wind:
-                base.append(("round_wind", 1))
-    base.extend(facts.late_yaku)
+                winds += 1
+                if k == seat:
+                    honor_yaku.append(("seat_wind", 1))
+                if k == round_wind:
+                    honor_yaku.append(("round_wind", 1))
+    yakuman = facts.hand_yakuman
+    if dragons == 3 or winds >= 3:
+        yakuman = [*yakuman]
+        if dragons == 3:
+            yakuman.append(("daisangen", YAKUMAN_HAN))
+        if winds == 4:
+            yakuman.append(_yakuman("daisuushii", "daisuushii", rules))
+        elif winds == 3 and EAST <= pair <= NORTH:
+            yakuman.append(("shousuushii", YAKUMAN_HAN))
+
+    base = [*facts.head]
+    if peikou and menzen:
+        base.append(("ryanpeikou", 3) if peikou >= 2 else ("iipeikou", 1))
+    if honor_yaku:
+        base += honor_yaku
+    if facts.late_yaku:
+        base += facts.late_yaku
     if seqs:
-        for first in (P1, S1):
-            if first in seqs and first + 3 in seqs and first + 6 in seqs:
-                base.append(("ittsu", 2 if menzen else 1))
-        if _TH[pair] and all(_TERMINAL_SEQUENCE[k] for k in seqs) and all(_TH[k] for k in all_trips):
+        if ittsu:
+            base.append(("ittsu", 2 if menzen else 1))
+        if chanta and _TH[pair] and facts.melds_terminal:
             if facts.has_honor:
                 base.append(("chanta", 2 if menzen else 1))
             else:
@@ -429,50 +432,21 @@ def standard_candidates(
             base.append(("sanshoku_doukou", 2))
     if dragons == 2 and pair >= WHITE:
         base.append(("shousangen", 2))
-    if facts.kans == 3:
-        base.append(("sankantsu", 2))
-    if facts.terminal_honor_only:
-        base.append(("honroutou", 2))
-    base.extend(_flush(facts))
+    if facts.tail:
+        base += facts.tail
 
-    pair_fu = (2 if pair >= WHITE else 0) + (2 if pair == seat else 0) + (2 if pair == round_wind else 0)
-    trip_fu = facts.meld_fu
-    for k in trips:
-        trip_fu += 8 if _TH[k] else 4
-    fixed_fu = 20 + (2 if tsumo else (10 if menzen else 0)) + pair_fu + trip_fu
+    pair_fu = 0
+    if pair >= EAST:
+        pair_fu = (2 if pair >= WHITE else 0) + (2 if pair == seat else 0) + (2 if pair == round_wind else 0)
+    fixed_fu = facts.base_fu + pair_fu + trip_fu
     concealed_trips = len(trips) + facts.n_ankan
     pinfu_shape = menzen and len(seqs) == 4 and not pair_fu
 
-    def add(wait: Wait, win_set: str, open_trip: bool) -> None:
-        ankou = concealed_trips - open_trip
-        if ankou == 4:
-            ym = [*yakuman, _yakuman("suuankou", "suuankou_tanki" if wait == "tanki" else None, rules)]
-        else:
-            ym = yakuman
-        parts: Parts = ("standard", pair, seqs, trips, wait, win_set)
-        if ym:
-            out.append((ym, _multiple(ym), 0, parts))
-            return
-        yaku = base
-        if ankou == 3:
-            yaku = [*yaku, ("sanankou", 2)]
-        if pinfu_shape and wait == "ryanmen":
-            out.append(([*yaku, ("pinfu", 1)], 0, 20 if tsumo else 30, parts))
-            return
-        fu = fixed_fu
-        if open_trip:
-            fu -= 4 if _TH[w] else 2
-        if wait == "kanchan" or wait == "penchan" or wait == "tanki":
-            fu += 2
-        fu = -(-fu // 10) * 10
-        if fu == 20 and not menzen:
-            fu = 30  # an open hand without fu still scores 30
-        out.append((yaku, 0, fu, parts))
-
+    ways: list[tuple[Wait, str, bool]] = []
     if pair == w:
-        add("tanki", "pair", False)
+        ways.append(_TANKI)
     if w in trips:
-        add("shanpon", "triplet", not tsumo)
+        ways.append(_SHANPON_TSUMO if facts.tsumo else _SHANPON_RON)
     last = -1
     for first in seqs:
         if first == last or not first <= w <= first + 2:
@@ -480,11 +454,37 @@ def standard_candidates(
         last = first
         pos = w - first
         if pos == 1:
-            add("kanchan", "sequence", False)
+            ways.append(_KANCHAN)
         elif (pos == 0 and _NUMBER[first] == 6) or (pos == 2 and _NUMBER[first] == 0):
-            add("penchan", "sequence", False)
+            ways.append(_PENCHAN)
         else:
-            add("ryanmen", "sequence", False)
+            ways.append(_RYANMEN)
+
+    for wait, win_set, open_trip in ways:
+        parts: Parts = ("standard", pair, seqs, trips, wait, win_set)
+        ankou = concealed_trips - open_trip
+        if ankou == 4:
+            ym = [*yakuman, _yakuman("suuankou", "suuankou_tanki" if wait == "tanki" else None, rules)]
+            out.append((ym, _multiple(ym), 0, parts))
+            continue
+        if yakuman:
+            out.append((yakuman, _multiple(yakuman), 0, parts))
+            continue
+        yaku = base
+        if ankou == 3:
+            yaku = [*yaku, ("sanankou", 2)]
+        if pinfu_shape and wait == "ryanmen":
+            out.append(([*yaku, ("pinfu", 1)], 0, 20 if facts.tsumo else 30, parts))
+            continue
+        fu = fixed_fu
+        if open_trip:
+            fu -= 4 if _TH[w] else 2
+        if wait != "ryanmen" and wait != "shanpon":
+            fu += 2
+        fu = -(-fu // 10) * 10
+        if fu == 20 and not menzen:
+            fu = 30  # an open hand without fu still scores 30
+        out.append((yaku, 0, fu, parts))
 
 
 def fu_breakdown(reading: Reading, fu: int) -> tuple[tuple[str, int], ...]:
