@@ -1,0 +1,1 @@
+"""Bots: players that answer the same prompt a human gets (their seat view + legal actions)."""
