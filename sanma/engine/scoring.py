@@ -21,7 +21,8 @@ from sanma.engine.tiles import (
     EAST,
     KIND_COUNT,
     NORTH,
-    RED_TILES,
+    RED_5P,
+    RED_5S,
     SOUTH,
     TERMINAL_HONOR_KINDS,
     TILE_COUNT,
@@ -244,7 +245,11 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
     if kita:
         if not 0 <= kita <= 4:
             raise InvalidHand(f"kita must be 0..4, not {kita}")
-        if sum(t >> 2 == NORTH for t in everything) + kita > 4:
+        norths = (packed >> (8 * NORTH)) & 0xFF
+        for m in melds:
+            if m.tiles[0] >> 2 == NORTH:
+                norths += len(m.tiles)
+        if norths + kita > 4:
             raise InvalidHand("more than four Norths counting the extracted ones")
     if ctx.honba < 0 or ctx.deposits < 0:
         raise InvalidHand("honba and deposits cannot be negative")
@@ -277,7 +282,11 @@ _TH_MASK: Final = sum(0xFF << (8 * k) for k in TERMINAL_HONOR_KINDS)
 # Physical tile -> its kind's byte in packed counts; a dict, so a bad tile number is a KeyError.
 _UNIT: Final = dict(enumerate(PACKED_UNIT))
 assert len(_UNIT) == TILE_COUNT
-_DORA: Final = tuple(dora_of(k) for k in range(KIND_COUNT))
+# Indicator kind -> the bit position of its dora's count in packed counts.
+_DORA_SHIFT: Final = tuple(8 * dora_of(k) for k in range(KIND_COUNT))
+_NORTH_SHIFT: Final = 8 * NORTH
+# Base points of 5..13 han (limits do not depend on fu).
+_LIMIT_BASE: Final = tuple(base_points(han, 20, 0) if han >= 5 else 0 for han in range(14))
 
 
 def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
@@ -287,7 +296,7 @@ def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
         why = "ura-dora without riichi"
     elif ctx.ippatsu and not riichi:
         why = "ippatsu without riichi"
-    elif riichi and any(m.is_open for m in melds):
+    elif riichi and melds and any(m.is_open for m in melds):
         why = "riichi with an open meld"
     elif ctx.tenhou and (ctx.seat_wind != EAST or melds):
         why = "tenhou is only the dealer's closed starting hand"
@@ -316,9 +325,9 @@ def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
 def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> int:
     n = 0
     for ind in indicators:
-        k = _DORA[ind]
-        n += (all_packed >> (8 * k)) & 0xFF
-        if k == NORTH:
+        shift = _DORA_SHIFT[ind]
+        n += (all_packed >> shift) & 0xFF
+        if shift == _NORTH_SHIFT:
             n += kita  # each extracted North is that dora too
     return n
 
@@ -336,9 +345,9 @@ def _bonus_yaku(
         if ura:
             out.append(("ura_dora", ura))
     if rules.red_fives:
-        red = len(RED_TILES.intersection(concealed))
+        red = (RED_5P in concealed) + (RED_5S in concealed)
         for m in melds:
-            red += len(RED_TILES.intersection(m.tiles))
+            red += (RED_5P in m.tiles) + (RED_5S in m.tiles)
         if red:
             out.append(("red_dora", red))
     if ctx.kita:
@@ -387,11 +396,13 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
         else:
             if bonus is None:
                 bonus = _bonus_yaku(concealed, melds, facts.all_packed, ctx, rules)
-                bonus_han = sum(h for _, h in bonus)
+                for _, h in bonus:
+                    bonus_han += h
             han = bonus_han
             for _, h in yaku:
                 han += h
-            key = (base_points(han, fu, 0), 0, han, fu)
+            base = min(2000, fu << (han + 2)) if han < 5 else _LIMIT_BASE[min(han, 13)]  # = base_points
+            key = (base, 0, han, fu)
         if best is None or key > best:
             best, chosen = key, cand
     if chosen is None or best is None:
