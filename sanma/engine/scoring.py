@@ -260,17 +260,18 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
         raise InvalidHand("the round wind is East or South (West only in a West-round extension)")
     if not _KINDS.issuperset(ctx.dora_indicators) or (ctx.ura_indicators and not _KINDS.issuperset(ctx.ura_indicators)):
         raise InvalidHand("indicator kind out of range")
+    # Only these flags (and riichi with melds) can make an impossible combination.
     if (
-        ctx.ura_indicators
-        or ctx.ippatsu
-        or ctx.tenhou
+        ctx.tenhou
         or ctx.chiihou
         or ctx.haitei
         or ctx.houtei
         or ctx.chankan
         or ctx.rinshan
-        or ctx.riichi
-        or ctx.double_riichi
+        or (
+            (ctx.riichi or ctx.double_riichi or ctx.ura_indicators or ctx.ippatsu)
+            and (melds or not (ctx.riichi or ctx.double_riichi))
+        )
     ):
         _check_flags(ctx, melds)
     return packed
@@ -337,11 +338,13 @@ def _bonus_yaku(
 ) -> list[Yaku]:
     """Dora, ura-dora, red fives and kita: han that are not yaku."""
     out: list[Yaku] = []
-    dora = _dora_count(all_packed, ctx.dora_indicators, ctx.kita)
-    if dora:
-        out.append(("dora", dora))
+    kita = ctx.kita
+    if ctx.dora_indicators:
+        dora = _dora_count(all_packed, ctx.dora_indicators, kita)
+        if dora:
+            out.append(("dora", dora))
     if ctx.ura_indicators and (ctx.riichi or ctx.double_riichi):
-        ura = _dora_count(all_packed, ctx.ura_indicators, ctx.kita)
+        ura = _dora_count(all_packed, ctx.ura_indicators, kita)
         if ura:
             out.append(("ura_dora", ura))
     if rules.red_fives:
@@ -350,8 +353,8 @@ def _bonus_yaku(
             red += (RED_5P in m.tiles) + (RED_5S in m.tiles)
         if red:
             out.append(("red_dora", red))
-    if ctx.kita:
-        out.append(("kita", ctx.kita))
+    if kita:
+        out.append(("kita", kita))
     return out
 
 
