@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "score": ("sanma.cli.score_cmd", "score winning hands (JSON lines in, JSON lines out)"),
     "shanten": ("sanma.cli.shanten_cmd", "shanten and waits of hands (JSON lines)"),
     "replay-check": ("sanma.cli.replay_cmd", "replay tenhou.net/6 logs and compare every hand"),
+    "arena": ("sanma.cli.arena_cmd", "bot-vs-bot matches on duplicate seeds with the seats rotated"),
 }
 
 
