@@ -132,6 +132,32 @@ class Score:
         return fu_breakdown(reading, self.fu)
 
 
+# Frozen dataclasses set every field through ``object.__setattr__`` (~0.1 us a field), which
+# made building a Score and its Payments a sixth of ``score_win``.  ``score_win`` fills a
+# mutable twin with the very same slots instead and then gives it its final class: same
+# layout, so CPython allows the class change, and the result is an ordinary frozen value.
+class _ScoreDraft:
+    __slots__ = Score.__slots__
+
+
+class _PaymentsDraft:
+    __slots__ = Payments.__slots__
+
+
+def _payments(ron: int, dealer: int, non_dealer: int) -> Payments:
+    p = _PaymentsDraft()
+    p.ron = ron  # type: ignore[attr-defined]
+    p.dealer = dealer  # type: ignore[attr-defined]
+    p.non_dealer = non_dealer  # type: ignore[attr-defined]
+    p.__class__ = Payments  # type: ignore[assignment]
+    return cast(Payments, p)
+
+
+# Fail at import, not in a game, if a field is ever added to one class and not the other.
+_ScoreDraft().__class__ = Score  # type: ignore[assignment]
+_PaymentsDraft().__class__ = Payments  # type: ignore[assignment]
+
+
 def base_points(han: int, fu: int, yakuman: int) -> int:
     """Base points: ``fu * 2**(han + 2)`` capped at the limits; yakuman 8,000 per multiple.
 
@@ -187,37 +213,13 @@ def tsumo_payments(base: int, winner_is_dealer: bool, honba: int) -> Payments:
     Payments(ron=0, dealer=4000, non_dealer=2100)
     """
     if winner_is_dealer:
-        return Payments(non_dealer=_round_up(2 * base) + 100 * honba)
-    return Payments(dealer=_round_up(2 * base) + 100 * honba, non_dealer=_round_up(base) + 100 * honba)
+        return _payments(0, 0, _round_up(2 * base) + 100 * honba)
+    return _payments(0, _round_up(2 * base) + 100 * honba, _round_up(base) + 100 * honba)
 
 
 def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
     """Whether the concealed ``counts`` (``14 - 3 * melds`` tiles) form a complete hand."""
     return _is_winning_shape(counts, melds)
-
-
-# Frozen dataclasses set every field through ``object.__setattr__`` (~0.1 us a field), which
-# made building a Score and its Payments a sixth of ``score_win``.  ``score_win`` fills a
-# mutable twin with the very same slots instead and then gives it its final class: same
-# layout, so CPython allows the class change, and the result is an ordinary frozen value.
-class _ScoreDraft:
-    __slots__ = Score.__slots__
-
-
-class _PaymentsDraft:
-    __slots__ = Payments.__slots__
-
-
-def _payments(ron: int, dealer: int, non_dealer: int) -> Payments:
-    p = _PaymentsDraft()
-    p.ron = ron  # type: ignore[attr-defined]
-    p.dealer = dealer  # type: ignore[attr-defined]
-    p.non_dealer = non_dealer  # type: ignore[attr-defined]
-    p.__class__ = Payments  # type: ignore[assignment]
-    return cast(Payments, p)
-
-
-assert _payments(1, 2, 3) == Payments(1, 2, 3)  # fails at import if the two layouts ever differ
 
 
 def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> int:
@@ -413,17 +415,11 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
     yaku, multiple, fu, parts = chosen
     base, _, han, _ = best
     dealer = ctx.seat_wind == EAST
-    honba = ctx.honba
     if ctx.tsumo:
-        if dealer:
-            each = -(-2 * base // 100) * 100 + 100 * honba
-            payments = _payments(0, 0, each)
-            paid = 2 * each
-        else:
-            payments = _payments(0, -(-2 * base // 100) * 100 + 100 * honba, -(-base // 100) * 100 + 100 * honba)
-            paid = payments.dealer + payments.non_dealer
+        payments = tsumo_payments(base, dealer, ctx.honba)
+        paid = 2 * payments.non_dealer if dealer else payments.dealer + payments.non_dealer
     else:
-        paid = -(-base * (6 if dealer else 4) // 100) * 100 + 200 * honba
+        paid = ron_payment(base, dealer, ctx.honba)
         payments = _payments(paid, 0, 0)
     yakuman = multiple or (1 if han >= 13 else 0)
     score = _ScoreDraft()
