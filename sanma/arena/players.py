@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import shlex
 from collections.abc import Callable
 from typing import Final
@@ -56,6 +57,16 @@ def _python_hook(arg: str) -> PlayerFactory:
 
 
 KINDS: Final[dict[str, KindHook]] = {"mjai": _mjai_hook, "py": _python_hook}
+
+
+def level_available(level: str) -> bool:
+    """Whether the module of bot level ``level`` exists yet (levels are written one by one)."""
+    if level not in LEVELS:
+        return False
+    try:
+        return importlib.util.find_spec(LEVELS[level][0]) is not None
+    except ImportError:
+        return False
 
 
 def register_kind(kind: str, hook: KindHook) -> None:
