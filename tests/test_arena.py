@@ -27,6 +27,7 @@ from sanma.arena import (
     tally,
 )
 from sanma.arena.duplicate import player_at
+from sanma.arena.players import level_available
 from sanma.arena.stats import AnswerCounts, mean_estimate, ratio_estimate
 from sanma.bots.base import Player
 from sanma.cli.demo_cmd import choose
@@ -364,3 +365,19 @@ def test_cli_plays_and_writes_json(tmp_path: Path) -> None:
 def test_cli_refuses_bad_players() -> None:
     proc = arena("--players", "normal,beginner", "--matches", "3")
     assert proc.returncode == 2 and "exactly three" in proc.stderr
+
+
+@pytest.mark.skipif(
+    not all(level_available(lv) for lv in ("normal", "beginner")), reason="the bot levels are not written yet"
+)
+def test_cli_seats_bot_levels_by_name(tmp_path: Path) -> None:
+    out = tmp_path / "levels.json"
+    proc = arena(
+        *("--players", "normal,beginner,beginner", "--matches", "3", "--length", "one-hand"),
+        *("--seed", "8", "--workers", "1", "--no-progress", "--json", str(out)),
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert [p["player"] for p in report["players"]] == ["normal", "beginner", "beginner"]
+    for p in report["players"]:
+        assert p["answers"]["ok"] == p["answers"]["decisions"] > 0
