@@ -1,0 +1,222 @@
+"""Defence: how likely each opponent is tenpai, what dealing in would cost, and how
+likely a given tile is to be one of its winning tiles.
+
+All from public facts: rivers (and the table order of discards), riichi, melds, kita,
+dora, and the copies of each kind the seat can see (its own hand included).
+
+The wait model counts the shapes an opponent could be waiting with on a tile, each
+weighted by how common it is and whether it is still possible:
+
+* genbutsu: a kind in the opponent's river, or let go by anyone after its riichi or
+  since its last discard, cannot be ronned by it now (furiten) -> 0;
+* two-sided waits (pin and sou only; 1m/9m and honors never form sequences in sanma):
+  killed by suji (the other end is genbutsu) or by a wall (kabe: every copy of a tile
+  the shape needs is in sight), halved by one-chance (one copy left);
+* closed waits, edge waits, pair waits (shanpon) and single waits (tanki) need copies
+  the opponent could hold, so honors and 1m/9m get safer as their copies show up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sanma.bots.heuristics import END_HAZARD, BotPlayer, Knowledge, han_points
+from sanma.engine.tiles import EAST, NORTH, P1, S1, TileKind, is_red
+
+# Deal-in chance of one shape unit against a tenpai hand (calibrated so that a live
+# middle tile is about 13%, a live honor with three copies out about 5-6%).
+_UNIT = 0.04
+_RYANMEN = 1.0
+_KANCHAN = 0.35
+_PENCHAN = 0.4
+_SHANPON = 0.9
+_TANKI = 0.5
+# Deal-in chance of an average discard while pushing (some drawn tiles are safe).
+TYPICAL_DANGER = 0.035
+
+
+@dataclass(frozen=True, slots=True)
+class Threat:
+    """One opponent as a danger: chance it is tenpai, points a deal-in would cost, the
+    kinds it cannot ron now, and the suit of a honitsu it seems to build (or 0)."""
+
+    seat: int
+    tenpai: float
+    loss: float
+    safe: frozenset[TileKind]
+    flush_suit: int
+
+
+def safe_kinds(bot: BotPlayer, seat: int) -> frozenset[TileKind]:
+    """Kinds ``seat`` cannot ron now: its own river, everything let go after its riichi,
+    and everything let go since its last discard (temporary furiten)."""
+    kinds = {r.tile >> 2 for r in bot.view.rivers[seat]}
+    start = bot.riichi_at[seat]
+    last = bot.last_discard_at[seat]
+    if start is None or (last is not None and last > start):
+        start = last
+    if start is not None:
+        kinds.update(t >> 2 for s, t in bot.order[start + 1 :] if s != seat)
+    return frozenset(kinds)
+
+
+def _open_melds(bot: BotPlayer, seat: int) -> int:
+    return sum(1 for m in bot.view.melds[seat] if m.is_open)
+
+
+def tenpai_chance(bot: BotPlayer, seat: int) -> float:
+    """Riichi is tenpai; open hands get closer with each call and each turn; a closed
+    hand without riichi is sometimes a silent tenpai late in the hand."""
+    view = bot.view
+    if view.riichi[seat]:
+        return 1.0
+    turns = len(view.rivers[seat])
+    calls = _open_melds(bot, seat)
+    if calls == 0:
+        return min(0.12, 0.006 * turns)
+    base, step, cap = ((0.1, 0.03, 0.55), (0.25, 0.04, 0.8), (0.55, 0.05, 0.95), (0.8, 0.05, 0.98))[min(calls, 4) - 1]
+    return min(cap, base + step * turns)
+
+
+def flush_suit(bot: BotPlayer, seat: int) -> int:
+    """P1 or S1 when ``seat``'s open melds are all one suit (honors allowed) and its river
+    holds few tiles of that suit; 0 otherwise."""
+    melds = [m for m in bot.view.melds[seat] if m.is_open]
+    if not melds:
+        return 0
+    suits = {P1 if m.kind < S1 else S1 for m in melds if P1 <= m.kind < EAST}
+    if any(m.kind < P1 for m in melds) or len(suits) > 1:
+        return 0
+    river = [r.tile >> 2 for r in bot.view.rivers[seat]]
+    if len(river) < 4:
+        return 0
+    for base in (P1, S1) if not suits else tuple(suits):
+        inside = sum(1 for kind in river if base <= kind < base + 9)
+        others = sum(1 for kind in river if P1 <= kind < EAST and not base <= kind < base + 9)
+        if inside <= 1 and others >= 3:
+            return base
+    return 0
+
+
+def deal_in_loss(bot: BotPlayer, k: Knowledge, seat: int) -> float:
+    """What dealing into ``seat`` would cost about: its visible dora (melds, kita) on top
+    of a typical hand, more for the dealer and for riichi or a flush."""
+    view = bot.view
+    han = 0.0
+    for m in view.melds[seat]:
+        han += k.dora[m.kind] * len(m.tiles) + sum(is_red(t, k.red_fives) for t in m.tiles)
+        if m.kind >= EAST and m.kind in _value_for(bot, seat):
+            han += 1
+    kita = len(view.kita[seat])
+    han += kita * (1 + k.dora[NORTH])
+    if view.riichi[seat]:
+        han += 3.2  # riichi, ura, tsumo/ippatsu and the dora a sanma hand usually holds
+    else:
+        han += 2.2
+    if flush_suit(bot, seat):
+        han += 2
+    return han_points(han, seat == view.dealer)
+
+
+def _value_for(bot: BotPlayer, seat: int) -> set[TileKind]:
+    view = bot.view
+    return {24, 25, 26, EAST + (seat - view.dealer) % 3, view.round_wind}
+
+
+def threats(bot: BotPlayer, k: Knowledge) -> list[Threat]:
+    """Both opponents as threats (tenpai chance may be small)."""
+    out = []
+    for seat in range(3):
+        if seat == k.seat:
+            continue
+        out.append(
+            Threat(
+                seat=seat,
+                tenpai=tenpai_chance(bot, seat),
+                loss=deal_in_loss(bot, k, seat),
+                safe=safe_kinds(bot, seat),
+                flush_suit=flush_suit(bot, seat),
+            )
+        )
+    return out
+
+
+def _pair_shapes(copies_out: int) -> float:
+    """Shanpon and tanki weight from the copies the opponent could hold."""
+    if copies_out <= 0:
+        return 0.0
+    pairs = copies_out * (copies_out - 1) / 6  # C(n,2)/3: 1 with three copies out
+    return _SHANPON * pairs + _TANKI * copies_out / 3
+
+
+def wait_danger(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> float:
+    """Chance that ``kind`` is a winning tile of a tenpai opponent with ``safe`` kinds."""
+    if kind in safe:
+        return 0.0
+    out = 4 - k.seen_by_me(kind)  # copies the opponent could hold (ours is in our hand)
+    weight = _pair_shapes(out)
+    if P1 <= kind < EAST:
+        weight += _sequence_shapes(k, kind, safe)
+    danger = _UNIT * weight
+    if k.dora[kind]:
+        danger *= 1.3  # dora are kept, and waits on them pay more
+    return danger
+
+
+def _held(k: Knowledge, kind: TileKind) -> float:
+    """How freely an opponent could hold ``kind`` for a shape: 0 behind a wall,
+    0.5 on a one-chance, 1 otherwise."""
+    out = 4 - k.seen_by_me(kind)
+    return 0.0 if out <= 0 else 0.5 if out == 1 else 1.0
+
+
+def _sequence_shapes(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> float:
+    base = P1 if kind < S1 else S1
+    n = kind - base  # 0..8
+
+    def at(i: int) -> TileKind:
+        return base + i
+
+    weight = 0.0
+    # Below: a shape n-2, n-1 waits on n (and on n-3 when two-sided; suji n-3 kills it).
+    if n >= 2:
+        held = _held(k, at(n - 2)) * _held(k, at(n - 1))
+        if n == 2:
+            weight += _PENCHAN * held
+        elif at(n - 3) not in safe:
+            weight += _RYANMEN * held
+    # Above: n+1, n+2 waits on n (and on n+3).
+    if n <= 6:
+        held = _held(k, at(n + 1)) * _held(k, at(n + 2))
+        if n == 6:
+            weight += _PENCHAN * held
+        elif at(n + 3) not in safe:
+            weight += _RYANMEN * held
+    if 1 <= n <= 7:
+        weight += _KANCHAN * _held(k, at(n - 1)) * _held(k, at(n + 1))
+    return weight
+
+
+def tile_risk(k: Knowledge, kind: TileKind, opponents: list[Threat]) -> float:
+    """Expected points lost by discarding ``kind`` now (over both opponents)."""
+    risk = 0.0
+    for o in opponents:
+        if o.tenpai <= 0:
+            continue
+        danger = wait_danger(k, kind, o.safe)
+        if o.flush_suit:
+            in_suit = kind >= EAST or o.flush_suit <= kind < o.flush_suit + 9
+            danger *= 1.6 if in_suit else 0.15
+        risk += o.tenpai * danger * o.loss
+    return risk
+
+
+def typical_danger(k: Knowledge, opponents: list[Threat]) -> float:
+    """Expected loss per discard when pushing on with tiles of average danger."""
+    return sum(o.tenpai * TYPICAL_DANGER * o.loss for o in opponents)
+
+
+def end_hazard(opponents: list[Threat]) -> float:
+    """Chance per turn that the hand ends before the seat wins: higher when an opponent
+    is tenpai (it wins about one turn in eight)."""
+    return END_HAZARD + 0.12 * sum(o.tenpai for o in opponents if o.tenpai >= 0.5)

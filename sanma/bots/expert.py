@@ -1,0 +1,279 @@
+"""Expert: speed, value and danger weighed in points.
+
+Every discard is judged by one number, its expected value in points:
+
+* **push**: the chance to win from the hand it leaves (shanten, unseen improving tiles,
+  turns left) times what the hand would be worth (dora incl. the 1m<->9m wrap, red
+  fives, kita, yakuhai, tanyao, honitsu and toitoi routes, riichi; a tenpai hand is
+  scored exactly for each wait), minus the deal-ins expected over the turns it takes;
+* **fold**: giving up costs nothing more, so a discard is worth at least 0 before its
+  own danger (except a riichi, which cannot fold later);
+* **danger now**: for each opponent, the chance it is tenpai (riichi, calls, turns) times
+  the chance the tile wins for it (genbutsu, suji, kabe, one-chance, honors by copies in
+  sight, honitsu suits) times the hand it would pay (visible dora, kita, dealer).
+
+Gains and losses are weighted by the match situation: all-last placement, bust risk.
+Calls follow the same sum: a pon is made when the open hand after it (with a yaku route:
+yakuhai, tanyao, honitsu, toitoi) is worth more than staying closed.  Riichi or dama is
+the better of the two numbers (riichi adds han and ura but gives up folding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sanma.bots.defence import Threat, end_hazard, threats, tile_risk, typical_danger
+from sanma.bots.heuristics import (
+    END_HAZARD,
+    BotPlayer,
+    Knowledge,
+    Option,
+    Tenpai,
+    ankan_keeps_speed,
+    discard_options,
+    estimate_points,
+    kakan_ok,
+    keep_value,
+    know,
+    nine_terminal_kinds,
+    own_counts,
+    pass_or_default,
+    pick_tile,
+    tenpai_after,
+    turns_left,
+    win_chance,
+    winning_action,
+)
+from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon
+from sanma.engine.hand import Meld, MeldType
+from sanma.engine.kyoku import LegalActions
+from sanma.engine.shanten import shanten, ukeire
+from sanma.engine.tiles import EAST, NORTH, SOUTH, Tile, TileKind, is_red
+from sanma.engine.view import SeatView
+
+_TYPICAL_STEP = (6, 20, 34, 46, 56, 64, 70)
+RIICHI_BONUS = 1.2  # ura, ippatsu and tsumo on top of the scored riichi hand
+RIICHI_LOCK = 120.0
+SHANTEN_BACK = 0.45  # points per turn a riichi risks against threats that are not there yet
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """How much a point won and a point lost count in this match situation."""
+
+    gain: float = 1.0
+    loss: float = 1.0
+
+
+def situation(view: SeatView, seat: int) -> Weights:
+    """All-last and bust risk change what a point is worth: the leader guards the lead,
+    the last place needs points, a low score fears a bust."""
+    rules = view.rules
+    gain, loss = 1.0, 1.0
+    me = view.scores[seat]
+    if me < 8000:
+        loss *= 1.4
+    if rules is None:
+        return Weights(gain, loss)
+    last_round = SOUTH if rules.length == "east-south" else EAST
+    all_last = rules.length == "one-hand" or (view.round_wind == last_round and view.dealer == 2)
+    if all_last:
+        others = sorted((view.scores[s] for s in range(3) if s != seat), reverse=True)
+        if me > others[0]:
+            loss *= 1.6 if me - others[0] > 4000 else 1.2
+            gain *= 0.8
+        elif me < others[1]:
+            gain *= 1.3
+            loss *= 0.7
+    return Weights(gain, loss)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A discard and its value: ``push`` before the tile's own danger ``risk``."""
+
+    action: Discard
+    ev: float
+    push: float
+    risk: float
+
+
+def exposure(
+    shanten_after: int, ukeire: int, unseen: int, turns: float, ron_factor: float = 1.8, hazard: float = END_HAZARD
+) -> float:
+    """Discards expected while pushing on until the hand ends one way or another."""
+    n = max(unseen, 1)
+    total = 0.0
+    uke = float(ukeire)
+    for step in range(shanten_after, 0, -1):
+        total += n / max(uke, 1.0)
+        uke = _TYPICAL_STEP[min(step - 1, len(_TYPICAL_STEP) - 1)]
+    total += 1.0 / (min(0.95, ron_factor * uke / n) + hazard)
+    return min(turns, total)
+
+
+class ExpertBot(BotPlayer):
+    """Efficiency, hand value and defence in one expected-value sum."""
+
+    name = "Expert"
+
+    def __init__(self, seat: int, seed: int = 0) -> None:
+        super().__init__(seat, seed)
+        self.hazard = END_HAZARD  # of the decision being made
+
+    def decide(self, legal: LegalActions) -> Action:
+        """One answer from the seat's view and the legal actions."""
+        win = winning_action(legal)
+        if win is not None:
+            return win
+        k = know(self.view)
+        opps = threats(self, k)
+        self.hazard = end_hazard(opps)
+        w = situation(self.view, k.seat)
+        if any(isinstance(a, Pon) for a in legal):
+            return self._call(k, legal, opps, w)
+        if not any(isinstance(a, Discard) for a in legal):
+            return pass_or_default(legal)
+        if NineTerminals() in legal and nine_terminal_kinds(k) < 11:
+            return NineTerminals()
+        if self.view.riichi[k.seat]:
+            for a in legal:
+                if isinstance(a, Kita | Kan):
+                    return a
+            return pass_or_default(legal)
+        options = discard_options(k)
+        best = self._best_discard(k, legal, options, opps, w)
+        if Kita() in legal and (best.push > 0 or tile_risk(k, NORTH, opps) * w.loss < 150):
+            return Kita()
+        kan = self._kan(k, legal, options, opps, w)
+        return kan if kan is not None else best.action
+
+    # -- discards ------------------------------------------------------------------------------
+
+    def _best_discard(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> Candidate:
+        groups: dict[tuple[TileKind, bool, bool], list[Discard]] = {}
+        for a in legal:
+            if isinstance(a, Discard):
+                groups.setdefault((a.tile >> 2, a.riichi, is_red(a.tile, k.red_fives)), []).append(a)
+        per_turn = typical_danger(k, opps) * w.loss
+        own = own_counts(k)
+        tenpai_cache: dict[Tile, Tenpai | None] = {}
+        fastest = min(options[kind].shanten for kind, _, _ in groups)
+        best: Candidate | None = None
+        for (kind, riichi, _), choices in sorted(groups.items()):
+            action = pick_tile(choices, k.red_fives, self.view.drawn)
+            o = options[kind]
+            risk = tile_risk(k, kind, opps) * w.loss
+            if o.shanten == 0:
+                if action.tile not in tenpai_cache:
+                    hand = list(k.hand)
+                    hand.remove(action.tile)
+                    tenpai_cache[action.tile] = tenpai_after(k, hand, own)
+                push = self._tenpai_push(k, tenpai_cache[action.tile], riichi, per_turn, w)
+                fold = push if riichi else max(push, 0.0)
+            else:
+                value = estimate_points(k, kind, is_red(action.tile, k.red_fives))
+                # A step back in shanten usually leaves worse shapes than the model's typical
+                # ones, so it must pay for itself in value.
+                value *= SHANTEN_BACK ** (o.shanten - fastest)
+                push = self._push(k, o, value, per_turn, w)
+                fold = max(push, 0.0)
+            tiebreak = -25.0 * o.shanten + 0.5 * o.ukeire - 3.0 * keep_value(k, kind)
+            cand = Candidate(action, fold - risk + tiebreak, push, risk)
+            if best is None or cand.ev > best.ev:
+                best = cand
+        assert best is not None, "a turn always has a discard"
+        return best
+
+    def _push(self, k: Knowledge, o: Option, value: float, per_turn: float, w: Weights) -> float:
+        turns = turns_left(self.view)
+        p = win_chance(o.shanten, o.ukeire, k.unseen_total, turns, hazard=self.hazard)
+        return p * value * w.gain - exposure(o.shanten, o.ukeire, k.unseen_total, turns, hazard=self.hazard) * per_turn
+
+    def _tenpai_push(self, k: Knowledge, t: Tenpai | None, riichi: bool, per_turn: float, w: Weights) -> float:
+        if t is None or t.live <= 0:
+            return -1000.0 if riichi else 0.0
+        turns = turns_left(self.view)
+        n = k.unseen_total
+        if riichi:
+            p = win_chance(0, t.live, n, turns, 1.5, self.hazard)
+            gain = p * t.riichi * RIICHI_BONUS * w.gain - 1000.0 * (1 - p)
+            lock = max(per_turn, RIICHI_LOCK * w.loss)
+            return gain - exposure(0, t.live, n, turns, 1.5, self.hazard) * lock
+        p_any = win_chance(0, t.live, n, turns, hazard=self.hazard)
+        value = p_any * t.dama
+        if k.closed:  # a wait without yaku still wins by tsumo (menzen tsumo)
+            value += win_chance(0, t.live, n, turns, 1.0, self.hazard) * (1 - t.dama_yaku_share) * t.riichi
+        return value * w.gain - exposure(0, t.live, n, turns, hazard=self.hazard) * per_turn
+
+    # -- kita and kans -------------------------------------------------------------------------
+
+    def _kan(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> Kan | None:
+        threatened = any(o.tenpai >= 0.5 for o in opps)
+        for a in legal:
+            if not isinstance(a, Kan) or threatened:
+                continue
+            if ankan_keeps_speed(k, a.kind, options):
+                return a
+            if kakan_ok(k, a.kind) and tile_risk(k, a.kind, opps) * w.loss < 100:
+                return a
+        return None
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _call(self, k: Knowledge, legal: LegalActions, opps: list[Threat], w: Weights) -> Action:
+        """Pon when the best open hand after it is worth more than the closed one."""
+        if not self.order:
+            return pass_or_default(legal)
+        from_seat, called = self.order[-1]
+        stay = self._hand_value(k, opps, w)
+        best: tuple[float, Action] | None = None
+        for a in legal:
+            if not isinstance(a, Pon) or a.kind != called >> 2:
+                continue
+            after = self._after_pon(k, a, called, from_seat)
+            if after is None:
+                continue
+            value = self._best_open_value(after, opps, w, a.kind)
+            if best is None or value > best[0]:
+                best = (value, a)
+        if best is not None and best[0] > stay + 150 + 0.1 * abs(stay):
+            return best[1]
+        return pass_or_default(legal)
+
+    def _hand_value(self, k: Knowledge, opps: list[Threat], w: Weights) -> float:
+        """Value of the 13-tile hand as it stands (no discard to make)."""
+        s = shanten(k.counts, k.meld_count)
+        uke = sum(ukeire(k.counts, k.meld_count, k.visible).values())
+        per_turn = typical_danger(k, opps) * w.loss
+        return max(self._push(k, Option(-1, s, uke, {}), estimate_points(k), per_turn, w), 0.0)
+
+    def _after_pon(self, k: Knowledge, pon: Pon, called: Tile, from_seat: int) -> Knowledge | None:
+        mine = sorted((t for t in k.hand if t >> 2 == pon.kind), key=lambda t: (is_red(t, k.red_fives) != pon.red, t))
+        if len(mine) < 2:
+            return None
+        used = mine[:2]
+        meld = Meld(MeldType.PON, tuple(sorted((*used, called))), called=called, from_seat=from_seat)
+        hand = list(k.hand)
+        for t in used:
+            hand.remove(t)
+        counts = k.counts[:]
+        counts[pon.kind] -= 2
+        visible = k.visible[:]
+        visible[pon.kind] += 2
+        return replace(k, hand=hand, counts=counts, melds=[*k.melds, meld], visible=visible, closed=False)
+
+    def _best_open_value(self, k: Knowledge, opps: list[Threat], w: Weights, called_kind: TileKind) -> float:
+        per_turn = typical_danger(k, opps) * w.loss
+        best = float("-inf")
+        for kind, o in discard_options(k).items():
+            if kind == called_kind:
+                continue  # no kuikae
+            value = estimate_points(k, kind, False)
+            ev = max(self._push(k, o, value, per_turn, w), 0.0) - tile_risk(k, kind, opps) * w.loss
+            best = max(best, ev)
+        return best
