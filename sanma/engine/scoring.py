@@ -132,32 +132,6 @@ class Score:
         return fu_breakdown(reading, self.fu)
 
 
-# Frozen dataclasses set every field through ``object.__setattr__`` (~0.1 us a field), which
-# made building a Score and its Payments a sixth of ``score_win``.  ``score_win`` fills a
-# mutable twin with the very same slots instead and then gives it its final class: same
-# layout, so CPython allows the class change, and the result is an ordinary frozen value.
-class _ScoreDraft:
-    __slots__ = Score.__slots__
-
-
-class _PaymentsDraft:
-    __slots__ = Payments.__slots__
-
-
-def _payments(ron: int, dealer: int, non_dealer: int) -> Payments:
-    p = _PaymentsDraft()
-    p.ron = ron  # type: ignore[attr-defined]
-    p.dealer = dealer  # type: ignore[attr-defined]
-    p.non_dealer = non_dealer  # type: ignore[attr-defined]
-    p.__class__ = Payments  # type: ignore[assignment]
-    return cast(Payments, p)
-
-
-# Fail at import, not in a game, if a field is ever added to one class and not the other.
-_ScoreDraft().__class__ = Score  # type: ignore[assignment]
-_PaymentsDraft().__class__ = Payments  # type: ignore[assignment]
-
-
 def base_points(han: int, fu: int, yakuman: int) -> int:
     """Base points: ``fu * 2**(han + 2)`` capped at the limits; yakuman 8,000 per multiple.
 
@@ -213,8 +187,8 @@ def tsumo_payments(base: int, winner_is_dealer: bool, honba: int) -> Payments:
     Payments(ron=0, dealer=4000, non_dealer=2100)
     """
     if winner_is_dealer:
-        return _payments(0, 0, _round_up(2 * base) + 100 * honba)
-    return _payments(0, _round_up(2 * base) + 100 * honba, _round_up(base) + 100 * honba)
+        return Payments(non_dealer=_round_up(2 * base) + 100 * honba)
+    return Payments(dealer=_round_up(2 * base) + 100 * honba, non_dealer=_round_up(base) + 100 * honba)
 
 
 def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
@@ -420,20 +394,19 @@ def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], 
         paid = 2 * payments.non_dealer if dealer else payments.dealer + payments.non_dealer
     else:
         paid = ron_payment(base, dealer, ctx.honba)
-        payments = _payments(paid, 0, 0)
+        payments = Payments(ron=paid)
     yakuman = multiple or (1 if han >= 13 else 0)
-    score = _ScoreDraft()
-    score.han = han  # type: ignore[attr-defined]
-    score.fu = fu  # type: ignore[attr-defined]
-    score.yakuman = yakuman  # type: ignore[attr-defined]
-    score.limit = limit_name(han, base, yakuman)  # type: ignore[attr-defined]
-    score.yaku = tuple(yaku if multiple else yaku + bonus) if bonus else tuple(yaku)  # type: ignore[attr-defined]
-    score.base = base  # type: ignore[attr-defined]
-    score.payments = payments  # type: ignore[attr-defined]
-    score.total = paid + 1000 * ctx.deposits  # type: ignore[attr-defined]
-    score.detail = (parts, win_tile >> 2, ctx, melds)  # type: ignore[attr-defined]
-    score.__class__ = Score  # type: ignore[assignment]
-    return cast(Score, score)
+    return Score(
+        han=han,
+        fu=fu,
+        yakuman=yakuman,
+        limit=limit_name(han, base, yakuman),
+        yaku=tuple(yaku if multiple else yaku + bonus) if bonus else tuple(yaku),
+        base=base,
+        payments=payments,
+        total=paid + 1000 * ctx.deposits,
+        detail=(parts, win_tile >> 2, ctx, melds),
+    )
 
 
 YAKUMAN_HAN = 13
