@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "shanten": ("sanma.cli.shanten_cmd", "shanten and waits of hands (JSON lines)"),
     "replay-check": ("sanma.cli.replay_cmd", "replay tenhou.net/6 logs and compare every hand"),
     "arena": ("sanma.cli.arena_cmd", "bot-vs-bot matches on duplicate seeds with the seats rotated"),
+    "mjai-bot": ("sanma.cli.mjai_cmd", "play as an mjai bot on stdin/stdout (three-player dialect)"),
 }
 
 
