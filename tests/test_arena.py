@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shlex
 import subprocess
 import sys
 import time
@@ -381,3 +382,14 @@ def test_cli_seats_bot_levels_by_name(tmp_path: Path) -> None:
     assert [p["player"] for p in report["players"]] == ["normal", "beginner", "beginner"]
     for p in report["players"]:
         assert p["answers"]["ok"] == p["answers"]["decisions"] > 0
+
+
+@pytest.mark.skipif(not level_available("beginner"), reason="the bot levels are not written yet")
+def test_an_mjai_subprocess_takes_a_seat() -> None:
+    spec = f"mjai:{shlex.quote(sys.executable)} -m sanma mjai-bot --level beginner"
+    names = parse_players(f"{spec},beginner,py:tests.test_arena:Simple")
+    result = run_arena(ArenaConfig(names, groups=1, rules=ONE_HAND, seed=4), workers=1)
+    remote = result.summaries()[0]
+    assert remote.name == spec and remote.matches == 3
+    assert remote.answers.decisions > 0
+    assert remote.answers.ok == remote.answers.decisions, remote.answers
