@@ -14,6 +14,7 @@ illegal.  ``counts`` tallies what happened.  ``close()`` ends the process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -209,14 +210,17 @@ class MjaiPlayer(Player):
     def close(self) -> None:
         """Send what is left, close the bot's input and end the process."""
         stdin = self._proc.stdin
-        try:
-            if stdin is not None and not stdin.closed:
-                for obj in self._outbox:
-                    stdin.write(json.dumps(obj, separators=(",", ":")) + "\n")
-                self._outbox = []
+        if stdin is not None:
+            try:
+                if self._proc.poll() is None:
+                    for obj in self._outbox:
+                        stdin.write(json.dumps(obj, separators=(",", ":")) + "\n")
                 stdin.close()
-        except (OSError, ValueError):
-            pass
+            except (OSError, ValueError):
+                # A dead bot leaves unflushed bytes behind; drop them so the pipe can close.
+                with contextlib.suppress(OSError, ValueError):
+                    stdin.close()
+            self._outbox = []
         try:
             self._proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:

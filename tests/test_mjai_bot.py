@@ -1,0 +1,269 @@
+"""``sanma mjai-bot`` (the bot side of the stream) and ``MjaiPlayer`` (the table side).
+
+The main test seats ``python -m sanma mjai-bot --level <L>`` as a subprocess in a ``Match``
+against two in-process bots and plays whole matches: every answer must be legal.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from sanma.arena.players import level_available
+from sanma.bots.base import Player, ask
+from sanma.bots.mjai_player import MjaiPlayer
+from sanma.cli.mjai_cmd import MjaiBotSession
+from sanma.engine.actions import Action, Discard, Ron, Tsumo
+from sanma.engine.events import HandStarted, TileDiscarded
+from sanma.engine.formats.mjai import MjaiWriter, parse_answer, write_all
+from sanma.engine.kyoku import LegalActions
+from sanma.engine.match import Match
+from sanma.engine.rules import PRESETS, Rules
+from sanma.engine.shanten import shanten
+from sanma.engine.tiles import counts_of_tiles
+from sanma.engine.visibility import redact
+from tests.test_mjai_format import match_rules, played
+
+PYTHON = sys.executable
+
+
+class Greedy(Player):
+    """Wins and riichis when it can, else builds the hand (a test stand-in for a bot)."""
+
+    name = "greedy"
+
+    def decide(self, legal: LegalActions) -> Action:
+        for action in legal:
+            if isinstance(action, Tsumo | Ron) or (isinstance(action, Discard) and action.riichi):
+                return action
+        discards = [a for a in legal if isinstance(a, Discard)]
+        if discards:  # build the hand: the discard that leaves the fewest shanten
+            melds = len(self.view.melds[self.seat])
+
+            def after(d: Discard) -> int:
+                return shanten(counts_of_tiles(t for t in self.view.hand if t != d.tile), melds)
+
+            return min(discards, key=after)
+        assert legal.default is not None
+        return legal.default
+
+
+def _seat_players(level: str | None, mjai_seat: int, seed: int, **kw: Any) -> tuple[list[Player], MjaiPlayer]:
+    rules = match_rules(seed)
+    command = [PYTHON, "-m", "sanma", "mjai-bot", "--level", level or "normal", "--rules", rules.preset]
+    if not rules.red_fives:
+        command.append("--no-red-fives")
+    mjai = MjaiPlayer(mjai_seat, seed, command=command, **kw)
+    players: list[Player] = [Greedy(s, seed) for s in range(3)]
+    players[mjai_seat] = mjai
+    return players, mjai
+
+
+def _play(players: list[Player], seed: int) -> tuple[Counter[str], int]:
+    match = Match(seed, match_rules(seed))
+    statuses: Counter[str] = Counter()
+    hands = 0
+
+    def tell(events: list[Any]) -> None:
+        for event in events:
+            for seat, player in enumerate(players):
+                player.observe(redact(event, seat))
+
+    tell(match.events)
+    while not match.finished:
+        seat = match.awaiting()[0]
+        answer = ask(players[seat], match.legal_actions(seat))
+        if isinstance(players[seat], MjaiPlayer | SessionSeat):
+            statuses[answer.status] += 1
+        events = match.apply(seat, answer.action)
+        hands += sum(isinstance(e, HandStarted) for e in events)
+        tell(events)
+    for player in players:
+        player.close()
+    return statuses, hands + 1
+
+
+@pytest.mark.parametrize("level", ["beginner", "normal", "expert"])
+def test_mjai_bot_subprocess_plays_whole_matches_legally(level: str) -> None:
+    if not level_available(level):
+        pytest.skip(f"bot level {level} is not written yet")
+    total: Counter[str] = Counter()
+    hands = 0
+    for seed in range(3):
+        players, mjai = _seat_players(level, seed % 3, seed, possible_actions=seed == 2)
+        statuses, n = _play(players, seed)
+        total += statuses
+        hands += n
+        assert mjai.counts["ok"] == statuses["ok"] and not (mjai.counts - Counter(ok=mjai.counts["ok"]))
+    assert total["ok"] > 50 and set(total) == {"ok"}, total
+    assert hands >= 3
+
+
+class SessionSeat(Player):
+    """The table side of ``MjaiPlayer`` with the bot's session in process, checking that
+    the session itself (not a lenient table) answers legally."""
+
+    def __init__(self, seat: int, rules: Rules) -> None:
+        super().__init__(seat)
+        self.session = MjaiBotSession(lambda s: Greedy(s), rules)
+        self.writer = MjaiWriter(rules.red_fives)
+        self.outbox: list[dict[str, Any]] = []
+        self.echoed = False
+        self.riichi = 0
+
+    def observe(self, event: Any) -> None:
+        super().observe(event)
+        lines = self.writer.write(event)
+        if isinstance(event, TileDiscarded) and event.seat == self.seat and event.riichi and self.echoed:
+            lines = lines[1:]
+            self.echoed = False
+        self.outbox += lines
+
+    def _send(self, objs: list[dict[str, Any]]) -> dict[str, Any]:
+        answer: dict[str, Any] = {}
+        for obj in objs:
+            answer = self.session.answer_event(json.loads(json.dumps(obj)))
+        return answer
+
+    def decide(self, legal: LegalActions) -> Action:
+        objs, self.outbox = self.outbox, []
+        answer = self._send(objs)
+        action = parse_answer(answer, self.seat, self.view)
+        if answer["type"] == "reach":
+            self.riichi += 1
+            self.echoed = True
+            action = parse_answer(
+                self._send([{"type": "reach", "actor": self.seat}]), self.seat, self.view, riichi=True
+            )
+        assert isinstance(action, Action)
+        return action
+
+
+def test_session_answers_legally_riichi_included() -> None:
+    riichi = 0
+    for seed in range(6):
+        seat = SessionSeat(seed % 3, match_rules(seed))
+        players: list[Player] = [Greedy(s) for s in range(3)]
+        players[seed % 3] = seat
+        statuses, _ = _play(players, seed)
+        riichi += seat.riichi
+        assert statuses["ok"] > 10 and set(statuses) == {"ok"}, statuses
+        assert seat.session.errors == 0
+    assert riichi > 0
+
+
+def test_one_line_out_per_line_in_and_bad_lines_answer_none() -> None:
+    match = played(1)
+    lines = [json.dumps(o) for o in write_all([redact(e, 0) for e in match.events], match.rules.red_fives)]
+    bad = ["not json", "[]", '{"type": "chi", "actor": 1}', '{"type": "tsumo", "actor": 9, "pai": "1p"}', '"dahai"']
+    log = io.StringIO()
+    out = io.StringIO()
+    session = MjaiBotSession(lambda seat: Greedy(seat), match.rules, log=log)
+    session.serve(io.StringIO("\n".join(lines[:40] + bad + lines[40:] + [""]) + "\n"), out)
+    answers = [json.loads(a) for a in out.getvalue().splitlines()]
+    assert len(answers) == len(lines) + len(bad)
+    assert all(a == {"type": "none"} for a in answers[40 : 40 + len(bad)])
+    assert session.errors == len(bad) - 1  # the empty batch is no error
+    assert log.getvalue().count("sanma mjai-bot:") == len(bad) - 1
+    kinds = Counter(a["type"] for a in answers)
+    assert kinds["dahai"] > 20 and kinds["none"] > 20
+
+
+def test_batch_framing_answers_once_per_batch() -> None:
+    match = played(4)
+    objs = write_all([redact(e, 1) for e in match.events], match.rules.red_fives)
+    per_event = MjaiBotSession(lambda seat: Greedy(seat), match.rules)
+    singles = [per_event.answer_event(o) for o in objs]
+    batched = MjaiBotSession(lambda seat: Greedy(seat), match.rules)
+    start = 0
+    for i, single in enumerate(singles):
+        if single["type"] != "none":  # a decision: the batch is every event up to here
+            assert batched.answer_line(json.dumps(objs[start : i + 1])) == single
+            start = i + 1
+    assert start > 0 and batched.errors == 0
+
+
+def test_possible_actions_is_preferred() -> None:
+    match = played(2)
+    objs = write_all([redact(e, 0) for e in match.events], match.rules.red_fives)
+    session = MjaiBotSession(lambda seat: Greedy(seat), match.rules)
+    for obj in objs:
+        if obj["type"] == "tsumo" and obj["actor"] == 0:
+            # the table allows only the tsumogiri: the session must not discard anything else
+            only = {"type": "dahai", "actor": 0, "pai": obj["pai"]}
+            answer = session.answer_event({**obj, "possible_actions": [only]})
+            assert answer["type"] == "dahai" and answer["pai"] == obj["pai"], answer
+        else:
+            session.answer_event(obj)
+    assert session.errors == 0
+
+
+FAKE_BOTS = {
+    "garbage": "print('this is not json', flush=True)",
+    "illegal": "print(json.dumps({'type': 'ryukyoku', 'actor': 0}), flush=True)",
+    "silent": "time.sleep(30)",
+    "dies": "sys.exit(0)",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAKE_BOTS))
+def test_broken_bots_get_the_default_action(kind: str) -> None:
+    script = textwrap.dedent(f"""
+        import json, sys, time
+        for line in sys.stdin:
+            {FAKE_BOTS[kind]}
+    """)
+    seed = 3
+    mjai = MjaiPlayer(0, seed, command=[PYTHON, "-c", script], timeout_s=0.3)
+    players: list[Player] = [mjai, Greedy(1), Greedy(2)]
+    match = Match(seed, PRESETS["default"].with_options(length="one-hand"))
+    for event in match.events:
+        for seat, p in enumerate(players):
+            p.observe(redact(event, seat))
+    statuses: Counter[str] = Counter()
+    for _ in range(3 if kind != "silent" else 1):
+        if match.finished or match.awaiting()[0] != 0:
+            break
+        answer = ask(mjai, match.legal_actions(0))
+        statuses[answer.status] += 1
+        assert answer.action == match.legal_actions(0).default
+        for event in match.apply(0, answer.action):
+            for seat, p in enumerate(players):
+                p.observe(redact(event, seat))
+    mjai.close()
+    assert statuses and "ok" not in statuses
+    want = {"garbage": "malformed", "illegal": "illegal", "silent": "late", "dies": "dead"}[kind]
+    assert mjai.counts[want] >= 1, mjai.counts
+    assert mjai._proc.poll() is not None
+
+
+def test_cli_runs_and_exits_cleanly_at_end_of_input() -> None:
+    if not level_available("normal"):
+        pytest.skip("bot level normal is not written yet")
+    match = played(5)
+    lines = [json.dumps(o) for o in write_all([redact(e, 2) for e in match.events], match.rules.red_fives)]
+    lines.append("garbage")
+    run = subprocess.run(
+        [PYTHON, "-m", "sanma", "mjai-bot", "--level", "normal", "--rules", match.rules.preset]
+        + ([] if match.rules.red_fives else ["--no-red-fives"]),
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout.splitlines()
+    assert len(out) == len(lines)
+    assert "garbage" in run.stderr and run.stderr.count("\n") == 1
+    unknown = subprocess.run(
+        [PYTHON, "-m", "sanma", "mjai-bot", "--level", "grandmaster"], capture_output=True, text=True, check=False
+    )
+    assert unknown.returncode != 0 and "unknown level" in unknown.stderr
