@@ -53,8 +53,12 @@ from sanma.engine.view import SeatView
 
 _TYPICAL_STEP = (6, 20, 34, 46, 56, 64, 70)
 RIICHI_BONUS = 1.2  # ura, ippatsu and tsumo on top of the scored riichi hand
-RIICHI_LOCK = 120.0
-SHANTEN_BACK = 0.45  # points per turn a riichi risks against threats that are not there yet
+RIICHI_EXTRA = 1000.0  # the same, felt most by cheap hands
+RIICHI_LOCK = 40.0  # points per turn a riichi risks against threats that are not there yet
+SHANTEN_BACK = 0.45
+UKEIRE_WEIGHT = 1.5
+DAMA_ENOUGH = 7700.0  # a non-dealer dama hand this big with a sure yaku needs no riichi
+DEPOSIT_COST = 600.0  # a deposit not won back is often won back later (it stays on the table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +165,12 @@ class ExpertBot(BotPlayer):
         own = own_counts(k)
         tenpai_cache: dict[Tile, Tenpai | None] = {}
         fastest = min(options[kind].shanten for kind, _, _ in groups)
+        widest: dict[int, int] = {}
+        for kind, _, _ in groups:
+            o = options[kind]
+            widest[o.shanten] = max(widest.get(o.shanten, 0), o.ukeire)
         best: Candidate | None = None
+        best_riichi: Candidate | None = None
         for (kind, riichi, _), choices in sorted(groups.items()):
             action = pick_tile(choices, k.red_fives, self.view.drawn)
             o = options[kind]
@@ -178,14 +187,37 @@ class ExpertBot(BotPlayer):
                 # A step back in shanten usually leaves worse shapes than the model's typical
                 # ones, so it must pay for itself in value.
                 value *= SHANTEN_BACK ** (o.shanten - fastest)
+                if o.shanten == fastest and widest[fastest]:
+                    # The model sees too little of how good shapes keep paying later on.
+                    value *= (o.ukeire / widest[fastest]) ** UKEIRE_WEIGHT
                 push = self._push(k, o, value, per_turn, w)
                 fold = max(push, 0.0)
             tiebreak = -25.0 * o.shanten + 0.5 * o.ukeire - 3.0 * keep_value(k, kind)
             cand = Candidate(action, fold - risk + tiebreak, push, risk)
             if best is None or cand.ev > best.ev:
                 best = cand
+            if riichi and (best_riichi is None or cand.ev > best_riichi.ev):
+                best_riichi = cand
         assert best is not None, "a turn always has a discard"
+        if (
+            best_riichi is not None
+            and best_riichi is not best
+            and self._prefer_riichi(k, best, best_riichi, tenpai_cache)
+        ):
+            return best_riichi
         return best
+
+    def _prefer_riichi(
+        self, k: Knowledge, best: Candidate, riichi: Candidate, tenpai_cache: dict[Tile, Tenpai | None]
+    ) -> bool:
+        """Riichi beats dama in sanma unless the dama hand is already big with a yaku on
+        every wait, or pushing on does not pay (then the riichi tile's own EV decides)."""
+        t = tenpai_cache.get(riichi.action.tile)
+        if riichi.push <= 0 or t is None or t.live < 2:
+            return False
+        dama = tenpai_cache.get(best.action.tile)
+        big = DAMA_ENOUGH * (1.5 if k.seat_wind == EAST else 1.0)
+        return not (dama is not None and dama.dama_yaku_share >= 1.0 and dama.dama >= big)
 
     def _push(self, k: Knowledge, o: Option, value: float, per_turn: float, w: Weights) -> float:
         turns = turns_left(self.view)
@@ -199,7 +231,7 @@ class ExpertBot(BotPlayer):
         n = k.unseen_total
         if riichi:
             p = win_chance(0, t.live, n, turns, 1.5, self.hazard)
-            gain = p * t.riichi * RIICHI_BONUS * w.gain - 1000.0 * (1 - p)
+            gain = p * (t.riichi * RIICHI_BONUS + RIICHI_EXTRA) * w.gain - DEPOSIT_COST * (1 - p)
             lock = max(per_turn, RIICHI_LOCK * w.loss)
             return gain - exposure(0, t.live, n, turns, 1.5, self.hazard) * lock
         p_any = win_chance(0, t.live, n, turns, hazard=self.hazard)
@@ -241,8 +273,16 @@ class ExpertBot(BotPlayer):
             value = self._best_open_value(after, opps, w, a.kind)
             if best is None or value > best[0]:
                 best = (value, a)
-        if best is not None and best[0] > stay + 150 + 0.1 * abs(stay):
-            return best[1]
+        if best is not None:
+            pon = best[1]
+            assert isinstance(pon, Pon)
+            # A yakuhai pon is a yaku and a step at once: take it unless the closed hand is
+            # already tenpai or folding; others must clearly pay for opening the hand.
+            if pon.kind in k.value_kinds:
+                if shanten(k.counts, k.meld_count) > 0 and best[0] > 0:
+                    return pon
+            elif best[0] > stay + 150 + 0.1 * abs(stay):
+                return pon
         return pass_or_default(legal)
 
     def _hand_value(self, k: Knowledge, opps: list[Threat], w: Weights) -> float:

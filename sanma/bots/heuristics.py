@@ -239,6 +239,8 @@ def is_value_pon(k: Knowledge, action: Pon) -> bool:
 
 # -- hand value ---------------------------------------------------------------------------------
 
+# Han a hand still picks up on the way on average in sanma: drawn Norths, dora, red fives.
+FUTURE_HAN = 1.0
 # Points of a non-dealer ron by han, at typical fu (index = han, capped at 13).
 _POINTS = (0, 1300, 2600, 5200, 8000, 8000, 12000, 12000, 16000, 16000, 16000, 24000, 24000, 32000)
 
@@ -353,7 +355,7 @@ def estimate_points(k: Knowledge, discard: TileKind | None = None, red: bool = F
     yaku = closed_yaku_han(k, counts) if k.closed else open_yaku_han(k, counts)
     if yaku <= 0:
         return 0.0
-    return han_points(yaku + dora, k.seat_wind == EAST)
+    return han_points(yaku + dora + FUTURE_HAN, k.seat_wind == EAST)
 
 
 # -- tenpai value by real scoring ----------------------------------------------------------------
@@ -442,7 +444,7 @@ def tenpai_after(k: Knowledge, hand: list[Tile], own: list[int]) -> Tenpai | Non
 
 _TYPICAL_UKEIRE = (6, 20, 34, 46, 56, 64, 70)
 # Chance per go-around that someone else ends the hand (a win or, late, the draw).
-END_HAZARD = 0.07
+END_HAZARD = 0.05
 
 
 def _reach(q: float, turns: float, hazard: float) -> float:
