@@ -499,3 +499,16 @@ def test_parse_answer_refusals() -> None:
         with pytest.raises(MjaiError):
             parse_answer(bad, 0, view)
     assert not any(is_hidden(t) for t in view.hand)
+
+
+def test_double_ron_shares_the_ura_indicators() -> None:
+    """Both winners of a double ron name the same ura tiles (riichienv writes them twice)."""
+    reader = MjaiReader()
+    for o in _start():
+        reader.read(o)
+    for seat in (1, 2, 1):
+        reader.read({"type": "dahai", "actor": seat, "pai": "S", "tsumogiri": False})
+    first = reader.read({"type": "hora", "actor": 0, "target": 1, "deltas": [4600, -4600, 0], "ura_markers": ["S"]})
+    second = reader.read({"type": "hora", "actor": 2, "target": 1, "deltas": [0, -1000, 1000], "ura_markers": ["S"]})
+    assert isinstance(first[0], HandWon) and isinstance(second[0], HandWon)
+    assert first[0].ura_indicators == second[0].ura_indicators and kind_of(first[0].ura_indicators[0]) == 21

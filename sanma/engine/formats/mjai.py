@@ -323,6 +323,7 @@ class MjaiReader:
     _reach: set[int] = field(default_factory=set)
     _replacement: set[int] = field(default_factory=set)
     _scores: list[int] = field(default_factory=lambda: [0, 0, 0])
+    _ura: list[Tile] = field(default_factory=list)
 
     @property
     def red_fives(self) -> bool:
@@ -431,6 +432,7 @@ class MjaiReader:
         self._melds = [[], [], []]
         self._offer, self._drawn = None, None
         self._reach, self._replacement = set(), set()
+        self._ura = []
         tiles = [tuple(self._fresh(n) for n in h) if s == self.seat else (HIDDEN,) * 13 for s, h in enumerate(hands)]
         self._hand = list(tiles[self.seat]) if self.seat is not None else []
         bakaze = obj.get("bakaze", "E")
@@ -553,7 +555,7 @@ class MjaiReader:
                 tile = self._fresh(name) if name is not None else HIDDEN
         hand = [t for t in self._hand if t != tile] if seat == self.seat else []
         ura_names = obj.get("ura_markers", obj.get("uradora_markers", []))
-        ura = tuple(self._fresh(n) for n in _names_field({"u": ura_names}, "u"))
+        ura = self._ura_tiles(_names_field({"u": ura_names}, "u"))
         deltas = _triple(obj, "deltas")
         for s in SEATS:
             self._scores[s] += deltas[s]
@@ -568,6 +570,18 @@ class MjaiReader:
             pao_seat=None,
             deltas=deltas,
         )
+
+    def _ura_tiles(self, names: list[str]) -> tuple[Tile, ...]:
+        """The ura indicators: in a double ron both winners name the same physical tiles."""
+        out: list[Tile] = []
+        for i, name in enumerate(names):
+            known = self._ura[i] if i < len(self._ura) else None
+            if known is not None and tile_to_mjai(known, self.red_fives) == name:
+                out.append(known)
+            else:
+                out.append(self._fresh(name))
+                self._ura[i:] = [out[-1]]
+        return tuple(out)
 
     def _ryukyoku(self, obj: Mapping[str, Any]) -> HandDrawn | HandAborted:
         reason = obj.get("reason", "exhaustive_draw")
