@@ -7,11 +7,14 @@ Scenarios run on scripted deals through the helpers of tests/test_kyoku.py.
 
 from __future__ import annotations
 
+from sanma.engine import tiles as T
 from sanma.engine.actions import Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.events import DoraRevealed, HandWon, KitaDeclared, MeldCalled, TileDrawn
 from sanma.engine.hand import MeldType
 from sanma.engine.kyoku import Kyoku
+from sanma.engine.rules import DEFAULT
 from sanma.engine.tiles import parse_kind
+from sanma.engine.wall import LIVE_WALL_SIZE, deal_from_seed
 from tests.test_kyoku import (
     ITTSU_4Z,
     ITTSU_7Z,
@@ -533,3 +536,37 @@ def test_four_kan_abort_carries_the_deposits() -> None:
     r = k.result
     assert r is not None and r.reason == "four_kans"
     assert r.deltas == (0, 0, 0) and r.deposits_left == 2 and r.next_honba == 2 and r.dealer_repeats
+
+
+def test_chankan_inside_the_ippatsu_window_keeps_ippatsu() -> None:
+    """§4 Ippatsu: no call in between. A robbed added kan never stood, so a chankan inside
+    the window keeps ippatsu (and scores chankan)."""
+    k = start([NEUTRAL0, "19m357p357s123z22s", "123456789p13s55z"], "? ? ? 2s")
+    discard(k, 0, "2s")
+    act(k, 2, Pass())
+    act(k, 1, Pon(kind("2s")))
+    turn(k, 1, "1m")
+    turn(k, 2, riichi=True)
+    turn(k, 0)
+    act(k, 1, Kan(kind("2s")))
+    act(k, 2, Ron())
+    yaku = yaku_of(k)
+    assert {"riichi", "ippatsu", "chankan", "ittsu"} <= set(yaku)
+
+
+# -- section 1: the tile set and the wall ----------------------------------------------------------
+
+
+def test_tile_set_and_wall_sizes() -> None:
+    """§1 108 tiles (man 1 and 9 only), 27 kinds x 4; one red 5p and one red 5s, no red man;
+    dead wall 14; live wall 55 after the deal."""
+    assert T.TILE_COUNT == 108 and T.KIND_COUNT == 27
+    assert [T.kind_name(k) for k in range(2)] == ["1m", "9m"]
+    assert sorted(T.kind_name(T.kind_of(t)) for t in T.RED_TILES) == ["5p", "5s"]
+    deal = deal_from_seed(3, 0)
+    assert len(deal.live) == LIVE_WALL_SIZE == 108 - 14 - 3 * 13
+    assert len(deal.replacements[:4]) + len(deal.dora_indicators) + len(deal.ura_indicators) == 14
+    k = Kyoku.start(
+        deal, rules=DEFAULT, round_wind=T.EAST, dealer=0, honba=0, deposits=0, scores=(35_000, 35_000, 35_000)
+    )
+    assert k.live_left == 54 and len(k.hand(0)) == 14  # the dealer drew first
