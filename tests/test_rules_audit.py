@@ -7,6 +7,8 @@ Scenarios run on scripted deals through the helpers of tests/test_kyoku.py.
 
 from __future__ import annotations
 
+import pytest
+
 from sanma.engine import tiles as T
 from sanma.engine.actions import Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.events import DoraRevealed, HandWon, KitaDeclared, MeldCalled, TileDrawn
@@ -570,3 +572,101 @@ def test_tile_set_and_wall_sizes() -> None:
         deal, rules=DEFAULT, round_wind=T.EAST, dealer=0, honba=0, deposits=0, scores=(35_000, 35_000, 35_000)
     )
     assert k.live_left == 54 and len(k.hand(0)) == 14  # the dealer drew first
+
+
+def test_four_copies_with_a_pon_is_no_wait() -> None:
+    """§5 A kind of which you hold all four copies (melded ones counted) is never a wait:
+    a tanki on the last 9s beside a pon of 9s is noten at the exhaustive draw."""
+    k = start(["19m2468p2468s13z9s", "999s123456789p4z", "1359p1358s13567z"], "7z", live_size=3)
+    discard(k, 0, "9s")
+    act(k, 1, Pon(kind("9s")))
+    turn(k, 1, "4z")
+    assert k.win_status(1).waits == ()
+    r = autoplay(k)
+    assert r.outcome == "drawn" and 1 not in r.tenpai
+
+
+@pytest.mark.parametrize(("hand", "offered"), [(ITTSU_4Z, True), ("123p456p789s234s4z", False)])
+def test_passing_a_kita_ron_is_temporary_furiten(hand: str, offered: bool) -> None:
+    """§3 A player who could have won on the extracted North and did not is in temporary
+    furiten, also when the pass was forced by no yaku."""
+    k = start([N0_NORTH, hand, NEUTRAL2], "7z")
+    act(k, 0, Kita())
+    assert (k.awaiting() == (1,)) is offered
+    if offered:
+        act(k, 1, Pass())
+    assert k.win_status(1).furiten == "temporary"
+
+
+def test_passing_a_chankan_in_riichi_is_riichi_furiten() -> None:
+    """§5 Riichi furiten: passing an added kan's tile."""
+    k = start([NEUTRAL0, "19m357p357s123z22s", "123456789p13s55z"], "? ? ? 2s")
+    discard(k, 0, "2s")
+    act(k, 2, Pass())
+    act(k, 1, Pon(kind("2s")))
+    turn(k, 1, "1m")
+    turn(k, 2, riichi=True)
+    turn(k, 0)
+    act(k, 1, Kan(kind("2s")))
+    act(k, 2, Pass())
+    assert k.win_status(2).furiten == "riichi"
+
+
+def test_a_closed_kan_by_another_player_cancels_ippatsu() -> None:
+    """§4 Ippatsu: no kan in between."""
+    k = start(["444s2468p19m135z6z", ITTSU_9S, NEUTRAL2], "7z 7z 8p 4s 9s", reps="6z")
+    turn(k, 0)
+    turn(k, 1, "7z", riichi=True)
+    turn(k, 2)
+    act(k, 0, Kan(kind("4s")))
+    turn(k, 0)
+    act(k, 1, Tsumo())
+    yaku = yaku_of(k)
+    assert yaku["double_riichi"] == 2 and "ippatsu" not in yaku
+
+
+def test_discard_furiten_lifts_when_the_waits_change() -> None:
+    """§5 Discard furiten: no ron until your waits change."""
+    k = start([NEUTRAL0, NEUTRAL1, ITTSU_9S], "6z 6z 9s 8p 8p 7z 7z")
+    turn(k, 0)
+    turn(k, 1)
+    turn(k, 2, "9s")  # declines the tsumo: waits 9s with 9s in the discards
+    assert k.win_status(2).furiten == "discard"
+    turn(k, 0)
+    turn(k, 1)
+    turn(k, 2, "9s")  # now tanki 7z
+    status = k.win_status(2)
+    assert status.waits == (kind("7z"),) and status.furiten == "none"
+    discard(k, 0, "7z")
+    assert Ron() in k.legal_actions(2)
+
+
+def test_pao_for_daisuushii_on_a_tsumo() -> None:
+    """§6 Pao: the player whose discard completed the fourth wind set pays the whole tsumo
+    (a double yakuman here, with tsumo loss)."""
+    hands = ["19m2468p246s1357z", "11z22z33z44z1m4s7s1p9s", "13589p1359s246z7z"]
+    k = start(hands, "5p 6p 6s 8s 5s 2p 2s 9s", dora="6z")
+    for feeder, wind, drop in ((0, "1z", "1m"), (2, "2z", "4s"), (0, "3z", "7s"), (2, "4z", "1p")):
+        assert k.awaiting() == (feeder,)
+        discard(k, feeder, wind)
+        act(k, 1, Pon(kind(wind)))
+        turn(k, 1, drop)
+        if wind == "2z":
+            turn(k, 2)
+    turn(k, 2)
+    turn(k, 0)
+    act(k, 1, Tsumo())
+    r = k.result
+    assert r is not None and r.wins[0].pao_seat == 2 and "daisuushii" in yaku_of(k)
+    assert r.deltas == (0, 48_000, -48_000)
+
+
+def test_nagashi_is_not_spoiled_by_one_s_own_pon() -> None:
+    """§7 Nagashi: the player's own calls do not disqualify; a discard called by others does."""
+    k = start([NEUTRAL0, NEUTRAL1, "1359p1359s11567z"], "6p 6s 5p", live_size=3)
+    discard(k, 0, "1z")
+    act(k, 2, Pon(kind("1z")))
+    turn(k, 2, "9p")
+    r = autoplay(k)
+    assert r.nagashi == (2,)
+    assert r.deltas == (-4000, -2000, 6000)
