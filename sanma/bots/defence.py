@@ -32,7 +32,7 @@ _PENCHAN = 0.4
 _SHANPON = 0.9
 _TANKI = 0.5
 # Deal-in chance of an average discard while pushing (some drawn tiles are safe).
-TYPICAL_DANGER = 0.035
+TYPICAL_DANGER = 0.025
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ def tenpai_chance(bot: BotPlayer, seat: int) -> float:
     calls = _open_melds(bot, seat)
     if calls == 0:
         return min(0.12, 0.006 * turns)
-    base, step, cap = ((0.1, 0.03, 0.55), (0.25, 0.04, 0.8), (0.55, 0.05, 0.95), (0.8, 0.05, 0.98))[min(calls, 4) - 1]
+    base, step, cap = ((0.05, 0.02, 0.35), (0.15, 0.03, 0.6), (0.4, 0.05, 0.9), (0.8, 0.05, 0.98))[min(calls, 4) - 1]
     return min(cap, base + step * turns)
 
 

@@ -56,7 +56,8 @@ RIICHI_BONUS = 1.2  # ura, ippatsu and tsumo on top of the scored riichi hand
 RIICHI_EXTRA = 1000.0  # the same, felt most by cheap hands
 RIICHI_LOCK = 40.0  # points per turn a riichi risks against threats that are not there yet
 SHANTEN_BACK = 0.45
-UKEIRE_WEIGHT = 1.5
+UKEIRE_WEIGHT = 4.0
+OTHER_PON_MARGIN = 500.0  # a pon without yakuhai must win this much over staying closed
 DAMA_ENOUGH = 7700.0  # a non-dealer dama hand this big with a sure yaku needs no riichi
 DEPOSIT_COST = 600.0  # a deposit not won back is often won back later (it stays on the table)
 
@@ -281,7 +282,7 @@ class ExpertBot(BotPlayer):
             if pon.kind in k.value_kinds:
                 if shanten(k.counts, k.meld_count) > 0 and best[0] > 0:
                     return pon
-            elif best[0] > stay + 150 + 0.1 * abs(stay):
+            elif best[0] > stay + OTHER_PON_MARGIN + 0.5 * abs(stay):
                 return pon
         return pass_or_default(legal)
 
