@@ -7,15 +7,27 @@ Scenarios run on scripted deals through the helpers of tests/test_kyoku.py.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
+
 import pytest
 
 from sanma.engine import tiles as T
 from sanma.engine.actions import Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
-from sanma.engine.events import DoraRevealed, HandWon, KitaDeclared, MeldCalled, TileDrawn
+from sanma.engine.events import (
+    DoraRevealed,
+    HandStarted,
+    HandWon,
+    KitaDeclared,
+    MeldCalled,
+    RiichiAccepted,
+    TileDiscarded,
+    TileDrawn,
+)
 from sanma.engine.hand import MeldType
 from sanma.engine.kyoku import Kyoku
 from sanma.engine.rules import DEFAULT
-from sanma.engine.tiles import parse_kind
+from sanma.engine.tiles import NORTH, dora_of, kind_of, parse_kind
 from sanma.engine.wall import LIVE_WALL_SIZE, deal_from_seed
 from tests.test_kyoku import (
     ITTSU_4Z,
@@ -34,6 +46,7 @@ from tests.test_kyoku import (
     tile,
     turn,
 )
+from tests.test_kyoku_selfplay import _play
 
 # NEUTRAL0 with its 5z swapped for a North: seat 0 may declare kita.
 N0_NORTH = "19m2468p2468s134z"
@@ -670,3 +683,117 @@ def test_nagashi_is_not_spoiled_by_one_s_own_pon() -> None:
     r = autoplay(k)
     assert r.nagashi == (2,)
     assert r.deltas == (-4000, -2000, 6000)
+
+
+# -- an independent reading of the event log ---------------------------------------------------------
+
+
+def _check_hand_log(events: Sequence[object]) -> int:
+    """Re-derive from the event log alone what sections 1-4 say about every win and every
+    indicator, and compare with what the engine recorded.  Returns the number of wins checked."""
+    started = events[0]
+    assert isinstance(started, HandStarted)
+    live_left = started.live_size
+    indicators = [started.dora_indicator]
+    kita: list[int] = [0, 0, 0]
+    discarded = [False, False, False]
+    riichi_at: dict[int, int] = {}  # seat -> index of its RiichiAccepted
+    double = [False, False, False]
+    interrupted_since: list[int] = []  # indices of calls and kita (they end ippatsu/first go-around)
+    pending: dict[int, int] = {}  # seat -> open/added kans whose indicator is not yet turned
+    last_draw: dict[int, TileDrawn] = {}
+    wins = 0
+    for i, ev in enumerate(events[1:], start=1):
+        if isinstance(ev, TileDrawn):
+            live_left -= 1
+            last_draw[ev.seat] = ev
+        elif isinstance(ev, DoraRevealed):
+            indicators.append(ev.indicator)
+        elif isinstance(ev, TileDiscarded | KitaDeclared | MeldCalled) and pending.get(ev.seat):
+            # §1: the pending indicator turns just before the kan player's next discard, kita or kan.
+            turned = 0
+            j = i - 1
+            while isinstance(events[j], DoraRevealed):
+                turned += 1
+                j -= 1
+            assert turned == pending.pop(ev.seat), f"event {i}: pending kan indicator not turned first"
+        if isinstance(ev, KitaDeclared):
+            assert live_left >= 1, "kita with an empty live wall"
+            kita[ev.seat] += 1
+            interrupted_since.append(i)
+        elif isinstance(ev, MeldCalled):
+            interrupted_since.append(i)
+            if ev.meld.type in (MeldType.DAIMINKAN, MeldType.KAKAN):
+                pending[ev.seat] = pending.get(ev.seat, 0) + 1
+                assert live_left >= 1, "kan with an empty live wall"
+            elif ev.meld.type is MeldType.ANKAN and i + 1 < len(events) and not isinstance(events[i + 1], HandWon):
+                assert isinstance(events[i + 1], DoraRevealed), "a closed kan turns its indicator at once"
+        elif isinstance(ev, TileDiscarded):
+            if ev.riichi:
+                double[ev.seat] = not discarded[ev.seat] and not interrupted_since
+            discarded[ev.seat] = True
+        elif isinstance(ev, RiichiAccepted):
+            riichi_at[ev.seat] = i
+        elif isinstance(ev, HandWon):
+            wins += 1
+            source = next(e for e in reversed(events[:i]) if not isinstance(e, HandWon))
+            _check_win(ev, source, i, live_left, indicators, kita, riichi_at, double, interrupted_since, events)
+            assert ev.seat != ev.from_seat or last_draw[ev.seat].tile == ev.tile
+    return wins
+
+
+def _check_win(
+    ev: HandWon,
+    source: object,
+    index: int,
+    live_left: int,
+    indicators: list[int],
+    kita: list[int],
+    riichi_at: dict[int, int],
+    double: list[bool],
+    interrupted_since: list[int],
+    events: Sequence[object],
+) -> None:
+    yaku = dict(ev.score.yaku)
+    tsumo = ev.seat == ev.from_seat
+    rinshan = tsumo and isinstance(source, TileDrawn) and source.replacement
+    riichi = ev.seat in riichi_at
+    assert len(ev.ura_indicators) == (len(indicators) if riichi else 0)
+    if ev.score.yakuman:
+        return
+    expected = {
+        "rinshan": rinshan,
+        "haitei": tsumo and not rinshan and live_left == 0,
+        "houtei": not tsumo and isinstance(source, TileDiscarded) and live_left == 0,
+        "chankan": isinstance(source, MeldCalled) and not tsumo,
+        "menzen_tsumo": tsumo and all(not m.is_open for m in ev.melds),
+    }
+    if riichi:
+        since = riichi_at[ev.seat]
+        own_discards = [e for e in events[since:index] if isinstance(e, TileDiscarded) and e.seat == ev.seat]
+        calls = [j for j in interrupted_since if since < j < index]
+        # A ron on the kita itself (or a chankan) comes before that call stood.
+        if calls and not tsumo and calls[-1] == index - 1:
+            calls = calls[:-1]
+        expected["ippatsu"] = not own_discards and not calls
+        expected["double_riichi"] = double[ev.seat]
+        expected["riichi"] = not double[ev.seat]
+    for name, want in expected.items():
+        assert (name in yaku) is want, f"{name}: expected {want}, got {ev.score.yaku}"
+    tiles = [*ev.hand, ev.tile, *(t for m in ev.melds for t in m.tiles)]
+    want_dora = sum(kind_of(t) == dora_of(kind_of(x)) for x in indicators for t in tiles)
+    want_dora += kita[ev.seat] * sum(dora_of(kind_of(x)) == NORTH for x in indicators)
+    assert yaku.get("dora", 0) == want_dora, (yaku, [kind_of(x) for x in indicators])
+    assert yaku.get("kita", 0) == kita[ev.seat]
+
+
+@pytest.mark.parametrize("preset", ["default", "tenhou"])
+def test_event_logs_of_random_hands_follow_the_rules(preset: str) -> None:
+    """§1-§4 on 300 random hands: every win's rinshan, haitei, houtei, chankan, menzen tsumo,
+    riichi/double riichi, ippatsu, dora, kita and ura match an independent reading of the
+    event log; every indicator turns when §1 says; no kan or kita on an empty live wall."""
+    wins = 0
+    for seed in range(300):
+        kyoku = _play(1000 + seed, preset, Counter())
+        wins += _check_hand_log(kyoku.events)
+    assert wins > 60
