@@ -5,10 +5,11 @@ beats a tie (2.0) with the 95% interval excluding it.
 Default pairings (issue "Bots at four levels"): Normal vs 2 Beginner and Expert vs 2 Normal
 over 1,002 East matches each, Master vs 2 Expert over 201 East-South matches.  A pairing
 whose level is not written yet is reported as pending.  ``--pairing A/B`` plays any other
-pair of player specs (levels, ``mjai:CMD``, ``py:MODULE:NAME``).
+pair of player specs (levels, ``mjai:CMD``, ``py:MODULE:NAME``).  ``--max-matches M`` keeps
+adding blocks of matches (the next seed groups) while the interval straddles 2.0, up to M.
 
     .venv/bin/python bench/ladder.py [--pairing normal/beginner ...] [--matches N]
-        [--length east] [--seed 1] [--workers 2] [--budget-ms MS] [--json out.json]
+        [--length east] [--seed 1] [--workers 2] [--budget-ms MS] [--max-matches M] [--json out.json]
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sanma.arena import ArenaConfig, parse_player, run_arena
+from sanma.arena import ArenaConfig, ArenaResult, parse_player, run_arena
 from sanma.arena.players import level_available
 from sanma.arena.progress import ProgressBar
 from sanma.cli.arena_cmd import print_table
@@ -38,19 +40,36 @@ DEFAULT_LADDER = (
 
 
 def play_pairing(
-    strong: str, weak: str, matches: int, length: str, seed: int, workers: int, budget_ms: float | None
+    strong: str,
+    weak: str,
+    matches: int,
+    length: str,
+    seed: int,
+    workers: int,
+    budget_ms: float | None,
+    max_matches: int = 0,
 ) -> dict[str, Any]:
-    """Play one pairing and return its report, with the verdict on top."""
+    """Play one pairing and return its report, with the verdict on top.  With ``max_matches``
+    a straddling interval is looked at again after each further block of ``matches``."""
     entrants = (parse_player(strong), parse_player(weak), parse_player(weak))
     rules = Rules(length=length)  # type: ignore[arg-type]
     groups = -(-matches // 3)
     budget_s = None if budget_ms is None else budget_ms / 1000
     config = ArenaConfig(entrants, groups, rules, seed, budget_s)
-    bar = ProgressBar(f"{strong} vs 2 {weak} ")
-    try:
-        result = run_arena(config, workers, bar)
-    finally:
-        bar.close()
+    result: ArenaResult | None = None
+    looks = 0
+    while result is None or (
+        not result.summaries()[0].estimates["placement"].excludes(2.0) and result.config.matches < max_matches
+    ):
+        if result is not None:
+            config = replace(config, first_group=config.first_group + config.groups)
+        bar = ProgressBar(f"{strong} vs 2 {weak} ")
+        try:
+            block = run_arena(config, workers, bar)
+        finally:
+            bar.close()
+        result = block if result is None else result.extended(block)
+        looks += 1
     print_table(result, sys.stdout)
     place = result.summaries()[0].estimates["placement"]
     assert place.mean is not None
@@ -59,7 +78,7 @@ def play_pairing(
     high = "-" if place.high is None else f"{place.high:.3f}"
     print(
         f"=> {strong} vs 2x {weak}: average placement {place.mean:.3f} [95% CI {low}, {high}] over "
-        f"{config.matches} {length} matches: {verdict} the level below"
+        f"{result.config.matches} {length} matches ({looks} look(s)): {verdict} the level below"
         f"{' (CI excludes 2.0)' if place.excludes(2.0) else ' (CI straddles 2.0: play more)'}\n"
     )
     report = result.to_json()
@@ -79,6 +98,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--budget-ms", type=float, default=None)
+    parser.add_argument(
+        "--max-matches",
+        type=int,
+        default=0,
+        help="while the CI straddles 2.0, play further blocks of --matches up to this many (repeated looks: "
+        "read the final CI as a little optimistic)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every pairing's report")
     args = parser.parse_args()
 
@@ -95,7 +121,9 @@ def main() -> None:
             continue
         start = time.perf_counter()
         print(f"{strong} vs 2x {weak}: {matches} {length} matches, seed {args.seed}, {args.workers} worker(s)")
-        reports.append(play_pairing(strong, weak, matches, length, args.seed, args.workers, args.budget_ms))
+        reports.append(
+            play_pairing(strong, weak, matches, length, args.seed, args.workers, args.budget_ms, args.max_matches)
+        )
         print(f"   ({time.perf_counter() - start:.0f}s)\n")
     if args.json is not None:
         args.json.write_text(json.dumps(reports, indent=2) + "\n")

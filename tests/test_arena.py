@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,15 @@ def test_same_seed_same_report_with_one_and_two_workers() -> None:
     assert simple["win_rate"]["mean"] > 0
     assert simple["placement"]["mean"] < 2.0
     assert sum(p["matches"] for p in one["players"]) == 3 * config.matches
+
+
+def test_a_run_continued_equals_the_longer_run() -> None:
+    whole = ArenaConfig(entrants(Simple, RandomLegal, Tsumogiri), groups=3, rules=ONE_HAND, seed=6)
+    first = run_arena(replace(whole, groups=1))
+    rest = run_arena(replace(whole, groups=2, first_group=1), workers=2)
+    assert stable(first.extended(rest).to_json()) == stable(run_arena(whole).to_json())
+    with pytest.raises(ValueError):
+        first.extended(first)
 
 
 def test_another_seed_gives_other_walls() -> None:

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from sanma.arena.stats import CI_METHOD, AnswerCounts, PlayerMatch, PlayerSummary, summarise
@@ -56,6 +56,7 @@ class ArenaConfig:
     rules: Rules
     seed: int = 0
     budget_s: float | None = None
+    first_group: int = 0  # to continue a run: groups first_group .. first_group + groups - 1
 
     @property
     def matches(self) -> int:
@@ -258,6 +259,17 @@ class ArenaResult:
                 latencies += m.latencies_s[p]
         return summarise(self.config.entrants[p].name, per_group, answers, latencies)
 
+    def extended(self, more: ArenaResult) -> ArenaResult:
+        """This run followed by ``more``, its continuation (the next seed groups of the same
+        configuration), as one run."""
+        cfg = self.config
+        if replace(more.config, groups=cfg.groups, first_group=cfg.first_group) != cfg:
+            raise ValueError("only a continuation of the same configuration can extend a run")
+        if more.config.first_group != cfg.first_group + cfg.groups:
+            raise ValueError("the continuation must start at the next seed group")
+        config = replace(cfg, groups=cfg.groups + more.config.groups)
+        return ArenaResult(config, self.groups + more.groups, self.workers, self.elapsed_s + more.elapsed_s)
+
     def seat_counts(self) -> list[list[int]]:
         """How many matches each player played in each seat (``[player][seat]``)."""
         counts = [[0, 0, 0] for _ in SEATS]
@@ -299,6 +311,7 @@ class ArenaResult:
                 "players": [e.name for e in cfg.entrants],
                 "seed": cfg.seed,
                 "seed_groups": cfg.groups,
+                "first_group": cfg.first_group,
                 "matches": cfg.matches,
                 "rotations": ROTATIONS,
                 "rules": cfg.rules.preset,
@@ -334,16 +347,17 @@ def run_arena(config: ArenaConfig, workers: int = 1, progress: ProgressCallback 
         raise ValueError("an arena run needs at least one seed group")
     start = time.perf_counter()
     results: list[GroupResult | None] = [None] * config.groups
+    indices = range(config.first_group, config.first_group + config.groups)
     done = 0
     if workers <= 1:
-        for g in range(config.groups):
-            results[g] = play_group(config, g)
+        for i, g in enumerate(indices):
+            results[i] = play_group(config, g)
             done += 1
             if progress:
                 progress(done, config.groups)
     else:
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(play_group, config, g): g for g in range(config.groups)}
+            futures = {pool.submit(play_group, config, g): i for i, g in enumerate(indices)}
             for future in concurrent.futures.as_completed(futures):
                 results[futures[future]] = future.result()
                 done += 1
