@@ -1,0 +1,189 @@
+"""Mahjong master: the Expert's judgement, with its close discard choices settled by search.
+
+The Expert values each discard with a closed-form model of how fast and how big the hand
+gets.  The master keeps everything the Expert does (calls, kita, kans, defence, the match
+situation) and, while its hand is closed, re-judges the Expert's best few discards by
+Monte Carlo (``sanma.bots.search``): the same determinized futures of the hidden tiles are
+played out for each candidate and the candidate's push value becomes the points it won on
+average minus the deal-ins its discards risked along the way (the Expert's danger per
+discard); a candidate's own danger now is subtracted as the Expert does.  Riichi or dama
+for the chosen tile is still the Expert's call.
+
+The budget is counted in futures, not seconds, so a seed gives the same decisions on any
+machine.
+"""
+
+from __future__ import annotations
+
+import random
+
+from sanma.bots.defence import Threat, tile_risk, typical_danger
+from sanma.bots.expert import Candidate, ExpertBot, Weights
+from sanma.bots.heuristics import (
+    Knowledge,
+    Option,
+    Tenpai,
+    estimate_points,
+    keep_value,
+    own_counts,
+    pick_tile,
+    tenpai_after,
+    turns_left,
+    win_context,
+)
+from sanma.bots.search import Setup, estimate, paired_gap, sample_futures
+from sanma.engine.actions import Discard
+from sanma.engine.kyoku import LegalActions
+from sanma.engine.tiles import KIND_COUNT, Tile, TileKind, is_red
+
+SAMPLES = 96  # futures per decision
+TOP = 4  # candidates searched
+MARGIN = 2500.0  # a candidate this far below the Expert's best in points is not searched
+CONFIDENCE = 2.0  # standard errors the search must beat the Expert's choice by
+SWITCH_COST = 50.0  # points: the search's policy is cruder than the Expert in small ways
+
+
+class MasterBot(ExpertBot):
+    """The Expert plus Monte Carlo search over the close discard choices."""
+
+    name = "Mahjong master"
+
+    def __init__(self, seat: int, seed: int = 0, samples: int = SAMPLES, top: int = TOP) -> None:
+        super().__init__(seat, seed)
+        self.rng = random.Random(seed)
+        self.samples = samples
+        self.top = top
+        self.searches = 0  # decisions settled by search (for benchmarks and tests)
+
+    def _best_discard(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> Candidate:
+        expert = super()._best_discard(k, legal, options, opps, w)
+        if not k.closed or self.samples <= 0:
+            return expert
+        plain = self._candidates(k, legal, options, opps, w)
+        kinds = self._searched_kinds(plain, expert)
+        if len(kinds) < 2:
+            return expert
+        self.searches += 1
+        setup = self._setup(k)
+        pool = unseen_tiles(k)
+        setup.pool_size = len(pool)
+        futures = sample_futures(pool, self.samples, setup.horizon + 6, self.rng)
+        per_turn = typical_danger(k, opps) * w.loss
+        utility: dict[TileKind, list[float]] = {}
+        for kind in kinds:
+            hand = list(k.hand)
+            hand.remove(plain[kind].action.tile)
+            utility[kind] = estimate(setup, hand, kind, futures).utility(w.gain, per_turn)
+        first = kinds[0]
+        chosen = first
+        best_gap = 0.0
+        for kind in kinds[1:]:
+            gap = self._gap(utility[kind], utility[first], plain[kind], plain[first])
+            if gap > best_gap:
+                chosen, best_gap = kind, gap
+        if chosen == first:
+            return expert
+        return self._riichi_or_dama(k, legal, plain[chosen], opps, w)
+
+    def _gap(self, mine: list[float], theirs: list[float], cand: Candidate, rival: Candidate) -> float:
+        """How far ``cand`` beats ``rival`` beyond the search's own noise (<= 0: not shown)."""
+        mean_mine = sum(mine) / len(mine)
+        mean_theirs = sum(theirs) / len(theirs)
+        gap, se = paired_gap(mine, theirs)
+        # Folding is always possible: a push worth less than nothing is worth nothing.
+        gap = max(mean_mine, 0.0) - max(mean_theirs, 0.0) if mean_mine <= 0 or mean_theirs <= 0 else gap
+        return gap - (cand.risk - rival.risk) - CONFIDENCE * se - SWITCH_COST
+
+    def _searched_kinds(self, plain: dict[TileKind, Candidate], expert: Candidate) -> list[TileKind]:
+        """The Expert's choice and its closest rivals (by the Expert's own value)."""
+        first = expert.action.tile >> 2
+        ranked = sorted(plain.values(), key=lambda c: -c.ev)
+        kinds = [first]
+        for c in ranked:
+            kind = c.action.tile >> 2
+            if kind in kinds or c.ev < ranked[0].ev - MARGIN:
+                continue
+            kinds.append(kind)
+            if len(kinds) >= self.top:
+                break
+        return kinds
+
+    def _candidates(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> dict[TileKind, Candidate]:
+        """Each kind's plain (non-riichi) discard valued as the Expert values it."""
+        per_turn = typical_danger(k, opps) * w.loss
+        groups: dict[TileKind, list[Discard]] = {}
+        for a in legal:
+            if isinstance(a, Discard) and not a.riichi:
+                groups.setdefault(a.tile >> 2, []).append(a)
+        fastest = min(options[kind].shanten for kind in groups)
+        own = own_counts(k)
+        out: dict[TileKind, Candidate] = {}
+        for kind, choices in groups.items():
+            action = pick_tile(choices, k.red_fives, self.view.drawn)
+            o = options[kind]
+            risk = tile_risk(k, kind, opps) * w.loss
+            if o.shanten == 0:
+                hand = list(k.hand)
+                hand.remove(action.tile)
+                push = self._tenpai_push(k, tenpai_after(k, hand, own), False, per_turn, w)
+            else:
+                value = estimate_points(k, kind, is_red(action.tile, k.red_fives))
+                value *= 0.45 ** (o.shanten - fastest)
+                push = self._push(k, o, value, per_turn, w)
+            tiebreak = -25.0 * o.shanten + 0.5 * o.ukeire - 3.0 * keep_value(k, kind)
+            out[kind] = Candidate(action, max(push, 0.0) - risk + tiebreak, push, risk)
+        return out
+
+    def _riichi_or_dama(
+        self, k: Knowledge, legal: LegalActions, plain: Candidate, opps: list[Threat], w: Weights
+    ) -> Candidate:
+        """Riichi with the chosen tile when the Expert would."""
+        kind = plain.action.tile >> 2
+        choices = [a for a in legal if isinstance(a, Discard) and a.riichi and a.tile >> 2 == kind]
+        if not choices:
+            return plain
+        action = pick_tile(choices, k.red_fives, self.view.drawn)
+        hand = list(k.hand)
+        hand.remove(action.tile)
+        t = tenpai_after(k, hand, own_counts(k))
+        cache: dict[Tile, Tenpai | None] = {action.tile: t, plain.action.tile: t}
+        per_turn = typical_danger(k, opps) * w.loss
+        push = self._tenpai_push(k, t, True, per_turn, w)
+        riichi = Candidate(action, push - plain.risk, push, plain.risk)
+        return riichi if self._prefer_riichi(k, plain, riichi, cache) else plain
+
+    def _setup(self, k: Knowledge) -> Setup:
+        view = k.view
+        assert view.rules is not None
+        keep = [keep_value(k, kind) for kind in range(KIND_COUNT)]
+        return Setup(
+            melds=tuple(k.melds),
+            kita=len(view.kita[k.seat]),
+            river_kinds=frozenset(r.tile >> 2 for r in view.rivers[k.seat]),
+            unseen=k.unseen,
+            keep=keep,
+            ctx_tsumo=win_context(k, tsumo=True, riichi=k.closed),
+            ctx_ron=win_context(k, tsumo=False, riichi=k.closed),
+            rules=view.rules,
+            horizon=max(1, int(turns_left(view))),
+            pool_size=0,
+            hazard=self.hazard,
+            red_fives=k.red_fives,
+        )
+
+
+def unseen_tiles(k: Knowledge) -> list[Tile]:
+    """The physical tiles the seat cannot see: opponents' hands and the wall."""
+    view = k.view
+    seen: set[Tile] = set(k.hand)
+    for s in range(3):
+        seen.update(r.tile for r in view.rivers[s] if not r.called)
+        for m in view.melds[s]:
+            seen.update(m.tiles)
+        seen.update(view.kita[s])
+    seen.update(view.dora_indicators)
+    return [t for t in range(KIND_COUNT * 4) if t not in seen]

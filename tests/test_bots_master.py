@@ -1,0 +1,144 @@
+"""Mahjong master: legality and determinism over seeded matches (with a reduced search
+budget so the suite stays fast), the search's own futures, and scripted positions."""
+
+from __future__ import annotations
+
+import random
+
+from sanma.bots.base import ask
+from sanma.bots.heuristics import know, win_context
+from sanma.bots.master import MasterBot, unseen_tiles
+from sanma.bots.registry import display_name, make_bot
+from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
+from sanma.engine.actions import Discard
+from sanma.engine.match import Match
+from sanma.engine.rules import Rules
+from sanma.engine.shanten import shanten
+from sanma.engine.tiles import KIND_COUNT, kind_of, parse_kind
+from sanma.engine.visibility import redact
+from tests.test_bots import bot_with, turn_legal, view_events
+
+
+def play_master(seed: int, rules: Rules, samples: int = 12) -> tuple[Match, list[str], MasterBot]:
+    """One match: a master (small budget) in seat 0 against two Experts."""
+    match = Match(seed, rules)
+    master = MasterBot(0, seed, samples=samples)
+    bots = [master, make_bot("expert", 1, seed + 1), make_bot("expert", 2, seed + 2)]
+    for event in match.events:
+        for s, bot in enumerate(bots):
+            bot.observe(redact(event, s))
+    statuses = []
+    while not match.finished:
+        seat = match.awaiting()[0]
+        answer = ask(bots[seat], match.legal_actions(seat))
+        statuses.append(answer.status)
+        assert answer.status == "ok", f"seat {seat} answered {answer.status}: {answer.detail}"
+        for event in match.apply(seat, answer.action):
+            for s, bot in enumerate(bots):
+                bot.observe(redact(event, s))
+    return match, statuses, master
+
+
+def test_master_is_registered() -> None:
+    bot = make_bot("master", 1, 7)
+    assert isinstance(bot, MasterBot) and bot.seat == 1
+    assert display_name("master") == "Mahjong master" == bot.name
+
+
+def test_every_answer_is_legal_and_the_search_runs() -> None:
+    searches = 0
+    for seed, red in ((21, True), (22, False)):
+        match, statuses, master = play_master(seed, Rules(length="one-hand", red_fives=red))
+        assert match.finished and statuses and all(s == "ok" for s in statuses)
+        match.check_invariants()
+        searches += master.searches
+    assert searches > 0, "some decisions are close enough to be searched"
+
+
+def test_same_seed_same_decisions() -> None:
+    rules = Rules(length="one-hand")
+    first, _, _ = play_master(5, rules)
+    second, _, _ = play_master(5, rules)
+    assert first.events == second.events
+
+
+def _setup_for(
+    hand: str, drawn: str, others: list[tuple[int, str, bool]] | None = None
+) -> tuple[Setup, list[int], list[int]]:
+    """The search setup of a scripted turn, its 14 tiles and the tiles the seat cannot see."""
+    events, mine, draw = view_events(hand, drawn, others or [])
+    assert draw is not None
+    bot = bot_with("master", events)
+    assert isinstance(bot, MasterBot)
+    k = know(bot.view)
+    setup = bot._setup(k)
+    pool = unseen_tiles(k)
+    setup.pool_size = len(pool)
+    return setup, [*mine, draw], pool
+
+
+def test_unseen_tiles_are_the_complement_of_what_the_seat_sees() -> None:
+    events, mine, draw = view_events("123456789p1134s", "2s", [(1, "9s", False)])
+    bot = bot_with("master", events)
+    pool = unseen_tiles(know(bot.view))
+    assert len(pool) == 108 - 14 - 1 - 1  # own hand, one discard, the dora indicator
+    assert not set(pool) & {*mine, draw}
+
+
+def test_a_future_that_draws_the_winning_tile_wins_by_tsumo() -> None:
+    setup, hand14, _ = _setup_for("123456789p1134s", "7z")
+    hand = [t for t in hand14 if kind_of(t) != parse_kind("7z")]
+    win = parse_kind("2s") * 4 + 1  # a plain copy of 2s
+    value, won, discards = play_future(setup, hand, parse_kind("7z"), [win])
+    # Won for sure in this future: by a ron before the draw (expected) or by the tsumo,
+    # discounted only by the chance another seat wins first.
+    assert 0.9 < won <= 1.0 and discards == 0.0
+    assert value > 3900  # at least riichi and ittsu (3 han), more by tsumo
+
+
+def _without(hand: list[int], kind: str) -> list[int]:
+    rest = list(hand)
+    rest.remove(next(t for t in rest if kind_of(t) == parse_kind(kind)))
+    return rest
+
+
+def test_keeping_tenpai_beats_breaking_the_hand_over_the_same_futures() -> None:
+    # Dropping 5s waits on 2s-5s with ittsu; dropping 1p breaks the straight (back to 1-shanten).
+    setup, hand14, pool = _setup_for("123456789p1134s", "5s", [(1, "9s", False)])
+    futures = sample_futures(pool, 200, setup.horizon + 6, random.Random(3))
+    tenpai = estimate(setup, _without(hand14, "5s"), parse_kind("5s"), futures)
+    broken = estimate(setup, _without(hand14, "1p"), parse_kind("1p"), futures)
+    gap, se = paired_gap(tenpai.utility(1.0, 100.0), broken.utility(1.0, 100.0))
+    # Speed is about even (the broken hand has wide ways back), the straight's value is not.
+    assert tenpai.value > broken.value and gap > 3 * se > 0
+
+
+def test_a_furiten_wait_wins_only_by_tsumo() -> None:
+    # The same tenpai on 2s-5s, once with 5s in the seat's own river: furiten, no ron.
+    setup, hand14, pool = _setup_for("123456789p1134s", "5s")
+    futures = sample_futures(pool, 200, setup.horizon + 6, random.Random(4))
+    hand = _without(hand14, "5s")
+    live = estimate(setup, hand, parse_kind("7z"), futures)  # as if a 7z had gone
+    furiten = estimate(setup, hand, parse_kind("5s"), futures)
+    assert furiten.win < live.win and furiten.value < live.value
+
+
+def test_master_keeps_the_live_tenpai() -> None:
+    # Drop 1s: tenpai on 2s-5s with ittsu; drop 4s or 3s: worse or no tenpai.
+    events, mine, drawn = view_events("123456789p1134s", "2s", [(1, "9s", False)])
+    assert drawn is not None
+    bot = bot_with("master", events)
+    action = ask(bot, turn_legal([*mine, drawn])).action
+    assert isinstance(action, Discard)
+    rest = [t for t in [*mine, drawn] if t != action.tile]
+    counts = [0] * KIND_COUNT
+    for t in rest:
+        counts[kind_of(t)] += 1
+    assert shanten(counts, 0) == 0
+
+
+def test_win_context_for_search_assumes_riichi_only_when_closed() -> None:
+    events, _, _ = view_events("123456789p1134s", "2s")
+    bot = bot_with("master", events)
+    k = know(bot.view)
+    assert win_context(k, tsumo=True, riichi=k.closed).riichi
