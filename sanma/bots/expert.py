@@ -31,6 +31,7 @@ from sanma.bots.heuristics import (
     Tenpai,
     ankan_keeps_speed,
     discard_options,
+    efficient_discard,
     estimate_points,
     kakan_ok,
     keep_value,
@@ -44,6 +45,7 @@ from sanma.bots.heuristics import (
     win_chance,
     winning_action,
 )
+from sanma.bots.normal import plain_call, plain_riichi
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
@@ -55,8 +57,14 @@ _TYPICAL_STEP = (6, 20, 34, 46, 56, 64, 70)
 RIICHI_BONUS = 1.2  # ura, ippatsu and tsumo on top of the scored riichi hand
 RIICHI_EXTRA = 1000.0  # the same, felt most by cheap hands
 RIICHI_LOCK = 40.0  # points per turn a riichi risks against threats that are not there yet
-SHANTEN_BACK = 0.45
 UKEIRE_WEIGHT = 4.0
+# An opponent at least this likely tenpai (a riichi; an open hand with several calls, late)
+# turns the Expert from plain speed to weighing each discard's value against its danger.
+PRESSURE = 0.5
+# Under pressure a point won counts this much more than the win-chance model says: the
+# model undercounts how often a pushed hand still wins (fitted in self-play against Normal:
+# 1.0 folded too much, 1.5-2.2 were best, 3.0 dealt in too often).
+PUSH_GAIN = 2.0
 OTHER_PON_MARGIN = 500.0  # a pon without yakuhai must win this much over staying closed
 DAMA_ENOUGH = 7700.0  # a non-dealer dama hand this big with a sure yaku needs no riichi
 DEPOSIT_COST = 600.0  # a deposit not won back is often won back later (it stays on the table)
@@ -93,6 +101,11 @@ def situation(view: SeatView, seat: int) -> Weights:
     return Weights(gain, loss)
 
 
+def under_pressure(opps: list[Threat]) -> bool:
+    """Whether some opponent is likely enough tenpai that defence starts to count."""
+    return any(o.tenpai >= PRESSURE for o in opps)
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A discard and its value: ``push`` before the tile's own danger ``risk``."""
@@ -125,6 +138,7 @@ class ExpertBot(BotPlayer):
     def __init__(self, seat: int, seed: int = 0) -> None:
         super().__init__(seat, seed)
         self.hazard = END_HAZARD  # of the decision being made
+        self.pressed = False  # whether an opponent threatens in the decision being made
 
     def decide(self, legal: LegalActions) -> Action:
         """One answer from the seat's view and the legal actions."""
@@ -134,9 +148,12 @@ class ExpertBot(BotPlayer):
         k = know(self.view)
         opps = threats(self, k)
         self.hazard = end_hazard(opps)
+        self.pressed = under_pressure(opps)
         w = situation(self.view, k.seat)
+        if self.pressed:
+            w = Weights(w.gain * PUSH_GAIN, w.loss)
         if any(isinstance(a, Pon) for a in legal):
-            return self._call(k, legal, opps, w)
+            return self._call(k, legal, opps, w) if self.pressed else plain_call(k, legal)
         if not any(isinstance(a, Discard) for a in legal):
             return pass_or_default(legal)
         if NineTerminals() in legal and nine_terminal_kinds(k) < 11:
@@ -146,6 +163,8 @@ class ExpertBot(BotPlayer):
                 if isinstance(a, Kita | Kan):
                     return a
             return pass_or_default(legal)
+        if Kita() in legal and not self.pressed:
+            return Kita()
         options = discard_options(k)
         best = self._best_discard(k, legal, options, opps, w)
         if Kita() in legal and (best.push > 0 or tile_risk(k, NORTH, opps) * w.loss < 150):
@@ -158,6 +177,25 @@ class ExpertBot(BotPlayer):
     def _best_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
     ) -> Candidate:
+        """The discard to make: plain speed while nobody threatens, else the best
+        expected value of pushing (or folding) against the danger of each tile."""
+        if not self.pressed:
+            return self._calm_discard(k, legal, options)
+        return self._weighed_discard(k, legal, options, opps, w)
+
+    def _calm_discard(self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option]) -> Candidate:
+        """Nobody threatens yet: the fastest hand (shanten, then unseen improving tiles,
+        then the tile least worth keeping) and riichi on any tenpai with live waits.
+        Weighing value against speed here lost to plain speed in self-play: sanma hands
+        are big anyway (kita, red fives, few kinds), so reaching tenpai first matters most."""
+        action = plain_riichi(k, legal, options) or efficient_discard(k, legal, options, riichi=False)
+        o = options[action.tile >> 2]
+        return Candidate(action, -25.0 * o.shanten + 0.5 * o.ukeire, 0.0, 0.0)
+
+    def _weighed_discard(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> Candidate:
+        """Each discard's expected value: its push value (at least 0: folding) minus its danger."""
         groups: dict[tuple[TileKind, bool, bool], list[Discard]] = {}
         for a in legal:
             if isinstance(a, Discard):
@@ -184,10 +222,9 @@ class ExpertBot(BotPlayer):
                 push = self._tenpai_push(k, tenpai_cache[action.tile], riichi, per_turn, w)
                 fold = push if riichi else max(push, 0.0)
             else:
-                value = estimate_points(k, kind, is_red(action.tile, k.red_fives))
-                # A step back in shanten usually leaves worse shapes than the model's typical
-                # ones, so it must pay for itself in value.
-                value *= SHANTEN_BACK ** (o.shanten - fastest)
+                # A step back in shanten is a half fold under pressure: the model's typical
+                # later shapes flatter it, so it earns no push value of its own.
+                value = estimate_points(k, kind, is_red(action.tile, k.red_fives)) if o.shanten == fastest else 0.0
                 if o.shanten == fastest and widest[fastest]:
                     # The model sees too little of how good shapes keep paying later on.
                     value *= (o.ukeire / widest[fastest]) ** UKEIRE_WEIGHT

@@ -60,11 +60,7 @@ class NormalBot(BotPlayer):
         return self._turn(k, legal)
 
     def _call(self, k: Knowledge, legal: LegalActions) -> Action:
-        """Pon a value tile (a yaku by itself) unless a closed tenpai already waits."""
-        pons = [a for a in legal if isinstance(a, Pon) and a.kind in k.value_kinds]
-        if pons and not (k.closed and shanten(k.counts, k.meld_count) == 0):
-            return max(pons, key=lambda a: a.red)
-        return pass_or_default(legal)
+        return plain_call(k, legal)
 
     def _turn(self, k: Knowledge, legal: LegalActions) -> Action:
         options = discard_options(k)
@@ -77,10 +73,24 @@ class NormalBot(BotPlayer):
         return efficient_discard(k, legal, options, riichi=False)
 
     def _riichi(self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option]) -> Discard | None:
-        kinds = {a.tile >> 2 for a in legal if isinstance(a, Discard) and a.riichi}
-        if not kinds:
-            return None
-        kind = max(sorted(kinds), key=lambda x: options[x].ukeire)
-        if options[kind].ukeire < MIN_RIICHI_WAITS:
-            return None
-        return pick_tile(tiles_of_kind(legal, kind, True), k.red_fives, self.view.drawn)
+        return plain_riichi(k, legal, options)
+
+
+def plain_call(k: Knowledge, legal: LegalActions) -> Action:
+    """Pon a value tile (a yaku by itself) unless a closed tenpai already waits; else pass."""
+    pons = [a for a in legal if isinstance(a, Pon) and a.kind in k.value_kinds]
+    if pons and not (k.closed and shanten(k.counts, k.meld_count) == 0):
+        return max(pons, key=lambda a: a.red)
+    return pass_or_default(legal)
+
+
+def plain_riichi(k: Knowledge, legal: LegalActions, options: dict[TileKind, Option]) -> Discard | None:
+    """The riichi discard with the most unseen winning tiles, when it has at least
+    ``MIN_RIICHI_WAITS`` of them; ``None`` when no riichi is legal or worth it."""
+    kinds = {a.tile >> 2 for a in legal if isinstance(a, Discard) and a.riichi}
+    if not kinds:
+        return None
+    kind = max(sorted(kinds), key=lambda x: options[x].ukeire)
+    if options[kind].ukeire < MIN_RIICHI_WAITS:
+        return None
+    return pick_tile(tiles_of_kind(legal, kind, True), k.red_fives, k.view.drawn)
