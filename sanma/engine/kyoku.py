@@ -16,13 +16,13 @@ lists and returns the events it caused.  Rule choices and their spec sections ar
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Literal
 
-from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
-from sanma.engine.errors import IllegalAction, InvalidLog, NotWinning, NoYaku
+from sanma.engine import legality
+from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon, Ron, Tsumo
+from sanma.engine.errors import IllegalAction, InvalidLog
 from sanma.engine.events import (
     DoraRevealed,
     Event,
@@ -36,18 +36,22 @@ from sanma.engine.events import (
     TileDiscarded,
     TileDrawn,
 )
-from sanma.engine.furiten import kan_keeps_readings
 from sanma.engine.hand import Meld, MeldType
+from sanma.engine.legality import MAX_KANS as MAX_KANS
+from sanma.engine.legality import NINE_TERMINALS_MIN as NINE_TERMINALS_MIN
+from sanma.engine.legality import NO_ACTIONS
+from sanma.engine.legality import RIICHI_COST as RIICHI_COST
+from sanma.engine.legality import RIICHI_MIN_LIVE as RIICHI_MIN_LIVE
+from sanma.engine.legality import FuritenState as FuritenState
+from sanma.engine.legality import LegalActions as LegalActions
+from sanma.engine.legality import WindowKind as WindowKind
 from sanma.engine.rules import Rules
-from sanma.engine.scoring import Score, WinContext, score_win
+from sanma.engine.scoring import Score
 from sanma.engine.settlement import nagashi_deltas, noten_deltas, win_deltas
-from sanma.engine.shanten import is_complete, shanten, waits
+from sanma.engine.shanten import is_complete, waits
 from sanma.engine.tiles import (
     DRAGON_KINDS,
-    EAST,
-    KIND_COUNT,
     NORTH,
-    TERMINAL_HONOR_KINDS,
     WIND_KINDS,
     Tile,
     TileKind,
@@ -59,50 +63,11 @@ from sanma.engine.tiles import (
 from sanma.engine.wall import Deal
 
 SEATS = (0, 1, 2)
-MAX_KANS = 4
-RIICHI_COST = 1000
-RIICHI_MIN_LIVE = 3
-NINE_TERMINALS_MIN = 9
 
 Outcome = Literal["won", "drawn", "aborted"]
-WindowKind = Literal["discard", "kakan", "ankan", "kita"]
-FuritenState = Literal["none", "discard", "temporary", "riichi"]
 
 
 # -- values handed out -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """What one seat may do at one moment: ``action in legal``, iteration over the distinct
-    choices, ``len``, and ``default`` (what a timeout does; never a win).
-
-    A discard is one choice per (kind, red, riichi); ``in`` also accepts any other physical
-    tile of the same choice, so a replayer may name the exact tile (tsumogiri or not).
-    """
-
-    actions: tuple[Action, ...] = ()
-    default: Action | None = None
-    discard_tiles: frozenset[tuple[Tile, bool]] = frozenset()
-
-    @classmethod
-    def none(cls) -> LegalActions:
-        """Nothing to decide."""
-        return _NO_ACTIONS
-
-    def __contains__(self, action: object) -> bool:
-        if isinstance(action, Discard):
-            return (action.tile, action.riichi) in self.discard_tiles
-        return action in self.actions
-
-    def __iter__(self) -> Iterator[Action]:
-        return iter(self.actions)
-
-    def __len__(self) -> int:
-        return len(self.actions)
-
-
-_NO_ACTIONS = LegalActions()
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,48 +384,11 @@ class Kyoku:
             self._turn_action(seat, action)
         return self.events[mark:]
 
-    # -- counting helpers -----------------------------------------------------------------
-
-    def _counts(self, seat: int, without: Tile | None = None) -> list[int]:
-        counts = counts_of_tiles(self._hands[seat])
-        if without is not None:
-            counts[kind_of(without)] -= 1
-        return counts
-
-    def _own(self, seat: int, without: Tile | None = None) -> list[int]:
-        own = self._counts(seat, without)
-        for meld in self._melds[seat]:
-            own[meld.kind] += len(meld.tiles)
-        own[NORTH] += len(self._kita[seat])
-        return own
+    # -- the facts legality reads ------------------------------------------------------------
 
     def _waits(self, seat: int, without: Tile | None = None) -> tuple[TileKind, ...]:
         """Waits of a seat's 13-3m concealed tiles (optionally without one tile)."""
-        counts = self._counts(seat, without)
-        nmelds = len(self._melds[seat])
-        if sum(counts) != 13 - 3 * nmelds:
-            return ()
-        shape_waits = _cached_waits(tuple(counts), nmelds)
-        if not shape_waits:
-            return ()
-        # Completion is a matter of shape, so filtering the kinds whose four copies the
-        # seat owns (melds, kita) gives what ``waits(..., own)`` gives, without its
-        # slower capped search.
-        own = self._own(seat, without)
-        return tuple(k for k in shape_waits if own[k] < 4)
-
-    def _is_closed(self, seat: int) -> bool:
-        return all(not m.is_open for m in self._melds[seat])
-
-    def _furiten(self, seat: int, hand_waits: Sequence[TileKind]) -> FuritenState:
-        if self._riichi_furiten[seat]:
-            return "riichi"
-        river_kinds = {kind_of(t) for t in self._river[seat]}
-        if any(k in river_kinds for k in hand_waits):
-            return "discard"
-        if self._temp_furiten[seat]:
-            return "temporary"
-        return "none"
+        return legality.hand_waits(_SeatFacts(self, seat), without)
 
     # -- wall -------------------------------------------------------------------------------
 
@@ -496,168 +424,27 @@ class Kyoku:
 
     # -- scoring glue -----------------------------------------------------------------------
 
-    def _context(self, seat: int, *, tsumo: bool, kind: WindowKind | None, nearest: bool) -> WinContext:
-        first_draw = tsumo and self._clean and not self._discarded[seat] and not self._rinshan
-        riichi = self._riichi[seat]
-        ippatsu = self._ippatsu[seat] and (kind != "kita" or self.rules.kita_ron_keeps_ippatsu)
-        count = self._dora_count
-        return WinContext(
-            tsumo=tsumo,
-            riichi=riichi,
-            double_riichi=self._double_riichi[seat],
-            ippatsu=ippatsu,
-            rinshan=tsumo and self._rinshan,
-            chankan=kind in ("kakan", "ankan"),
-            haitei=tsumo and not self._rinshan and self.live_left == 0,
-            houtei=kind == "discard" and self.live_left == 0,
-            tenhou=first_draw and seat == self.dealer,
-            chiihou=first_draw and seat != self.dealer,
-            seat_wind=self._seat_wind(seat),
-            round_wind=self.round_wind,
-            dora_indicators=tuple(kind_of(t) for t in self.deal.dora_indicators[:count]),
-            ura_indicators=tuple(kind_of(t) for t in self.deal.ura_indicators[:count]) if riichi else (),
-            kita=len(self._kita[seat]),
-            honba=self.honba if nearest else 0,
-            deposits=self._deposits if nearest else 0,
-        )
-
-    def _seat_wind(self, seat: int) -> TileKind:
-        return EAST + (seat - self.dealer) % 3
-
     def _try_score(
         self, seat: int, tile: Tile, *, tsumo: bool, kind: WindowKind | None, nearest: bool = True
     ) -> Score | None:
         """The score of a win on ``tile``, or ``None`` when the hand has no yaku or is not
         complete.  For a tsumo ``tile`` is already in hand."""
-        concealed = list(self._hands[seat])
-        if not tsumo:
-            concealed.append(tile)
-        ctx = self._context(seat, tsumo=tsumo, kind=kind, nearest=nearest)
-        try:
-            return score_win(concealed, tile, self._melds[seat], ctx, self.rules)
-        except (NotWinning, NoYaku):
-            return None
+        return legality.win_score(_SeatFacts(self, seat), tile, tsumo=tsumo, kind=kind, nearest=nearest)
 
     # -- legal actions ------------------------------------------------------------------------
 
     def _compute_legal(self, seat: int) -> LegalActions:
+        """The phase decides who is asked; ``legality`` decides what they may do."""
         if self.result is not None:
-            return _NO_ACTIONS
+            return NO_ACTIONS
         w = self._window
         if w is not None:
             if seat in w.answers:
-                return _NO_ACTIONS
-            return w.options.get(seat, _NO_ACTIONS)
+                return NO_ACTIONS
+            return w.options.get(seat, NO_ACTIONS)
         if seat != self._turn:
-            return _NO_ACTIONS
-        if self._after_pon is not None:
-            return self._legal_after_pon(seat)
-        return self._legal_after_draw(seat)
-
-    def _discard_choices(self, seat: int, tiles: Sequence[Tile]) -> dict[tuple[TileKind, bool], Tile]:
-        """One canonical tile per (kind, red): the drawn tile if it is of that choice, else
-        the lowest id."""
-        red_fives = self.rules.red_fives
-        out: dict[tuple[TileKind, bool], Tile] = {}
-        for t in sorted(tiles):
-            out.setdefault((kind_of(t), is_red(t, red_fives)), t)
-        drawn = self._drawn
-        if drawn is not None and drawn in tiles:
-            out[(kind_of(drawn), is_red(drawn, red_fives))] = drawn
-        return out
-
-    def _legal_after_pon(self, seat: int) -> LegalActions:
-        called = self._after_pon
-        allowed = [t for t in self._hands[seat] if kind_of(t) != called]
-        choices = self._discard_choices(seat, allowed)
-        actions = tuple(Discard(t) for t in sorted(choices.values()))
-        last = max(allowed)
-        default = Discard(choices[(kind_of(last), is_red(last, self.rules.red_fives))])
-        return LegalActions(actions, default, frozenset((t, False) for t in allowed))
-
-    def _legal_after_draw(self, seat: int) -> LegalActions:
-        drawn = self._drawn
-        assert drawn is not None
-        actions: list[Action] = []
-        if self._tsumo_score(seat) is not None:
-            actions.append(Tsumo())
-        if self._can_nine_terminals(seat):
-            actions.append(NineTerminals())
-        if self._riichi[seat]:
-            actions.append(Discard(drawn))
-            discard_tiles = {(drawn, False)}
-        else:
-            hand = self._hands[seat]
-            choices = self._discard_choices(seat, hand)
-            actions += [Discard(t) for t in sorted(choices.values())]
-            discard_tiles = {(t, False) for t in hand}
-            if self._may_declare_riichi(seat) and shanten(self._counts(seat), len(self._melds[seat])) <= 0:
-                for (k, red), t in sorted(choices.items(), key=lambda kv: kv[1]):
-                    if self._waits(seat, without=t):
-                        actions.append(Discard(t, riichi=True))
-                        discard_tiles |= {
-                            (x, True) for x in hand if kind_of(x) == k and is_red(x, self.rules.red_fives) == red
-                        }
-        actions += [Kan(k) for k in self._kan_kinds(seat)]
-        if self._can_kita(seat):
-            actions.append(Kita())
-        return LegalActions(tuple(actions), Discard(drawn), frozenset(discard_tiles))
-
-    def _tsumo_score(self, seat: int) -> Score | None:
-        drawn = self._drawn
-        if drawn is None or self._after_pon is not None:
-            return None
-        if not is_complete(self._counts(seat), len(self._melds[seat])):
-            return None
-        return self._try_score(seat, drawn, tsumo=True, kind=None)
-
-    def _can_nine_terminals(self, seat: int) -> bool:
-        if not self._clean or self._discarded[seat] or self._rinshan:
-            return False
-        kinds = {kind_of(t) for t in self._hands[seat]}
-        return sum(k in kinds for k in TERMINAL_HONOR_KINDS) >= NINE_TERMINALS_MIN
-
-    def _may_declare_riichi(self, seat: int) -> bool:
-        return (
-            not self._riichi[seat]
-            and self._is_closed(seat)
-            and self._scores[seat] >= RIICHI_COST
-            and self.live_left >= RIICHI_MIN_LIVE
-        )
-
-    def _kan_kinds(self, seat: int) -> list[TileKind]:
-        if self.live_left < 1 or len(self._kan_owners) >= MAX_KANS:
-            return []
-        counts = self._counts(seat)
-        kinds = [k for k in range(KIND_COUNT) if counts[k] == 4]
-        if self._riichi[seat]:
-            return [k for k in kinds if self._riichi_kan_ok(seat, k)]
-        kinds += [m.kind for m in self._melds[seat] if m.type is MeldType.PON and counts[m.kind] == 1]
-        return sorted(kinds)
-
-    def _riichi_kan_ok(self, seat: int, kind: TileKind) -> bool:
-        """After riichi a closed kan must use the drawn tile and change neither the waits
-        nor how the hand reads (spec 4)."""
-        drawn = self._drawn
-        if drawn is None or kind_of(drawn) != kind:
-            return False
-        before = self._waits(seat, without=drawn)
-        counts = self._counts(seat)
-        counts[kind] -= 4
-        nmelds = len(self._melds[seat]) + 1
-        own = self._own(seat)
-        after = tuple(k for k in _cached_waits(tuple(counts), nmelds) if own[k] < 4)
-        if not before or before != after:
-            return False
-        base = self._counts(seat, without=drawn)
-        return kan_keeps_readings(base, kind, before)
-
-    def _can_kita(self, seat: int) -> bool:
-        if self.live_left < 1:
-            return False
-        if self._riichi[seat]:
-            return self._drawn is not None and kind_of(self._drawn) == NORTH
-        return any(kind_of(t) == NORTH for t in self._hands[seat])
+            return NO_ACTIONS
+        return legality.turn_legal(_SeatFacts(self, seat))
 
     # -- turn actions --------------------------------------------------------------------------
 
@@ -678,8 +465,7 @@ class Kyoku:
             raise IllegalAction(f"{action} is not a turn action")
 
     def _note_declined_draw(self, seat: int, tile: Tile) -> None:
-        """A riichi player who lets a winning draw go (discard or kita) is in riichi furiten."""
-        if self._riichi[seat] and tile == self._drawn and kind_of(tile) in self._waits(seat, without=tile):
+        if legality.declines_winning_draw(_SeatFacts(self, seat), tile):
             self._riichi_furiten[seat] = True
 
     def _discard(self, seat: int, tile: Tile, riichi: bool) -> None:
@@ -746,57 +532,16 @@ class Kyoku:
         for other in SEATS:
             if other == seat:
                 continue
-            hand_waits = self._waits(other)
-            acts = self._window_options(other, kind, seat, tile, hand_waits)
-            # Only kokushi may take a closed kan's tile, so only it can pass one up.
-            if kind_of(tile) in hand_waits and (kind != "ankan" or Ron() in acts):
+            facts = _SeatFacts(self, other)
+            hand_waits = legality.hand_waits(facts)
+            acts = legality.window_actions(facts, kind, tile, hand_waits)
+            if legality.passes_up_win(kind, tile, hand_waits, acts):
                 winning.append(other)
             if acts:
-                options[other] = LegalActions((*acts, Pass()), Pass())
+                options[other] = legality.window_legal(acts)
         self._window = _Window(kind, seat, tile, riichi, options, tuple(winning))
         if not options:
             self._resolve_window()
-
-    def _window_options(
-        self, seat: int, kind: WindowKind, source: int, tile: Tile, hand_waits: Sequence[TileKind]
-    ) -> list[Action]:
-        acts: list[Action] = []
-        if self._ron_score(seat, kind, tile, hand_waits) is not None:
-            acts.append(Ron())
-        if kind == "discard":
-            acts += self._call_options(seat, tile)
-        return acts
-
-    def _ron_score(self, seat: int, kind: WindowKind, tile: Tile, hand_waits: Sequence[TileKind]) -> Score | None:
-        if kind_of(tile) not in hand_waits or self._furiten(seat, hand_waits) != "none":
-            return None
-        if kind == "ankan" and not self.rules.kokushi_robs_ankan:
-            return None
-        score = self._try_score(seat, tile, tsumo=False, kind=kind)
-        if score is not None and kind == "ankan" and not any(y in ("kokushi", "kokushi_13") for y, _ in score.yaku):
-            return None
-        return score
-
-    def _four_kan_abort_pending(self) -> bool:
-        return len(self._kan_owners) == MAX_KANS and len(set(self._kan_owners)) > 1
-
-    def _call_options(self, seat: int, tile: Tile) -> list[Action]:
-        if self._riichi[seat] or self.live_left < 1 or self._four_kan_abort_pending():
-            return []
-        kind = kind_of(tile)
-        mine = [t for t in self._hands[seat] if kind_of(t) == kind]
-        acts: list[Action] = []
-        # A pon must leave a tile that may be discarded (no kuikae).
-        if len(mine) >= 2 and len(self._hands[seat]) > len(mine):
-            reds = sum(is_red(t, self.rules.red_fives) for t in mine)
-            plain = len(mine) - reds
-            if reds and plain >= 1:
-                acts.append(Pon(kind, red=True))
-            if plain >= 2:
-                acts.append(Pon(kind, red=False))
-        if len(mine) == 3 and len(self._kan_owners) < MAX_KANS:
-            acts.append(Kan(kind))
-        return acts
 
     def _resolve_window(self) -> None:
         w = self._window
@@ -822,7 +567,7 @@ class Kyoku:
     def _after_discard(self, w: _Window) -> None:
         if w.riichi:
             self._accept_riichi(w.seat)
-        if self._four_kan_abort_pending():
+        if legality.four_kan_abort_pending(self._kan_owners):
             self._abort("four_kans", None)
             return
         for seat, action in sorted(w.answers.items(), key=lambda sa: (sa[0] - w.seat) % 3):
@@ -996,17 +741,18 @@ class Kyoku:
         """Waits and furiten of a tenpai seat; when its tiles are complete right now, the
         score it would get or why it may not win (``no_yaku`` / ``furiten``)."""
         w = self._window
+        facts = _SeatFacts(self, seat)
         own_turn = w is None and self.result is None and seat == self._turn and self._drawn is not None
-        hand_waits = self._waits(seat, without=self._drawn if own_turn else None)
-        furiten = self._furiten(seat, hand_waits)
+        hand_waits = legality.hand_waits(facts, without=self._drawn if own_turn else None)
+        furiten = legality.furiten(facts, hand_waits)
         if own_turn:
-            if not is_complete(self._counts(seat), len(self._melds[seat])):
+            if not is_complete(counts_of_tiles(self._hands[seat]), len(self._melds[seat])):
                 return WinStatus(hand_waits, furiten)
-            score = self._tsumo_score(seat)
+            score = legality.tsumo_score(facts)
             return WinStatus(hand_waits, furiten, True, None if score else "no_yaku", score)
         if w is None or seat == w.seat or kind_of(w.tile) not in hand_waits:
             return WinStatus(hand_waits, furiten)
-        if w.kind == "ankan" and not self._ron_score(seat, w.kind, w.tile, hand_waits):
+        if w.kind == "ankan" and not legality.ron_score(facts, w.kind, w.tile, hand_waits):
             return WinStatus(hand_waits, furiten)
         if furiten != "none":
             return WinStatus(hand_waits, furiten, True, "furiten")
@@ -1103,10 +849,10 @@ class Kyoku:
     def _check_waits(self) -> None:
         """The filtered, memoised waits equal ``shanten.waits`` with the owned counts."""
         for s in SEATS:
-            counts = self._counts(s)
+            counts = counts_of_tiles(self._hands[s])
             nmelds = len(self._melds[s])
             if sum(counts) == 13 - 3 * nmelds:
-                fresh = tuple(waits(counts, nmelds, self._own(s)))
+                fresh = tuple(waits(counts, nmelds, legality.owned_counts(_SeatFacts(self, s))))
                 assert self._waits(s) == fresh, f"seat {s}: waits {self._waits(s)} != {fresh}"
 
     def _check_legal(self) -> None:
@@ -1121,12 +867,6 @@ class Kyoku:
                 assert all(a in fresh for a in fresh), "every listed action must be accepted"
 
 
-@lru_cache(maxsize=1 << 16)
-def _cached_waits(counts: tuple[int, ...], melds: int) -> tuple[TileKind, ...]:
-    """``shanten.waits`` memoised: the same hands recur across the seats, copies and checks."""
-    return tuple(waits(counts, melds))
-
-
 def _fold_meld(hand: Counter[Tile], melds: list[Meld], meld: Meld) -> None:
     if meld.type is MeldType.KAKAN:
         assert meld.added is not None
@@ -1138,3 +878,116 @@ def _fold_meld(hand: Counter[Tile], melds: list[Meld], meld: Meld) -> None:
         if t != meld.called:
             hand[t] -= 1
     melds.append(meld)
+
+
+class _SeatFacts:
+    """One seat's ``legality.SeatFacts``, read straight from the hand's state (never copied,
+    so it is never stale and costs nothing to make).  The drawn tile, the ponned kind and
+    rinshan belong to the seat whose turn it is."""
+
+    __slots__ = ("_k", "seat")
+
+    def __init__(self, k: Kyoku, seat: int) -> None:
+        self._k = k
+        self.seat = seat
+
+    @property
+    def rules(self) -> Rules:
+        return self._k.rules
+
+    @property
+    def hand(self) -> Sequence[Tile]:
+        return self._k._hands[self.seat]
+
+    @property
+    def drawn(self) -> Tile | None:
+        k = self._k
+        return k._drawn if k._turn == self.seat else None
+
+    @property
+    def after_pon(self) -> TileKind | None:
+        k = self._k
+        return k._after_pon if k._turn == self.seat else None
+
+    @property
+    def melds(self) -> Sequence[Meld]:
+        return self._k._melds[self.seat]
+
+    @property
+    def kita_count(self) -> int:
+        return len(self._k._kita[self.seat])
+
+    @property
+    def river(self) -> Iterable[Tile]:
+        return self._k._river[self.seat]
+
+    @property
+    def points(self) -> int:
+        return self._k._scores[self.seat]
+
+    @property
+    def riichi(self) -> bool:
+        return self._k._riichi[self.seat]
+
+    @property
+    def double_riichi(self) -> bool:
+        return self._k._double_riichi[self.seat]
+
+    @property
+    def ippatsu(self) -> bool:
+        return self._k._ippatsu[self.seat]
+
+    @property
+    def rinshan(self) -> bool:
+        k = self._k
+        return k._rinshan and k._turn == self.seat
+
+    @property
+    def has_discarded(self) -> bool:
+        return self._k._discarded[self.seat]
+
+    @property
+    def riichi_furiten(self) -> bool:
+        return self._k._riichi_furiten[self.seat]
+
+    @property
+    def temp_furiten(self) -> bool:
+        return self._k._temp_furiten[self.seat]
+
+    @property
+    def dealer(self) -> int:
+        return self._k.dealer
+
+    @property
+    def round_wind(self) -> TileKind:
+        return self._k.round_wind
+
+    @property
+    def first_go_around(self) -> bool:
+        return self._k._clean
+
+    @property
+    def live_left(self) -> int:
+        return self._k.live_left
+
+    @property
+    def kan_owners(self) -> Sequence[int]:
+        return self._k._kan_owners
+
+    @property
+    def dora_indicators(self) -> Sequence[Tile]:
+        k = self._k
+        return k.deal.dora_indicators[: k._dora_count]
+
+    @property
+    def ura_indicators(self) -> Sequence[Tile]:
+        k = self._k
+        return k.deal.ura_indicators[: k._dora_count]
+
+    @property
+    def honba(self) -> int:
+        return self._k.honba
+
+    @property
+    def deposits(self) -> int:
+        return self._k._deposits
