@@ -881,37 +881,35 @@ def _fold_meld(hand: Counter[Tile], melds: list[Meld], meld: Meld) -> None:
 
 
 class _SeatFacts:
-    """One seat's ``legality.SeatFacts``, read straight from the hand's state (never copied,
-    so it is never stale and costs nothing to make).  The drawn tile, the ponned kind and
-    rinshan belong to the seat whose turn it is."""
+    """One seat's ``legality.SeatFacts`` for one query, read from the hand's state.  The
+    facts every query reads are taken when it is made; the rest are read on demand.  The
+    drawn tile, the ponned kind and rinshan belong to the seat whose turn it is."""
 
-    __slots__ = ("_k", "seat")
+    __slots__ = ("_k", "drawn", "hand", "kan_owners", "live_left", "melds", "riichi", "rules", "seat")
+
+    rules: Rules
+    hand: Sequence[Tile]
+    melds: Sequence[Meld]
+    drawn: Tile | None
+    riichi: bool
+    live_left: int
+    kan_owners: Sequence[int]
 
     def __init__(self, k: Kyoku, seat: int) -> None:
         self._k = k
         self.seat = seat
-
-    @property
-    def rules(self) -> Rules:
-        return self._k.rules
-
-    @property
-    def hand(self) -> Sequence[Tile]:
-        return self._k._hands[self.seat]
-
-    @property
-    def drawn(self) -> Tile | None:
-        k = self._k
-        return k._drawn if k._turn == self.seat else None
+        self.rules = k.rules
+        self.hand = k._hands[seat]
+        self.melds = k._melds[seat]
+        self.drawn = k._drawn if k._turn == seat else None
+        self.riichi = k._riichi[seat]
+        self.live_left = k.deal.live_size - k._replacements - k._live_next
+        self.kan_owners = k._kan_owners
 
     @property
     def after_pon(self) -> TileKind | None:
         k = self._k
         return k._after_pon if k._turn == self.seat else None
-
-    @property
-    def melds(self) -> Sequence[Meld]:
-        return self._k._melds[self.seat]
 
     @property
     def kita_count(self) -> int:
@@ -924,10 +922,6 @@ class _SeatFacts:
     @property
     def points(self) -> int:
         return self._k._scores[self.seat]
-
-    @property
-    def riichi(self) -> bool:
-        return self._k._riichi[self.seat]
 
     @property
     def double_riichi(self) -> bool:
@@ -965,14 +959,6 @@ class _SeatFacts:
     @property
     def first_go_around(self) -> bool:
         return self._k._clean
-
-    @property
-    def live_left(self) -> int:
-        return self._k.live_left
-
-    @property
-    def kan_owners(self) -> Sequence[int]:
-        return self._k._kan_owners
 
     @property
     def dora_indicators(self) -> Sequence[Tile]:
