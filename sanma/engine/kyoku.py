@@ -475,7 +475,7 @@ class Kyoku:
             self._ippatsu[seat] = False
         if riichi:
             self._riichi[seat] = True
-            self._double_riichi[seat] = self._clean and not self._discarded[seat]
+            self._double_riichi[seat] = legality.first_turn(_SeatFacts(self, seat))
         tsumogiri = tile == self._drawn
         self._hands[seat].remove(tile)
         self._river[seat].append(tile)

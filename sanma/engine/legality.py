@@ -299,7 +299,7 @@ def win_context(f: SeatFacts, *, tsumo: bool, kind: WindowKind | None, nearest: 
     """Every ``WinContext`` flag of a win now (``kind`` is the window of a ron); ``nearest``
     is false for the farther winner of a double ron (no honba, no deposits)."""
     rinshan = f.rinshan
-    first_draw = tsumo and f.first_go_around and not f.has_discarded and not rinshan
+    first_draw = tsumo and first_turn(f) and not rinshan
     riichi = f.riichi
     seat, dealer, live_left = f.seat, f.dealer, f.live_left
     return WinContext(
@@ -357,9 +357,15 @@ def ron_score(f: SeatFacts, kind: WindowKind, tile: Tile, waits_now: Sequence[Ti
     return score
 
 
+def first_turn(f: SeatFacts) -> bool:
+    """The seat's first turn of an unbroken go-around (no call, kan or kita yet): what
+    double riichi, nine terminals and tenhou/chiihou need."""
+    return f.first_go_around and not f.has_discarded
+
+
 def can_nine_terminals(f: SeatFacts) -> bool:
     """First draw of an unbroken go-around with nine distinct terminal or honor kinds."""
-    if not f.first_go_around or f.has_discarded or f.rinshan:
+    if not first_turn(f) or f.rinshan:
         return False
     kinds = {kind_of(t) for t in f.hand}
     return sum(k in kinds for k in TERMINAL_HONOR_KINDS) >= NINE_TERMINALS_MIN

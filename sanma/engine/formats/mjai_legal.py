@@ -197,7 +197,7 @@ class SeatLegality:
             if self.riichi:
                 self.ippatsu = False
             if e.riichi:
-                self.double_riichi = self.first_go_around and not self.has_discarded
+                self.double_riichi = legality.first_turn(self)
             self.temp_furiten = False
             self.after_pon = None
             self.cue = None
