@@ -41,6 +41,8 @@ from sanma.bots.heuristics import (
     pass_or_default,
     pick_tile,
     tenpai_after,
+    tenpai_outlook,
+    tiles_of_kind,
     turns_left,
     win_chance,
     winning_action,
@@ -65,6 +67,10 @@ PRESSURE = 0.5
 # model undercounts how often a pushed hand still wins (fitted in self-play against Normal:
 # 1.0 folded too much, 1.5-2.2 were best, 3.0 dealt in too often).
 PUSH_GAIN = 2.0
+# At 1-shanten the widest discards (at least this share of the widest ukeire, at most
+# ``OUTLOOK_TOP`` of them) are compared by the waits their tenpai will have.
+OUTLOOK_SHARE = 0.6
+OUTLOOK_TOP = 4
 OTHER_PON_MARGIN = 500.0  # a pon without yakuhai must win this much over staying closed
 DAMA_ENOUGH = 7700.0  # a non-dealer dama hand this big with a sure yaku needs no riichi
 DEPOSIT_COST = 600.0  # a deposit not won back is often won back later (it stays on the table)
@@ -190,7 +196,33 @@ class ExpertBot(BotPlayer):
         are big anyway (kita, red fives, few kinds), so reaching tenpai first matters most."""
         action = plain_riichi(k, legal, options) or efficient_discard(k, legal, options, riichi=False)
         o = options[action.tile >> 2]
+        if o.shanten == 1 and not action.riichi:
+            action = self._best_outlook(k, legal, options, action)
+            o = options[action.tile >> 2]
         return Candidate(action, -25.0 * o.shanten + 0.5 * o.ukeire, 0.0, 0.0)
+
+    def _best_outlook(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], first: Discard
+    ) -> Discard:
+        """Of the widest 1-shanten discards, the one whose tenpai will wait on most tiles."""
+        widest = options[first.tile >> 2].ukeire
+        kinds = sorted(
+            {a.tile >> 2 for a in legal if isinstance(a, Discard) and not a.riichi},
+            key=lambda kind: (options[kind].shanten, -options[kind].ukeire, keep_value(k, kind)),
+        )
+        near = [kind for kind in kinds if options[kind].shanten == 1 and options[kind].ukeire >= OUTLOOK_SHARE * widest]
+        if len(near) < 2:
+            return first
+        best_kind, best = first.tile >> 2, -1.0
+        for kind in near[:OUTLOOK_TOP]:
+            counts = k.counts[:]
+            counts[kind] -= 1
+            score = tenpai_outlook(k, counts, options[kind].improving)
+            if score > best:
+                best_kind, best = kind, score
+        if best_kind == first.tile >> 2:
+            return first
+        return pick_tile(tiles_of_kind(legal, best_kind, False), k.red_fives, self.view.drawn)
 
     def _weighed_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights

@@ -505,6 +505,22 @@ def efficient_discard(k: Knowledge, legal: LegalActions, options: dict[TileKind,
     return pick_tile(tiles_of_kind(legal, kind, riichi), k.red_fives, k.view.drawn)
 
 
+def tenpai_outlook(k: Knowledge, counts: list[int], improving: dict[TileKind, int]) -> float:
+    """Two steps of efficiency for a 1-shanten hand of ``counts`` (13 tiles): each unseen
+    improving tile weighted by the live winning tiles of the best tenpai it gives.  Plain
+    ukeire counts only how soon tenpai comes; this also counts how good the wait will be."""
+    hand = counts[:]
+    total = 0.0
+    for draw, n in improving.items():
+        if n <= 0:
+            continue  # every copy in sight: the kind improves nothing now
+        hand[draw] += 1
+        table = discard_ukeire(hand, k.meld_count, k.visible)
+        hand[draw] -= 1
+        total += n * max((sum(imp.values()) for s, imp in table.values() if s == 0), default=0)
+    return total
+
+
 def ankan_keeps_speed(k: Knowledge, kind: TileKind, options: dict[TileKind, Option]) -> bool:
     """A closed kan of four held ``kind`` loses no speed against the best discard."""
     if k.counts[kind] != 4:
