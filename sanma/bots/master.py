@@ -54,6 +54,7 @@ class MasterBot(ExpertBot):
         self.samples = samples
         self.top = top
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
+        self._shanten_of: dict[TileKind, int] = {}
 
     def _best_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
@@ -62,6 +63,7 @@ class MasterBot(ExpertBot):
         if not k.closed or self.samples <= 0:
             return expert
         plain = self._candidates(k, legal, options, opps, w)
+        self._shanten_of = {kind: o.shanten for kind, o in options.items()}
         kinds = self._searched_kinds(plain, expert)
         if len(kinds) < 2:
             return expert
@@ -101,9 +103,12 @@ class MasterBot(ExpertBot):
         first = expert.action.tile >> 2
         ranked = sorted(plain.values(), key=lambda c: -c.ev)
         kinds = [first]
+        # Only rivals as fast as the Expert's choice: the search's policy chases speed, not
+        # value, so it misjudges a step back in shanten (measured: it lost win rate).
+        speed = self._shanten_of.get(first)
         for c in ranked:
             kind = c.action.tile >> 2
-            if kind in kinds or c.ev < ranked[0].ev - MARGIN:
+            if kind in kinds or c.ev < ranked[0].ev - MARGIN or self._shanten_of.get(kind) != speed:
                 continue
             kinds.append(kind)
             if len(kinds) >= self.top:
