@@ -9,7 +9,9 @@ The hand is always in one of three phases:
 * **over**: ``result`` is set.
 
 Legality lives in one query, ``legal_actions(seat)``; ``apply`` accepts only what it
-lists and returns the events it caused.  Rule choices and their spec sections are in
+lists and returns the events it caused.  The rules behind it are ``legality``'s, asked
+with one seat's facts (``_SeatFacts``), the same functions a seat that sees only its own
+tiles asks (``formats.mjai_legal``).  Rule choices and their spec sections are in
 ``docs/engine.md``.
 """
 
