@@ -1,0 +1,46 @@
+"""``sanma serve``: run the game server (settings from ``SANMA_*``; flags override them)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags of ``sanma serve``."""
+    parser.add_argument("--host", help="address to listen on (SANMA_HOST, default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (SANMA_PORT, default 8000)")
+    parser.add_argument(
+        "--data-dir", type=Path, help="folder of the default SQLite file (SANMA_DATA_DIR, default data)"
+    )
+    parser.add_argument("--database-url", help="SQLAlchemy URL (SANMA_DATABASE_URL, default sqlite under --data-dir)")
+    parser.add_argument("--bot-delay", type=float, help="seconds a bot waits before its turn (SANMA_BOT_DELAY)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start uvicorn with ``create_app``; returns when the server stops."""
+    import uvicorn
+
+    from sanma.engine.errors import SanmaError
+    from sanma.server.app import create_app
+    from sanma.server.settings import Settings
+
+    try:
+        settings = Settings.from_env()
+    except SanmaError as exc:
+        print(f"sanma serve: {exc}", file=sys.stderr)
+        return 2
+    changes = {
+        "host": args.host,
+        "port": args.port,
+        "data_dir": args.data_dir,
+        "database_url": args.database_url,
+        "bot_delay_s": args.bot_delay,
+    }
+    settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
+    app = create_app(settings)
+    print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws_max_size=settings.ws_max_size)
+    return 0

@@ -1,0 +1,165 @@
+"""The wire protocol's frames (``docs/protocol.md``): parsing client frames, building server ones.
+
+Every client frame is checked here before anything acts on it: size, JSON, schema.  A
+frame that fails gets an ``error`` frame with a ``code``; nothing else happens.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sanma.server.codec import BadAction, normalize_action
+
+PROTOCOL_VERSION: Final = 1
+
+# Error codes (docs/protocol.md lists what each means).
+TOO_BIG: Final = "too_big"
+BAD_FRAME: Final = "bad_frame"
+BAD_JSON: Final = "bad_json"
+BAD_SCHEMA: Final = "bad_schema"
+RATE_LIMITED: Final = "rate_limited"
+HELLO_FIRST: Final = "hello_first"
+ALREADY_JOINED: Final = "already_joined"
+UNAUTHORIZED: Final = "unauthorized"
+NO_MATCH: Final = "no_match"
+STALE_SEQ: Final = "stale_seq"
+ILLEGAL_ACTION: Final = "illegal_action"
+ROOM_FAILED: Final = "room_failed"
+
+
+class ProtocolError(Exception):
+    """A client frame that cannot be accepted; becomes an ``error`` frame."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """Join ``match`` as the guest holding ``token``; ``last_v`` events are already known."""
+
+    token: str
+    match: str
+    last_v: int
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """Answer prompt ``seq`` with ``action`` (canonical wire form)."""
+
+    seq: int
+    action: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """Send the events from version ``from_v`` on again, then the current prompt."""
+
+    from_v: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """Keep-alive; answered with ``pong``."""
+
+
+ClientFrame = Hello | Act | Resync | Ping
+_MAX_INT: Final = 2**53  # what a browser's JSON numbers hold exactly
+
+
+def parse_client_frame(text: str, max_bytes: int) -> ClientFrame:
+    """Check and read one client text frame; ``ProtocolError`` says what is wrong.
+
+    >>> parse_client_frame('{"t":"act","seq":3,"a":{"type":"pass"}}', 4096)
+    Act(seq=3, action={'type': 'pass'})
+    """
+    if len(text) > max_bytes or len(text.encode("utf-8")) > max_bytes:
+        raise ProtocolError(TOO_BIG, f"frames are at most {max_bytes} bytes")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProtocolError(BAD_JSON, "the frame is not JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(BAD_SCHEMA, "a frame is a JSON object")
+    kind = data.get("t")
+    if kind == "hello":
+        _fields(data, {"t", "token", "match", "last_v"}, {"t", "token", "match"})
+        return Hello(_text(data, "token", 256), _text(data, "match", 64), _count(data, "last_v", 0))
+    if kind == "act":
+        _fields(data, {"t", "seq", "a"}, {"t", "seq", "a"})
+        try:
+            action = normalize_action(data["a"])
+        except BadAction as exc:
+            raise ProtocolError(BAD_SCHEMA, f"a: {exc}") from None
+        return Act(_count(data, "seq", None), action)
+    if kind == "resync":
+        _fields(data, {"t", "from"}, {"t", "from"})
+        return Resync(_count(data, "from", None))
+    if kind == "ping":
+        _fields(data, {"t"}, {"t"})
+        return Ping()
+    raise ProtocolError(BAD_SCHEMA, f"unknown frame type {kind!r:.20}")
+
+
+def _fields(data: dict[str, Any], allowed: set[str], required: set[str]) -> None:
+    missing = required - set(data)
+    if missing:
+        raise ProtocolError(BAD_SCHEMA, f"missing field(s) {sorted(missing)}")
+    extra = set(data) - allowed
+    if extra:
+        raise ProtocolError(BAD_SCHEMA, f"unexpected field(s) {sorted(extra)!r:.60}")
+
+
+def _text(data: dict[str, Any], name: str, longest: int) -> str:
+    value = data[name]
+    if not isinstance(value, str) or not 0 < len(value) <= longest:
+        raise ProtocolError(BAD_SCHEMA, f"{name} is a non-empty string of at most {longest} characters")
+    return value
+
+
+def _count(data: dict[str, Any], name: str, default: int | None) -> int:
+    value = data.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_INT:
+        raise ProtocolError(BAD_SCHEMA, f"{name} is a non-negative integer")
+    return value
+
+
+# -- server frames -------------------------------------------------------------------------
+
+
+def error_frame(code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """``{"t": "error", "code": ..., "detail": ...}`` (plus e.g. the ``seq`` it concerns)."""
+    return {"t": "error", "code": code, "detail": detail, **extra}
+
+
+def event_frame(v: int, event: dict[str, Any]) -> dict[str, Any]:
+    """One event (wire form, already redacted) at version ``v``."""
+    return {"t": "event", "v": v, "e": event}
+
+
+# -- rate limiting -------------------------------------------------------------------------
+
+
+class TokenBucket:
+    """``rate`` frames per second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        """Whether one more frame is allowed now (and count it)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False

@@ -1,0 +1,201 @@
+"""The store: Alembic on an empty database, guests, matches and event logs, the event codec.
+
+Runs against SQLite always, and against PostgreSQL too when a server can be started
+locally (``initdb``/``pg_ctl`` on PATH and the ``psycopg`` driver installed); otherwise
+those cases skip with the reason.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, inspect, text
+
+from sanma.engine.match import Match
+from sanma.engine.replay import replay
+from sanma.engine.rules import DEFAULT
+from sanma.server.codec import event_from_store, event_to_store, rules_from_json, rules_to_json
+from sanma.store import db
+from sanma.store.guests import create_guest, guest_for_token, token_hash
+from sanma.store.matches import append_events, create_match, event_count, get_match, latest_playing, load_events
+
+# -- a scratch PostgreSQL, when one can be started here ------------------------------------
+
+_URL: str | None = None
+_FAILED: str | None = None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _tool(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    for candidate in sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True):
+        return str(candidate)
+    return None
+
+
+def postgres_url(tmp_factory: pytest.TempPathFactory) -> str:
+    """A URL of a running scratch PostgreSQL database, or ``pytest.skip``."""
+    global _URL, _FAILED
+    if _URL is not None:
+        return _URL
+    if _FAILED is not None:
+        pytest.skip(_FAILED)
+    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
+    if importlib.util.find_spec("psycopg") is None:
+        _FAILED = "PostgreSQL store tests need the psycopg driver (pip install 'psycopg[binary]')"
+    elif not (initdb and pg_ctl):
+        _FAILED = "PostgreSQL store tests need initdb/pg_ctl (apt-get install -y postgresql)"
+    if _FAILED is not None:
+        pytest.skip(_FAILED)
+    assert initdb and pg_ctl
+    folder = tmp_factory.mktemp("pg")
+    folder.chmod(0o777)
+    data = folder / "data"
+    port = _free_port()
+    run_as: list[str] = []
+    if os.geteuid() == 0:
+        # PostgreSQL will not run as root: use the unprivileged "nobody" user.
+        run_as = ["runuser", "-u", "nobody", "--"]
+    try:
+        subprocess.run(
+            [*run_as, initdb, "-D", str(data), "-U", "sanma", "--auth=trust"], check=True, capture_output=True
+        )
+        subprocess.run(
+            [
+                *run_as,
+                pg_ctl,
+                "-D",
+                str(data),
+                "-l",
+                str(folder / "log"),
+                "-w",
+                "-o",
+                f"-p {port} -k {folder} -h 127.0.0.1",
+                "start",
+            ],
+            check=True,
+            capture_output=True,
+        )
+    except (subprocess.CalledProcessError, OSError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        _FAILED = f"could not start a scratch PostgreSQL: {exc} {detail.decode(errors='replace')[-300:]}"
+        pytest.skip(_FAILED)
+    atexit.register(
+        lambda: subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "fast", "stop"], capture_output=True)
+    )
+    _URL = f"postgresql+psycopg://sanma@127.0.0.1:{port}/postgres"
+    return _URL
+
+
+def random_match(seed: int, length: str = "one-hand") -> Match:
+    """A whole match of random legal play (independent of the bots)."""
+    rng = random.Random(seed)
+    match = Match(seed, DEFAULT.with_options(length=length))
+    while not match.finished:
+        seat = match.awaiting()[0]
+        match.apply(seat, rng.choice(list(match.legal_actions(seat))))
+    return match
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'sanma.db'}"
+    else:
+        url = postgres_url(tmp_path_factory)
+    eng = db.open_engine(url)
+    db.upgrade(eng)
+    yield eng
+    eng.dispose()
+
+
+def test_alembic_upgrade_on_an_empty_sqlite_file(tmp_path):
+    path = tmp_path / "nested" / "sanma.db"
+    eng = db.open_engine(f"sqlite:///{path}")
+    assert db.current_revision(eng) is None
+    db.upgrade(eng)
+    assert path.is_file()
+    assert db.current_revision(eng) == "0001"
+    insp = inspect(eng)
+    assert {"guests", "matches", "match_events", "alembic_version"} <= set(insp.get_table_names())
+    assert {c["name"] for c in insp.get_columns("guests")} == {"id", "token_hash", "created_at"}
+    assert {c["name"] for c in insp.get_columns("match_events")} == {"match_id", "v", "event"}
+    db.upgrade(eng)  # a second upgrade is a no-op
+    assert db.current_revision(eng) == "0001"
+    eng.dispose()
+
+
+def test_guest_token_is_stored_only_as_its_hash(engine):
+    guest = create_guest(engine)
+    assert len(guest.token) >= 40
+    assert guest_for_token(engine, guest.token) == guest.id
+    assert guest_for_token(engine, guest.token + "x") is None
+    assert guest_for_token(engine, "") is None
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT id, token_hash FROM guests")).all()
+    assert rows == [(guest.id, token_hash(guest.token))]
+    assert all(guest.token not in str(value) for row in rows for value in row)
+
+
+def test_match_log_round_trips_and_replays(engine):
+    guest = create_guest(engine)
+    match = random_match(7, "east")
+    seed = (1 << 63) + 12345  # more bits than a signed BIGINT holds
+    record = create_match(
+        engine, guest_id=guest.id, rules=rules_to_json(match.rules), seed=seed, bot_level="normal", human_seat=1
+    )
+    assert latest_playing(engine, guest.id) == record.id
+    stored = [event_to_store(e) for e in match.events]
+    half = len(stored) // 2
+    append_events(engine, record.id, 1, stored[:half], ended=False)
+    append_events(engine, record.id, half + 1, stored[half:], ended=True)
+    again = get_match(engine, record.id)
+    assert again is not None
+    assert (again.seed, again.human_seat, again.status, again.bot_level) == (seed, 1, "ended", "normal")
+    assert rules_from_json(again.rules) == match.rules
+    assert event_count(engine, record.id) == len(match.events)
+    assert latest_playing(engine, guest.id) is None
+    loaded = [event_from_store(e) for e in load_events(engine, record.id)]
+    assert loaded == match.events
+    assert replay(loaded) == match
+
+
+def test_a_second_writer_of_the_same_version_fails(engine):
+    guest = create_guest(engine)
+    record = create_match(engine, guest_id=guest.id, rules={}, seed=1, bot_level="beginner", human_seat=0)
+    append_events(engine, record.id, 1, [{"t": "RiichiAccepted", "seat": 0}], ended=False)
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate|constraint"):
+        append_events(engine, record.id, 1, [{"t": "RiichiAccepted", "seat": 1}], ended=False)
+    assert [e["seat"] for e in load_events(engine, record.id)] == [0]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_event_codec_round_trips_every_event_type(seed):
+    match = random_match(seed, "east-south" if seed % 2 else "east")
+    for event in match.events:
+        data = event_to_store(event)
+        assert event_from_store(json.loads(json.dumps(data))) == event
+
+
+def test_event_codec_rejects_unknown_data():
+    from sanma.engine.errors import InvalidLog
+
+    for bad in ({"t": "Nope"}, {"t": "TileDrawn", "seat": 1, "tile": 3, "extra": 1}, [], {"seat": 1}):
+        with pytest.raises(InvalidLog):
+            event_from_store(bad)  # type: ignore[arg-type]
