@@ -7,7 +7,6 @@ those cases skip with the reason.
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import json
 import os
@@ -15,6 +14,8 @@ import random
 import shutil
 import socket
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,58 +50,40 @@ def _tool(name: str) -> str | None:
     return None
 
 
-def postgres_url(tmp_factory: pytest.TempPathFactory) -> str:
-    """A URL of a running scratch PostgreSQL database, or ``pytest.skip``."""
-    global _URL, _FAILED
-    if _URL is not None:
-        return _URL
-    if _FAILED is not None:
-        pytest.skip(_FAILED)
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A scratch PostgreSQL server for the session (``initdb`` + ``pg_ctl`` in a temporary
+    folder, as the unprivileged "nobody" when run as root, since PostgreSQL refuses root);
+    skips with the reason when initdb/pg_ctl or the psycopg driver is missing."""
     initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
     if importlib.util.find_spec("psycopg") is None:
-        _FAILED = "PostgreSQL store tests need the psycopg driver (pip install 'psycopg[binary]')"
-    elif not (initdb and pg_ctl):
-        _FAILED = "PostgreSQL store tests need initdb/pg_ctl (apt-get install -y postgresql)"
-    if _FAILED is not None:
-        pytest.skip(_FAILED)
-    assert initdb and pg_ctl
-    folder = tmp_factory.mktemp("pg")
+        pytest.skip("PostgreSQL store tests need the psycopg driver (pip install 'psycopg[binary]')")
+    if not (initdb and pg_ctl):
+        pytest.skip("PostgreSQL store tests need initdb/pg_ctl (apt-get install -y postgresql)")
+    # Not under pytest's temp root: that is private to root, and the server may run as "nobody".
+    folder = Path(tempfile.mkdtemp(prefix="sanma-pg-"))
     folder.chmod(0o777)
-    data = folder / "data"
-    port = _free_port()
-    run_as: list[str] = []
-    if os.geteuid() == 0:
-        # PostgreSQL will not run as root: use the unprivileged "nobody" user.
-        run_as = ["runuser", "-u", "nobody", "--"]
+    data, port = folder / "data", _free_port()
+    run_as = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+    options = f"-p {port} -k {folder} -h 127.0.0.1"
     try:
         subprocess.run(
             [*run_as, initdb, "-D", str(data), "-U", "sanma", "--auth=trust"], check=True, capture_output=True
         )
         subprocess.run(
-            [
-                *run_as,
-                pg_ctl,
-                "-D",
-                str(data),
-                "-l",
-                str(folder / "log"),
-                "-w",
-                "-o",
-                f"-p {port} -k {folder} -h 127.0.0.1",
-                "start",
-            ],
+            [*run_as, pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-w", "-o", options, "start"],
             check=True,
             capture_output=True,
         )
     except (subprocess.CalledProcessError, OSError) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
-        _FAILED = f"could not start a scratch PostgreSQL: {exc} {detail.decode(errors='replace')[-300:]}"
-        pytest.skip(_FAILED)
-    atexit.register(
-        lambda: subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "fast", "stop"], capture_output=True)
-    )
-    _URL = f"postgresql+psycopg://sanma@127.0.0.1:{port}/postgres"
-    return _URL
+        shutil.rmtree(folder, ignore_errors=True)
+        detail = (getattr(exc, "stderr", b"") or b"").decode(errors="replace")[-300:]
+        pytest.skip(f"could not start a scratch PostgreSQL: {exc} {detail}")
+    try:
+        yield f"postgresql+psycopg://sanma@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def random_match(seed: int, length: str = "one-hand") -> Match:
@@ -118,7 +101,7 @@ def engine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'sanma.db'}"
     else:
-        url = postgres_url(tmp_path_factory)
+        url = request.getfixturevalue("postgres_url")
     eng = db.open_engine(url)
     db.upgrade(eng)
     yield eng
