@@ -31,9 +31,6 @@ from sanma.store.matches import append_events, create_match, event_count, get_ma
 
 # -- a scratch PostgreSQL, when one can be started here ------------------------------------
 
-_URL: str | None = None
-_FAILED: str | None = None
-
 
 def _free_port() -> int:
     with socket.socket() as s:
