@@ -10,10 +10,12 @@ from sqlalchemy import create_engine
 
 from sanma.store.tables import metadata
 
-config = context.config
+# Only set while Alembic runs migrations (this file is also imported by doctest collection).
+config = getattr(context, "config", None)
 
 
 def run() -> None:
+    assert config is not None
     connection = config.attributes.get("connection")
     if connection is not None:
         context.configure(connection=connection, target_metadata=metadata)
@@ -28,4 +30,5 @@ def run() -> None:
             context.run_migrations()
 
 
-run()
+if config is not None:
+    run()
