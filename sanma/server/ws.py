@@ -116,7 +116,11 @@ async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Practice
     guest = await asyncio.to_thread(guest_for_token, engine, hello.token)
     if guest is None:
         raise ProtocolError(protocol.UNAUTHORIZED, "unknown guest token")
-    room = await rooms.get(hello.match)
+    try:
+        room = await rooms.get(hello.match)
+    except Exception:  # e.g. a stored log that no longer replays: this match only
+        log.exception("match %s could not be rebuilt", hello.match)
+        raise ProtocolError(protocol.ROOM_FAILED, "this match could not be resumed") from None
     # The same answer for a match that does not exist and one that is someone else's.
     if room is None or room.record.guest_id != guest:
         raise ProtocolError(protocol.NO_MATCH, "no such match for this guest")
