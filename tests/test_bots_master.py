@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 from sanma.bots.base import ask
+from sanma.bots.defence import Threat
 from sanma.bots.heuristics import know, win_context
-from sanma.bots.master import MasterBot, unseen_tiles
+from sanma.bots.master import FLOOR, MasterBot, placement, placement_weights, unseen_tiles
 from sanma.bots.registry import display_name, make_bot
 from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
 from sanma.engine.actions import Discard
@@ -142,3 +143,41 @@ def test_win_context_for_search_assumes_riichi_only_when_closed() -> None:
     bot = bot_with("master", events)
     k = know(bot.view)
     assert win_context(k, tsumo=True, riichi=k.closed).riichi
+
+
+def test_priced_discards_cost_their_own_danger() -> None:
+    # A 1-shanten hand that lets draws go: with every kind priced 1 the cost is the count of
+    # discards made; with only the safe kinds free it is less; with nothing priced it is 0.
+    setup, hand14, pool = _setup_for("123456789p1139s", "5z", [(1, "9s", False)])
+    hand = _without(hand14, "5z")
+    futures = sample_futures(pool, 40, setup.horizon + 6, random.Random(5))
+    plain = estimate(setup, hand, parse_kind("5z"), futures)
+    ones = estimate(setup, hand, parse_kind("5z"), futures, [1.0] * KIND_COUNT)
+    assert ones.values == plain.values and ones.discards == plain.discards
+    free = estimate(setup, hand, parse_kind("5z"), futures, [0.0] * KIND_COUNT)
+    assert all(d == 0.0 for d in free.discards)
+    honors_free = [0.0 if kind >= parse_kind("1z") else 1.0 for kind in range(KIND_COUNT)]
+    some = estimate(setup, hand, parse_kind("5z"), futures, honors_free)
+    assert some.discard_count < plain.discard_count
+
+
+def test_placement_ranks_ties_by_seat_order() -> None:
+    assert placement([35000, 35000, 35000], 0) == 1
+    assert placement([35000, 35000, 35000], 2) == 3
+    assert placement([20000, 45000, 40000], 0) == 3
+
+
+def _threat(seat: int, tenpai: float, loss: float) -> Threat:
+    return Threat(seat=seat, tenpai=tenpai, loss=loss, safe=frozenset(), flush_suit=0)
+
+
+def test_all_last_weights_follow_the_placement_at_stake() -> None:
+    opps = [_threat(1, 1.0, 8000.0), _threat(2, 0.1, 5000.0)]
+    # Last but a typical win from anyone passes someone, and a deal-in cannot cost a place.
+    gain, loss = placement_weights([30000, 40000, 35000], 0, opps)
+    assert gain > 1.0 and loss == FLOOR
+    # Leading by 20,000: neither a win nor a deal-in moves the placement.
+    assert placement_weights([50000, 30000, 25000], 0, opps) == (FLOOR, FLOOR)
+    # Second, 3,000 above the riichi seat: a deal-in to it costs the place.
+    _, loss = placement_weights([36000, 39000, 33000], 0, [_threat(2, 1.0, 8000.0), _threat(1, 0.1, 5000.0)])
+    assert loss >= 0.5 > FLOOR

@@ -16,9 +16,10 @@ machine.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from sanma.bots.defence import Threat, tile_risk, typical_danger
-from sanma.bots.expert import Candidate, ExpertBot, Weights
+from sanma.bots.expert import PUSH_GAIN, Candidate, ExpertBot, Weights
 from sanma.bots.heuristics import (
     Knowledge,
     Option,
@@ -32,15 +33,21 @@ from sanma.bots.heuristics import (
     win_context,
 )
 from sanma.bots.search import Setup, estimate, paired_gap, sample_futures
-from sanma.engine.actions import Discard
+from sanma.engine.actions import Action, Discard
 from sanma.engine.kyoku import LegalActions
-from sanma.engine.tiles import KIND_COUNT, Tile, TileKind, is_red
+from sanma.engine.tiles import EAST, KIND_COUNT, SOUTH, Tile, TileKind, is_red
+from sanma.engine.view import SeatView
 
 SAMPLES = 96  # futures per decision
 TOP = 4  # candidates searched
 MARGIN = 2500.0  # a candidate this far below the Expert's best in points is not searched
 CONFIDENCE = 2.0  # standard errors the search must beat the Expert's choice by
 SWITCH_COST = 50.0  # points: the search's policy is cruder than the Expert in small ways
+# All-last: one place counts as this many points; a typical win of ours; the least weight.
+PLACE_POINTS = 8000.0
+TYPICAL_WIN = 8000.0
+FLOOR = 0.1
+PRESS_GAIN = 2.0  # under pressure a point won counts this much (the Expert's push gain)
 
 
 class MasterBot(ExpertBot):
@@ -48,23 +55,40 @@ class MasterBot(ExpertBot):
 
     name = "Mahjong master"
 
-    def __init__(self, seat: int, seed: int = 0, samples: int = SAMPLES, top: int = TOP) -> None:
+    def __init__(
+        self,
+        seat: int,
+        seed: int = 0,
+        samples: int = SAMPLES,
+        top: int = TOP,
+        calm: bool = True,
+        pressed: bool = True,
+        press_gain: float = PRESS_GAIN,
+        placement: bool = True,
+    ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
         self.samples = samples
         self.top = top
+        self.calm_search = calm  # search close discards while nobody threatens
+        self.pressed_search = pressed  # search push or fold while someone threatens
+        self.press_gain = press_gain
+        self.placement = placement  # weigh all-last gains and losses by the placement they move
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
         self._shanten_of: dict[TileKind, int] = {}
 
     def _best_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
     ) -> Candidate:
+        w = self._weights(k, opps, w)
         expert = super()._best_discard(k, legal, options, opps, w)
         if not k.closed or self.samples <= 0:
             return expert
+        if not (self.pressed_search if self.pressed else self.calm_search):
+            return expert
         plain = self._candidates(k, legal, options, opps, w)
         self._shanten_of = {kind: o.shanten for kind, o in options.items()}
-        kinds = self._searched_kinds(plain, expert)
+        kinds = self._pressed_kinds(plain, expert, options) if self.pressed else self._searched_kinds(plain, expert)
         if len(kinds) < 2:
             return expert
         self.searches += 1
@@ -72,12 +96,22 @@ class MasterBot(ExpertBot):
         pool = unseen_tiles(k)
         setup.pool_size = len(pool)
         futures = sample_futures(pool, self.samples, setup.horizon + 6, self.rng)
-        per_turn = typical_danger(k, opps) * w.loss
         utility: dict[TileKind, list[float]] = {}
-        for kind in kinds:
-            hand = list(k.hand)
-            hand.remove(plain[kind].action.tile)
-            utility[kind] = estimate(setup, hand, kind, futures).utility(w.gain, per_turn)
+        if self.pressed:
+            # Under pressure each future discard costs its own danger (genbutsu is free, a
+            # live tile to a riichi is not), so pushing through dangerous draws is priced.
+            risk = [tile_risk(k, kind, opps) * w.loss for kind in range(KIND_COUNT)]
+            gain = w.gain / PUSH_GAIN * self.press_gain
+            for kind in kinds:
+                hand = list(k.hand)
+                hand.remove(plain[kind].action.tile)
+                utility[kind] = estimate(setup, hand, kind, futures, risk).utility(gain, 1.0)
+        else:
+            per_turn = typical_danger(k, opps) * w.loss
+            for kind in kinds:
+                hand = list(k.hand)
+                hand.remove(plain[kind].action.tile)
+                utility[kind] = estimate(setup, hand, kind, futures).utility(w.gain, per_turn)
         first = kinds[0]
         chosen = first
         best_gap = 0.0
@@ -97,6 +131,34 @@ class MasterBot(ExpertBot):
         # Folding is always possible: a push worth less than nothing is worth nothing.
         gap = max(mean_mine, 0.0) - max(mean_theirs, 0.0) if mean_mine <= 0 or mean_theirs <= 0 else gap
         return gap - (cand.risk - rival.risk) - CONFIDENCE * se - SWITCH_COST
+
+    def _call(self, k: Knowledge, legal: LegalActions, opps: list[Threat], w: Weights) -> Action:
+        return super()._call(k, legal, opps, self._weights(k, opps, w))
+
+    def _weights(self, k: Knowledge, opps: list[Threat], w: Weights) -> Weights:
+        """At all-last under pressure, the Expert's rough weights give way to placement."""
+        if not self.placement or not self.pressed or not all_last(k.view):
+            return w
+        gain, loss = placement_weights(k.view.scores, k.seat, opps)
+        return Weights(gain * PUSH_GAIN, loss)
+
+    def _pressed_kinds(
+        self, plain: dict[TileKind, Candidate], expert: Candidate, options: dict[TileKind, Option]
+    ) -> list[TileKind]:
+        """Under pressure: the Expert's choice, the fastest widest push and the next best
+        by the Expert's value, at any shanten (push or fold is the question)."""
+        first = expert.action.tile >> 2
+        kinds = [first]
+        push = min(plain, key=lambda kind: (options[kind].shanten, -options[kind].ukeire, -plain[kind].ev))
+        if push not in kinds:
+            kinds.append(push)
+        for c in sorted(plain.values(), key=lambda c: -c.ev):
+            kind = c.action.tile >> 2
+            if len(kinds) >= self.top:
+                break
+            if kind not in kinds:
+                kinds.append(kind)
+        return kinds
 
     def _searched_kinds(self, plain: dict[TileKind, Candidate], expert: Candidate) -> list[TileKind]:
         """The Expert's choice and its closest rivals (by the Expert's own value)."""
@@ -179,6 +241,44 @@ class MasterBot(ExpertBot):
             hazard=self.hazard,
             red_fives=k.red_fives,
         )
+
+
+def all_last(view: SeatView) -> bool:
+    """Whether this hand is the match's last unless the dealer keeps the seat."""
+    rules = view.rules
+    if rules is None:
+        return False
+    last_round = SOUTH if rules.length == "east-south" else EAST
+    return rules.length == "one-hand" or (view.round_wind == last_round and view.dealer == 2)
+
+
+def placement(scores: Sequence[float], seat: int) -> int:
+    """1-3: ties go to the earlier seat, as the match ranks them."""
+    me = scores[seat]
+    return 1 + sum(1 for s in range(3) if s != seat and (scores[s] > me or (scores[s] == me and s < seat)))
+
+
+def placement_weights(scores: Sequence[int], seat: int, opps: list[Threat]) -> tuple[float, float]:
+    """What a point won and a point lost are worth when the hand most likely ends the match:
+    the placement a typical win of ours gains (against the hand ending otherwise: a draw or
+    the threat's tsumo) and the placement a deal-in to the threat loses, each per point,
+    scaled so that one place is ``PLACE_POINTS``."""
+    threat = max(opps, key=lambda o: o.tenpai)
+    others = [s for s in range(3) if s != seat]
+
+    def moved(deltas: dict[int, float]) -> int:
+        return placement([scores[s] + deltas.get(s, 0.0) for s in range(3)], seat)
+
+    half = threat.loss / 2
+    otherwise = 0.5 * moved({}) + 0.5 * moved(
+        {threat.seat: threat.loss, **{s: -half for s in range(3) if s != threat.seat}}
+    )
+    win = TYPICAL_WIN
+    mine = [moved({seat: win, s: -win}) for s in others]
+    mine.append(moved({seat: win, **{s: -win / 2 for s in others}}))
+    gained = otherwise - sum(mine) / len(mine)
+    lost = moved({seat: -threat.loss, threat.seat: threat.loss}) - otherwise
+    return max(FLOOR, gained * PLACE_POINTS / win), max(FLOOR, lost * PLACE_POINTS / threat.loss)
 
 
 def unseen_tiles(k: Knowledge) -> list[Tile]:

@@ -180,10 +180,12 @@ def _remove_kind(hand: list[Tile], kind: TileKind, red_fives: bool) -> Tile:
 
 
 def play_future(
-    setup: Setup, hand: list[Tile], discarded: TileKind, future: Sequence[Tile]
+    setup: Setup, hand: list[Tile], discarded: TileKind, future: Sequence[Tile], risk: Sequence[float] | None = None
 ) -> tuple[float, float, float]:
     """One future of the 13-tile ``hand`` left after discarding ``discarded``: (points won,
-    chance it was won, expected discards made), discounted by the chance the hand ends first."""
+    chance it was won, expected discards made), discounted by the chance the hand ends first.
+    With ``risk`` (expected deal-in cost per discarded kind) the third number is the
+    expected deal-in cost of the discards actually made instead of their count."""
     hand = list(hand)
     melds = setup.meld_count
     counts = bytearray(KIND_COUNT)
@@ -227,7 +229,6 @@ def play_future(
             value += alive * points
             won += alive
             return value, won, discards
-        discards += alive
         if after[kind] < sh:
             counts[kind] += 1
             hand.append(tile)
@@ -237,7 +238,9 @@ def play_future(
             river.add(out)
             ron_value = -1.0
         else:
+            out = kind
             river.add(kind)
+        discards += alive if risk is None else alive * risk[out]
     return value, won, discards
 
 
@@ -262,13 +265,19 @@ def _ron_terms(
     return total / live, min(0.9, RON_FACTOR * live / max(left, 10))
 
 
-def estimate(setup: Setup, hand: list[Tile], discarded: TileKind, futures: Sequence[Sequence[Tile]]) -> Estimate:
-    """``play_future`` over each of ``futures``."""
+def estimate(
+    setup: Setup,
+    hand: list[Tile],
+    discarded: TileKind,
+    futures: Sequence[Sequence[Tile]],
+    risk: Sequence[float] | None = None,
+) -> Estimate:
+    """``play_future`` over each of ``futures`` (``risk``: see ``play_future``)."""
     values: list[float] = []
     wins: list[float] = []
     discards: list[float] = []
     for future in futures:
-        v, w, d = play_future(setup, hand, discarded, future)
+        v, w, d = play_future(setup, hand, discarded, future, risk)
         values.append(v)
         wins.append(w)
         discards.append(d)
