@@ -1,9 +1,10 @@
 """``create_app(settings, **overrides)``: the Starlette app with everything wired in.
 
 Routes: ``POST /api/guest``, ``POST /api/practice``, ``GET /api/matches/{id}``,
-``GET /api/health`` and the WebSocket ``/ws``.  Overrides (for tests): ``engine`` (a
-SQLAlchemy engine), ``make_bot`` (``(level, seat, seed) -> Player``), ``seed_source``
-(``() -> int``, the match seeds), ``seat_source`` (``() -> int`` for ``"seat": "random"``).
+``GET /api/health``, the WebSocket ``/ws`` and the browser client (``web/``) at ``/``.
+Overrides (for tests): ``engine`` (a SQLAlchemy engine), ``make_bot``
+(``(level, seat, seed) -> Player``), ``seed_source`` (``() -> int``, the match seeds),
+``seat_source`` (``() -> int`` for ``"seat": "random"``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import contextlib
 import json
 import secrets
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from sanma.bots.registry import LEVELS, make_bot
@@ -32,6 +35,8 @@ from sanma.store import guests as guest_store
 from sanma.store import matches as match_store
 
 MAX_BODY_BYTES = 4096
+# The browser client: plain files, served as they are (no build step).
+WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
 
 def new_seed() -> int:
@@ -116,17 +121,17 @@ def create_app(settings: Settings, **overrides: Any) -> Starlette:
     async def websocket(ws: WebSocket) -> None:
         await serve_socket(ws, settings, rooms)
 
-    app = Starlette(
-        routes=[
-            Route("/api/health", health, methods=["GET"]),
-            Route("/api/guest", create_guest, methods=["POST"]),
-            Route("/api/practice", create_practice, methods=["POST"]),
-            Route("/api/practice/current", current_match, methods=["GET"]),
-            Route("/api/matches/{match_id}", get_match, methods=["GET"]),
-            WebSocketRoute("/ws", websocket),
-        ],
-        lifespan=lifespan,
-    )
+    routes: list[BaseRoute] = [
+        Route("/api/health", health, methods=["GET"]),
+        Route("/api/guest", create_guest, methods=["POST"]),
+        Route("/api/practice", create_practice, methods=["POST"]),
+        Route("/api/practice/current", current_match, methods=["GET"]),
+        Route("/api/matches/{match_id}", get_match, methods=["GET"]),
+        WebSocketRoute("/ws", websocket),
+    ]
+    if WEB_DIR.is_dir():
+        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.settings = settings
     app.state.engine = engine
     app.state.rooms = rooms

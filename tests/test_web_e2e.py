@@ -1,0 +1,224 @@
+"""The browser client end to end: Debian's Chromium driven by Playwright against a real
+server (uvicorn in a thread, temporary SQLite).  A one-hand practice match is played by
+clicking until the match-end screen; a reload resumes at the same point; the language
+switch changes the visible text; a phone-size viewport shows the table without overflow.
+
+Screenshots go to a temporary folder, or to docs/screenshots/ with ``SANMA_SCREENSHOTS=1``.
+In CI (``CI`` set) a missing Chromium or Playwright fails instead of skipping."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sanma.server.settings import Settings
+from tests.test_server import SEEDS, LiveServer, free_port
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 844, "height": 390}
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+# A state the page settles in: a tile it may discard, a button, or a panel.
+ACTIONABLE = """() => document.querySelector('.hand.my-turn .hand-tile:not(.blocked)')
+  || document.querySelector('#actions .action')
+  || document.querySelector('#overlay:not([hidden]) .panel')"""
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must run the browser tests)")
+    pytest.skip(reason)
+
+
+try:
+    from playwright.sync_api import Browser, Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if sync_playwright is None:
+        _missing("playwright is not installed")
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
+    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    if os.environ.get("SANMA_SCREENSHOTS"):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        return SHOTS
+    return tmp_path
+
+
+def open_page(browser: Browser, live: LiveServer, viewport: dict[str, int], lang: str = "en") -> Page:
+    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.add_init_script(f"localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', '{lang}')")
+    page.goto(live.http + "/")
+    return page
+
+
+def start_match(page: Page, length: str = "one-hand", level: str = "beginner") -> None:
+    page.wait_for_selector("#play")
+    page.click(f"button[data-opt=length][data-value={length}]")
+    page.click(f"button[data-opt=level][data-value={level}]")
+    page.click("#play")
+    page.wait_for_selector(".hand-tile")
+
+
+def step(page: Page) -> str:
+    """Wait until the page offers something, do the obvious thing, say what it was."""
+    page.wait_for_function(ACTIONABLE, timeout=20_000)
+    if page.locator("[data-testid=match-end]").count():
+        return "match-end"
+    if page.locator("[data-testid=hand-end]").count():
+        return "hand-end"
+    for win in ("tsumo", "ron"):
+        button = page.locator(f"#actions .action-{win}")
+        if button.count():
+            button.first.click()
+            return win
+    tiles = page.locator(".hand.my-turn .hand-tile:not(.blocked)")
+    if tiles.count():
+        tiles.last.click()  # the drawn tile when it may go: keeps the hand simple
+        return "discard"
+    page.locator("#actions .action-pass").click()
+    return "pass"
+
+
+def hand_labels(page: Page) -> list[str]:
+    return [str(x) for x in page.locator(".hand .hand-tile").evaluate_all("els => els.map(e => e.dataset.tile)")]
+
+
+def river_labels(page: Page) -> list[str]:
+    return [str(x) for x in page.locator(".river-me .tile").evaluate_all("els => els.map(e => e.ariaLabel)")]
+
+
+def assert_no_overflow(page: Page) -> None:
+    size: dict[str, Any] = page.evaluate(
+        "() => ({sw: document.documentElement.scrollWidth, sh: document.documentElement.scrollHeight,"
+        " w: innerWidth, h: innerHeight})"
+    )
+    assert size["sw"] <= size["w"] and size["sh"] <= size["h"], size
+    for box in page.locator(".hand-tile, #actions .action, .centre").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+    ):
+        left, top, right, bottom = box
+        assert left >= 0 and top >= 0 and right <= size["w"] + 0.5 and bottom <= size["h"] + 0.5, (box, size)
+
+
+def play_to_match_end(page: Page, shots: Path, prefix: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    shot_taken = False
+    for _ in range(400):
+        what = step(page)
+        counts[what] = counts.get(what, 0) + 1
+        if what == "discard" and counts[what] == 6 and not shot_taken:
+            page.wait_for_function(ACTIONABLE, timeout=20_000)
+            page.screenshot(path=str(shots / f"{prefix}-table.png"))
+            shot_taken = True
+        if what == "hand-end":
+            page.screenshot(path=str(shots / f"{prefix}-hand-end.png"))
+            page.click("[data-panel=next]")
+        if what == "match-end":
+            page.screenshot(path=str(shots / f"{prefix}-match-end.png"))
+            return counts
+    raise AssertionError(f"the match did not end: {counts}")
+
+
+def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, shots: Path) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    page.screenshot(path=str(shots / "desktop-start.png"))
+    start_match(page)
+    assert page.locator(".hand .hand-tile").count() in (13, 14)
+    assert page.locator(".centre .dora .tile").count() >= 1
+    counts = play_to_match_end(page, shots, "desktop")
+    assert counts.get("discard", 0) >= 1 and counts.get("hand-end") == 1
+    rows = page.locator(".results tbody tr")
+    assert rows.count() == 3
+    assert sorted(rows.locator(".place").all_inner_texts()) == ["1st", "2nd", "3rd"]
+    page.click("[data-panel=again]")
+    page.wait_for_selector("#play")
+    # The last choices are remembered.
+    assert page.locator("button[data-opt=length][data-value=one-hand]").get_attribute("aria-checked") == "true"
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_reload_resumes_at_the_same_point(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    start_match(page)
+    discards = 0
+    while discards < 4:
+        what = step(page)
+        assert what not in ("hand-end", "match-end"), "the hand ended too early for this check"
+        discards += what == "discard"
+    page.wait_for_function("() => document.querySelector('.hand.my-turn .hand-tile:not(.blocked)')", timeout=20_000)
+    before = (hand_labels(page), river_labels(page), page.locator("[data-testid=tiles-left]").inner_text())
+    assert len(before[1]) == 4
+    token = page.evaluate("() => localStorage.getItem('sanma.token')")
+    page.reload()
+    page.wait_for_function("() => document.querySelector('.hand.my-turn .hand-tile:not(.blocked)')", timeout=20_000)
+    after = (hand_labels(page), river_labels(page), page.locator("[data-testid=tiles-left]").inner_text())
+    assert after == before
+    assert page.evaluate("() => localStorage.getItem('sanma.token')") == token
+    assert page.locator("#overlay").is_hidden()
+
+
+def test_language_switch_changes_visible_text(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP, lang="id")
+    page.wait_for_selector("#play")
+    assert page.inner_text("#play") == "Main"
+    assert "Satu tangan" in page.inner_text("#start")
+    page.click("button[data-lang=en]")
+    assert page.inner_text("#play") == "Play"
+    assert "One hand" in page.inner_text("#start")
+    page.reload()
+    page.wait_for_selector("#play")
+    assert page.inner_text("#play") == "Play"  # remembered
+    start_match(page)
+    assert "Tiles left" in page.inner_text(".centre")
+    page.click("#game-lang button[data-lang=id]")
+    assert "Sisa ubin" in page.inner_text(".centre")
+
+
+def test_phone_landscape_has_no_overflow(browser: Browser, live: LiveServer, shots: Path) -> None:
+    page = open_page(browser, live, PHONE)
+    page.wait_for_selector("#play")
+    page.screenshot(path=str(shots / "phone-start.png"))
+    start_match(page)
+    page.wait_for_function(ACTIONABLE, timeout=20_000)
+    assert_no_overflow(page)
+    counts = play_to_match_end(page, shots, "phone")
+    assert counts.get("match-end") == 1

@@ -1,0 +1,304 @@
+// Sanma in the browser: start screen, table, hand-end and match-end panels.
+// Flow of one action (design.md): a click is allowed only if it is in the prompt's legal
+// list; nothing changes on screen until the server's events arrive.
+import { currentMatch, ensureToken, newToken, startPractice } from "./api.js";
+import { Connection } from "./conn.js";
+import { getLang, loadI18n, setLang, t } from "./i18n.js";
+import { esc, tileHtml } from "./render/common.js";
+import { handEndHtml, matchEndHtml } from "./render/panels.js";
+import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, HOTKEYS, myTiles } from "./render/table.js";
+import { fold, newState } from "./state.js";
+
+const OPTIONS_KEY = "sanma.options";
+const MATCH_KEY = "sanma.match";
+const DEFAULT_OPTIONS = { length: "east", red_fives: true, level: "normal" };
+const $ = (id) => document.getElementById(id);
+
+const app = {
+  token: null,
+  conn: null,
+  state: newState(),
+  prompt: null,
+  backlogUntil: 0,
+  ui: { riichi: false, raised: null, focus: null },
+  screen: "start",
+};
+
+function loadOptions() {
+  try {
+    return { ...DEFAULT_OPTIONS, ...JSON.parse(localStorage.getItem(OPTIONS_KEY) || "{}") };
+  } catch {
+    return { ...DEFAULT_OPTIONS };
+  }
+}
+
+function langSwitchHtml() {
+  return ["id", "en"]
+    .map((code) => `<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`)
+    .join("");
+}
+
+function choiceGroup(name, values, current, labelKey) {
+  const items = values
+    .map((value) => {
+      const on = String(current) === String(value);
+      return `<button type="button" class="choice${on ? " on" : ""}" role="radio" aria-checked="${on}" data-opt="${name}" data-value="${value}">${esc(t(`${labelKey}.${value}`))}</button>`;
+    })
+    .join("");
+  return `<fieldset class="option"><legend>${esc(t(`start.${name}`))}</legend><div class="choices" role="radiogroup">${items}</div></fieldset>`;
+}
+
+function renderStart() {
+  const o = loadOptions();
+  const fan = ["1z", "0p", "7z", "9m", "5s"].map((x) => tileHtml(x)).join("");
+  $("start").innerHTML = `
+    <div class="start-card">
+      <div class="start-top"><span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${esc(t("start.tagline"))}</p></div>
+      <div class="options">
+        ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
+        ${choiceGroup("red_fives", ["true", "false"], String(o.red_fives), "onoff")}
+        ${choiceGroup("level", ["beginner", "normal", "expert", "master"], o.level, "level")}
+      </div>
+      <button class="primary play" id="play" data-cmd="play">${esc(t("start.play"))}</button>
+      <p class="hint">${esc(t("start.hint"))}</p>
+      <p class="error" id="start-error" role="alert"></p>
+    </div>`;
+}
+
+function show(screen) {
+  app.screen = screen;
+  $("start").hidden = screen !== "start";
+  $("game").hidden = screen !== "game";
+  if (screen === "start") renderStart();
+  else renderGame();
+}
+
+function renderGame() {
+  const s = app.state;
+  $("menu-btn").textContent = `☰ ${t("game.menu")}`;
+  $("game-lang").innerHTML = langSwitchHtml();
+  $("conn").textContent = app.online === false ? t("game.offline") : "";
+  if (!s.hand) {
+    $("board").innerHTML = `<div class="waiting">${esc(t("game.connecting"))}</div>`;
+    $("hand").innerHTML = "";
+    $("actions").innerHTML = "";
+    $("aids").innerHTML = "";
+  } else {
+    $("board").innerHTML = boardHtml(s);
+    $("hand").innerHTML = handHtml(s, app.prompt, app.ui);
+    $("actions").innerHTML = actionsHtml(actionButtons(app.prompt, app.ui));
+    $("aids").innerHTML = aidsHtml(app.prompt);
+  }
+  renderOverlay();
+}
+
+function renderOverlay() {
+  const s = app.state;
+  const overlay = $("overlay");
+  let html = "";
+  if (s.ending.length) html = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null);
+  else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat);
+  overlay.hidden = !html;
+  if (overlay.dataset.html !== html) {
+    overlay.innerHTML = html;
+    overlay.dataset.html = html;
+  }
+}
+
+// --- connection -------------------------------------------------------------
+
+function connect(match) {
+  if (app.conn) app.conn.close();
+  app.state = newState();
+  app.prompt = null;
+  app.ui = { riichi: false, raised: null, focus: null };
+  localStorage.setItem(MATCH_KEY, match);
+  app.conn = new Connection({
+    token: app.token,
+    match,
+    getV: () => app.state.v,
+    onWelcome: (w) => {
+      app.state.seat = w.seat;
+      app.state.botLevel = w.bot_level;
+      app.backlogUntil = w.v;
+    },
+    onEvent: (frame) => {
+      fold(app.state, frame.e);
+      app.state.v = frame.v;
+      // Hand ends already dismissed before a reload are not shown again.
+      if (frame.e.type === "HandStarted" && frame.v <= app.backlogUntil) app.state.ending = [];
+      app.prompt = null;
+      schedule();
+    },
+    onPrompt: (p) => {
+      app.prompt = p;
+      app.ui.raised = null;
+      if (!p.legal.some((a) => a.type === "discard" && a.riichi)) app.ui.riichi = false;
+      schedule();
+    },
+    onError: (err) => {
+      console.warn("server error", err);
+      if (err.code === "no_match" || err.code === "unauthorized") {
+        localStorage.removeItem(MATCH_KEY);
+        app.conn.close();
+        show("start");
+      }
+    },
+    onStatus: (status) => {
+      app.online = status === "online";
+      if (app.screen === "game") $("conn").textContent = app.online ? "" : t("game.offline");
+    },
+  });
+  show("game");
+  app.conn.open();
+}
+
+let pending = false;
+function schedule() {
+  // One render per animation frame, however many frames arrived.
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => {
+    pending = false;
+    if (app.screen === "game") renderGame();
+  });
+}
+
+function act(action) {
+  if (!app.prompt || !app.conn) return;
+  const seq = app.prompt.seq;
+  app.prompt = null;
+  app.ui = { riichi: false, raised: null, focus: app.ui.focus };
+  app.conn.send({ t: "act", seq, a: action });
+  renderGame();
+}
+
+// --- input ------------------------------------------------------------------
+
+function onTile(i, pointerType) {
+  const tiles = myTiles(app.state);
+  const x = tiles[i];
+  if (!x) return;
+  const action = discardFor(app.prompt, app.ui, x.tile);
+  if (!action) return;
+  // Touch: the first tap raises the tile, the second discards it.
+  if (pointerType === "touch" && app.ui.raised !== i) {
+    app.ui.raised = i;
+    renderGame();
+    return;
+  }
+  act(action);
+}
+
+function onButton(index) {
+  const b = actionButtons(app.prompt, app.ui)[index];
+  if (!b) return;
+  if (b.type === "riichi") {
+    app.ui.riichi = !app.ui.riichi;
+    app.ui.raised = null;
+    renderGame();
+    return;
+  }
+  act(b.action);
+}
+
+async function onPlay() {
+  const o = loadOptions();
+  $("play").disabled = true;
+  try {
+    const res = await startPractice(app.token, { length: o.length, red_fives: o.red_fives, level: o.level });
+    connect(res.match);
+  } catch (err) {
+    $("start-error").textContent = t("start.failed");
+    $("play").disabled = false;
+    console.warn(err);
+  }
+}
+
+function onOption(name, value) {
+  const o = loadOptions();
+  o[name] = name === "red_fives" ? value === "true" : value;
+  localStorage.setItem(OPTIONS_KEY, JSON.stringify(o));
+  renderStart();
+}
+
+document.addEventListener("click", (ev) => {
+  const el = ev.target.closest("button");
+  if (!el) return;
+  if (el.dataset.lang) {
+    setLang(el.dataset.lang);
+    if (app.screen === "start") renderStart();
+    else renderGame();
+  } else if (el.dataset.opt) onOption(el.dataset.opt, el.dataset.value);
+  else if (el.dataset.cmd === "play") onPlay();
+  else if (el.dataset.cmd === "menu") {
+    if (app.state.matchEnd || confirm(t("game.leave_confirm"))) leaveToStart();
+  } else if (el.dataset.action !== undefined) onButton(Number(el.dataset.action));
+  else if (el.dataset.i !== undefined) onTile(Number(el.dataset.i), app.lastPointer || "mouse");
+  else if (el.dataset.panel === "next") {
+    app.state.ending.shift();
+    renderGame();
+  } else if (el.dataset.panel === "again") leaveToStart();
+});
+
+document.addEventListener("pointerdown", (ev) => {
+  app.lastPointer = ev.pointerType;
+});
+
+function leaveToStart() {
+  if (app.conn) app.conn.close();
+  app.conn = null;
+  app.state = newState();
+  app.prompt = null;
+  show("start");
+}
+
+document.addEventListener("keydown", (ev) => {
+  if (app.screen !== "game" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (!$("overlay").hidden) return;
+  const n = app.state.hand ? myTiles(app.state).length : 0;
+  if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
+    const step = ev.key === "ArrowLeft" ? -1 : 1;
+    const at = app.ui.focus === null ? (step > 0 ? -1 : n) : app.ui.focus;
+    app.ui.focus = Math.max(0, Math.min(n - 1, at + step));
+    renderGame();
+    document.querySelector(`.hand-tile[data-i="${app.ui.focus}"]`)?.focus();
+    ev.preventDefault();
+    return;
+  }
+  if (ev.key === "Enter" && app.ui.focus !== null && document.activeElement?.classList.contains("hand-tile")) {
+    onTile(app.ui.focus, "keyboard");
+    ev.preventDefault();
+    return;
+  }
+  const key = ev.key.toLowerCase();
+  const type = Object.keys(HOTKEYS).find((k) => HOTKEYS[k] === key) || (key === "escape" ? "pass" : null);
+  if (!type) return;
+  const b = actionButtons(app.prompt, app.ui).find((x) => x.type === type);
+  if (b) {
+    onButton(b.index);
+    ev.preventDefault();
+  }
+});
+
+async function boot() {
+  await loadI18n();
+  try {
+    app.token = await ensureToken();
+    let current = await currentMatch(app.token);
+    if (current.unauthorized) {
+      app.token = await newToken();
+      current = await currentMatch(app.token);
+    }
+    if (current.match) {
+      connect(current.match);
+      return;
+    }
+  } catch (err) {
+    console.warn(err);
+  }
+  show("start");
+}
+
+boot();

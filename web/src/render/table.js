@@ -1,0 +1,170 @@
+// The table for three: you at the bottom, the next seat on the right, the previous on the left.
+import { t, tileName } from "../i18n.js";
+import { seatWind, sortTiles, sameKind } from "../state.js";
+import { esc, meldHtml, points, tileHtml } from "./common.js";
+import { tileSvg } from "./tiles.js";
+
+export const BOT_NAMES = ["Kenji", "Sari"];
+
+/** Display name of a seat as seen from `me`. */
+export function seatName(seat, me) {
+  if (seat === me) return t("seat.you");
+  return BOT_NAMES[(seat - me + 3) % 3 - 1];
+}
+
+function windLabel(tile) {
+  return t(`wind.${tile}`);
+}
+
+function opponentHtml(state, seat, side) {
+  const h = state.hand;
+  const count = h.concealed[seat].length + (h.drawn[seat] ? 1 : 0);
+  const backs = Array.from({ length: count }, () => tileHtml("?", "tiny back")).join("");
+  const melds = h.melds[seat].map((m) => meldHtml(m, seat)).join("");
+  const kita = kitaHtml(h, seat);
+  const turn = h.turn === seat ? " on-turn" : "";
+  return `
+    <div class="opponent ${side}${turn}" data-seat="${seat}">
+      <div class="nameplate">
+        <span class="wind-badge" title="${esc(windLabel(seatWind(h, seat)))}">${esc(t(`wind.short.${seatWind(h, seat)}`))}</span>
+        <span class="name">${esc(seatName(seat, state.seat))}</span>
+        ${h.riichi[seat] ? `<span class="riichi-badge">${esc(t("badge.riichi"))}</span>` : ""}
+        <span class="score">${points(h.scores[seat])}</span>
+      </div>
+      <div class="backs" aria-label="${esc(t("aria.concealed", { n: count }))}">${backs}</div>
+      <div class="melds">${melds}${kita}</div>
+    </div>`;
+}
+
+function kitaHtml(h, seat) {
+  const n = h.kita[seat].length;
+  if (!n) return "";
+  return `<span class="kita" aria-label="${esc(t("aria.kita", { n }))}">${tileHtml("4z", "small")}<b>×${n}</b></span>`;
+}
+
+function riverHtml(h, seat, where, me) {
+  const tiles = h.rivers[seat]
+    .map((d, i) => {
+      const last = h.lastDiscard && h.lastDiscard.seat === seat && h.lastDiscard.index === i;
+      const cls = ["river-tile", d.riichi ? "sideways" : "", d.called ? "called" : "", last ? "last" : ""];
+      return tileHtml(d.tile, cls.join(" "));
+    })
+    .join("");
+  return `<div class="river river-${where}" data-seat="${seat}" aria-label="${esc(t("aria.river", { name: seatName(seat, me) }))}">${tiles}</div>`;
+}
+
+function centreHtml(state) {
+  const h = state.hand;
+  const me = state.seat;
+  const spot = (seat, where) => `
+    <div class="cscore cscore-${where}${h.turn === seat ? " on-turn" : ""}">
+      <span class="wind-badge">${esc(t(`wind.short.${seatWind(h, seat)}`))}</span>
+      <span>${points(h.scores[seat])}</span>
+    </div>`;
+  const dora = h.dora.map((d) => tileHtml(d, "small")).join("");
+  return `
+    <div class="centre">
+      <div class="round">${esc(t("round.name", { wind: windLabel(h.roundWind), n: h.handNo }))}</div>
+      <div class="counters">
+        <span title="${esc(t("label.honba"))}">${esc(t("label.honba"))} <b>${h.honba}</b></span>
+        <span title="${esc(t("label.deposits"))}">${esc(t("label.deposits"))} <b>${h.deposits}</b></span>
+      </div>
+      <div class="dora"><span class="label">${esc(t("label.dora"))}</span>${dora}</div>
+      <div class="left-count">${esc(t("label.tiles_left"))} <b data-testid="tiles-left">${h.tilesLeft}</b></div>
+      ${spot((me + 2) % 3, "left")}${spot((me + 1) % 3, "right")}${spot(me, "me")}
+    </div>`;
+}
+
+/** The whole board (opponents, rivers, centre); the player's own area is rendered apart. */
+export function boardHtml(state) {
+  const me = state.seat;
+  const right = (me + 1) % 3;
+  const left = (me + 2) % 3;
+  const h = state.hand;
+  return `
+    ${opponentHtml(state, left, "left")}
+    ${riverHtml(h, left, "left", me)}
+    ${centreHtml(state)}
+    ${riverHtml(h, right, "right", me)}
+    ${opponentHtml(state, right, "right")}
+    ${riverHtml(h, me, "me", me)}`;
+}
+
+const BUTTON_ORDER = ["tsumo", "ron", "riichi", "kan", "pon", "kita", "nine_terminals", "pass"];
+export const HOTKEYS = { tsumo: "t", ron: "r", riichi: "i", kan: "k", pon: "p", kita: "n", nine_terminals: "9", pass: "s" };
+
+/** The buttons for the current prompt: one per legal non-discard action, plus Riichi. */
+export function actionButtons(prompt, ui) {
+  if (!prompt) return [];
+  const buttons = [];
+  const discards = prompt.legal.filter((a) => a.type === "discard");
+  if (discards.some((a) => a.riichi)) buttons.push({ type: "riichi", action: null });
+  for (const a of prompt.legal) if (a.type !== "discard") buttons.push({ type: a.type, action: a });
+  buttons.sort((a, b) => BUTTON_ORDER.indexOf(a.type) - BUTTON_ORDER.indexOf(b.type));
+  const counts = {};
+  buttons.forEach((b) => (counts[b.type] = (counts[b.type] || 0) + 1));
+  return buttons.map((b, i) => ({ ...b, index: i, variant: counts[b.type] > 1, pressed: b.type === "riichi" && ui.riichi }));
+}
+
+export function actionsHtml(buttons) {
+  return buttons
+    .map((b) => {
+      const tile = b.variant && b.action ? tileHtml(b.action.type === "pon" && b.action.red ? `0${b.action.kind[1]}` : b.action.kind, "tiny") : "";
+      const key = HOTKEYS[b.type];
+      const cls = ["action", `action-${b.type}`, b.type === "tsumo" || b.type === "ron" ? "win" : "", b.pressed ? "pressed" : ""];
+      return `<button class="${cls.join(" ")}" data-action="${b.index}" aria-pressed="${b.pressed ? "true" : "false"}"
+        aria-keyshortcuts="${key.toUpperCase()}">${esc(t(`action.${b.type}`))}${tile}<kbd>${key.toUpperCase()}</kbd></button>`;
+    })
+    .join("");
+}
+
+/** Tiles of the player's hand in display order: sorted, then the drawn tile set apart. */
+export function myTiles(state) {
+  const h = state.hand;
+  const tiles = sortTiles(h.concealed[state.seat]).map((tile) => ({ tile, drawn: false }));
+  if (h.drawn[state.seat]) tiles.push({ tile: h.drawn[state.seat], drawn: true });
+  return tiles;
+}
+
+/** The legal discard action for a tile, or null (riichi mode keeps only riichi discards). */
+export function discardFor(prompt, ui, tile) {
+  if (!prompt) return null;
+  return prompt.legal.find((a) => a.type === "discard" && a.tile === tile && Boolean(a.riichi) === ui.riichi) || null;
+}
+
+export function handHtml(state, prompt, ui) {
+  const tiles = myTiles(state);
+  const canDiscard = prompt && prompt.legal.some((a) => a.type === "discard");
+  const items = tiles
+    .map((x, i) => {
+      const legal = discardFor(prompt, ui, x.tile) !== null;
+      const cls = ["tile", "hand-tile", x.drawn ? "drawn" : "", canDiscard && !legal ? "blocked" : "",
+        ui.raised === i ? "raised" : "", ui.focus === i ? "focused" : ""];
+      return `<button class="${cls.join(" ")}" data-i="${i}" data-tile="${x.tile}" aria-label="${esc(tileName(x.tile))}${x.drawn ? esc(", " + t("aria.drawn")) : ""}"
+        ${canDiscard && legal ? "" : 'aria-disabled="true"'} tabindex="${ui.focus === i ? 0 : -1}">${tileSvg(x.tile)}</button>`;
+    })
+    .join("");
+  const h = state.hand;
+  const melds = h.melds[state.seat].map((m) => meldHtml(m, state.seat)).join("");
+  return `<div class="hand${canDiscard ? " my-turn" : ""}" role="group" aria-label="${esc(t("aria.hand"))}">${items}</div>
+    <div class="my-melds">${melds}${kitaHtml(h, state.seat)}</div>`;
+}
+
+export function aidsHtml(prompt) {
+  if (!prompt || !prompt.aids) return "";
+  const { waits, furiten, why_not: whyNot } = prompt.aids;
+  const parts = [];
+  if (waits && waits.length) {
+    const list = waits
+      .map(([kind, n]) => `<span class="wait${n === 0 ? " dead" : ""}">${tileHtml(kind, "tiny")}<b>${n}</b></span>`)
+      .join("");
+    parts.push(`<span class="aid waits"><span class="label">${esc(t("aids.waits"))}</span>${list}</span>`);
+  }
+  if (furiten && furiten !== "none") {
+    parts.push(`<span class="aid furiten" data-testid="furiten">${esc(t(`aids.furiten.${furiten}`))}</span>`);
+  }
+  if (whyNot) parts.push(`<span class="aid why-not">${esc(t(`aids.why_not.${whyNot}`))}</span>`);
+  return parts.join("");
+}
+
+export { sameKind };
