@@ -109,6 +109,11 @@ def step(page: Page) -> str:
         if button.count():
             button.first.click()
             return win
+    riichi = page.locator("#actions .action-riichi[aria-pressed=false]")
+    if riichi.count():
+        # Riichi whenever offered: then only the riichi discards may be clicked.
+        riichi.click()
+        return "riichi"
     tiles = page.locator(".hand.my-turn .hand-tile:not(.blocked)")
     if tiles.count():
         tiles.last.click()  # the drawn tile when it may go: keeps the hand simple
@@ -138,11 +143,22 @@ def assert_no_overflow(page: Page) -> None:
         assert left >= 0 and top >= 0 and right <= size["w"] + 0.5 and bottom <= size["h"] + 0.5, (box, size)
 
 
+# Every seat's concealed tiles + 3 per meld is 13, or 14 with a drawn tile.
+HAND_SIZES = """() => [...document.querySelectorAll('.opponent')].map(o =>
+    o.querySelectorAll('.backs .tile').length + 3 * o.querySelectorAll('.meld').length).concat(
+    [document.querySelectorAll('.hand .hand-tile').length + 3 * document.querySelectorAll('.my-melds .meld').length])"""
+
+
 def play_to_match_end(page: Page, shots: Path, prefix: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     shot_taken = False
     for _ in range(400):
         what = step(page)
+        if what in ("discard", "pass"):
+            page.wait_for_function(ACTIONABLE, timeout=20_000)
+            if not page.locator("#overlay .panel").count():
+                sizes = page.evaluate(HAND_SIZES)
+                assert all(n in (13, 14) for n in sizes) and sizes.count(14) <= 1, sizes
         counts[what] = counts.get(what, 0) + 1
         if what == "discard" and counts[what] == 6 and not shot_taken:
             page.wait_for_function(ACTIONABLE, timeout=20_000)
