@@ -1,4 +1,4 @@
-"""``sanma demo`` through a real subprocess (``./run.sh`` calls it)."""
+"""``sanma demo`` through a real subprocess (the terminal demo; ``./run.sh`` starts the server)."""
 
 from __future__ import annotations
 
