@@ -149,6 +149,18 @@ HAND_SIZES = """() => [...document.querySelectorAll('.opponent')].map(o =>
     [document.querySelectorAll('.hand .hand-tile').length + 3 * document.querySelectorAll('.my-melds .meld').length])"""
 
 
+def check_fu_breakdown(page: Page) -> None:
+    """A won hand lists its fu items, and they add up to the fu shown."""
+    if not page.locator("[data-testid=hand-end] .end-title.win").count():
+        return
+    box = page.locator("[data-testid=fu-breakdown]")
+    assert box.count() == 1
+    items = [int(x) for x in box.locator("li[data-fu]").evaluate_all("els => els.map(e => e.dataset.fu)")]
+    total = int(box.locator("[data-testid=fu-total]").inner_text())
+    assert items and items[0] in (20, 25) and sum(items) == total and total % 5 == 0, (items, total)
+    page.checked_fu = total  # type: ignore[attr-defined]
+
+
 def play_to_match_end(page: Page, shots: Path, prefix: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     shot_taken = False
@@ -165,6 +177,7 @@ def play_to_match_end(page: Page, shots: Path, prefix: str) -> dict[str, int]:
             page.screenshot(path=str(shots / f"{prefix}-table.png"))
             shot_taken = True
         if what == "hand-end":
+            check_fu_breakdown(page)
             page.screenshot(path=str(shots / f"{prefix}-hand-end.png"))
             page.click("[data-panel=next]")
         if what == "match-end":
@@ -182,6 +195,7 @@ def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, s
     assert page.locator(".centre .dora .tile").count() >= 1
     counts = play_to_match_end(page, shots, "desktop")
     assert counts.get("discard", 0) >= 1 and counts.get("hand-end") == 1
+    assert getattr(page, "checked_fu", 0) >= 20  # this seed's hand ends in a win
     rows = page.locator(".results tbody tr")
     assert rows.count() == 3
     assert sorted(rows.locator(".place").all_inner_texts()) == ["1st", "2nd", "3rd"]

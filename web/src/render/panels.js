@@ -20,6 +20,26 @@ function changesHtml(hand, deltas, me) {
   return `<table class="changes"><thead><tr><th></th><th>${esc(t("end.change"))}</th><th>${esc(t("end.score"))}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** One fu item: `reason` is "base", "tsumo", "closed_triplet 9m", "pair 6z", "wait tanki", ... */
+function fuItemHtml([reason, fu]) {
+  const [key, arg] = reason.split(" ");
+  let label;
+  let tile = "";
+  if (key === "wait") label = has(`fu.wait.${arg}`) ? t(`fu.wait.${arg}`) : `${t("fu.wait")} ${arg}`;
+  else {
+    label = has(`fu.${key}`) ? t(`fu.${key}`) : key.replace(/_/g, " ");
+    if (arg) tile = tileHtml(arg, "tiny");
+  }
+  return `<li data-fu="${fu}"><span>${esc(label)}${tile}</span><b>${fu > 0 ? "+" : ""}${fu}</b></li>`;
+}
+
+function fuHtml(s) {
+  const items = s.fu_breakdown || [];
+  if (!items.length) return "";
+  return `<div class="fu-box" data-testid="fu-breakdown"><h3>${esc(t("fu.title"))}</h3><ul class="fu">${items.map(fuItemHtml).join("")}
+    <li class="fu-total"><span>${esc(t("fu.total"))}</span><b data-testid="fu-total">${s.fu}</b></li></ul></div>`;
+}
+
 function winHtml(e, hand, me) {
   const s = e.score;
   const tsumo = e.seat === e.from_seat;
@@ -41,7 +61,7 @@ function winHtml(e, hand, me) {
     <div class="win-hand">${tiles}<span class="gap"></span>${melds}<span class="gap"></span>${tileHtml(e.tile, "winning")}</div>
     <div class="indicators"><div class="ind"><span class="label">${esc(t("label.dora"))}</span>${hand.dora.map((x) => tileHtml(x, "small")).join("")}</div>${ura}</div>
     <div class="score-box">
-      <ul class="yaku">${yaku}</ul>
+      <div class="score-lists"><ul class="yaku">${yaku}</ul>${fuHtml(s)}</div>
       <div class="value"><div>${value} ${limit}</div><div class="total">${points(s.total)}</div><div class="pay">${esc(payText)}</div></div>
     </div>`;
 }
