@@ -196,6 +196,7 @@ def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, s
     counts = play_to_match_end(page, shots, "desktop")
     assert counts.get("discard", 0) >= 1 and counts.get("hand-end") == 1
     assert getattr(page, "checked_fu", 0) >= 20  # this seed's hand ends in a win
+    assert counts.get("pass") == 1  # one pon offer to skip (the no-calls test relies on it)
     rows = page.locator(".results tbody tr")
     assert rows.count() == 3
     assert sorted(rows.locator(".place").all_inner_texts()) == ["1st", "2nd", "3rd"]
@@ -252,3 +253,21 @@ def test_phone_landscape_has_no_overflow(browser: Browser, live: LiveServer, sho
     assert_no_overflow(page)
     counts = play_to_match_end(page, shots, "phone")
     assert counts.get("match-end") == 1
+
+
+def test_no_calls_toggle_skips_pon_offers_and_is_remembered(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    start_match(page)
+    toggle = page.locator("#toggles [data-toggle=no_calls]")
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+    page.reload()
+    page.wait_for_selector(".hand-tile")
+    assert page.locator("#toggles [data-toggle=no_calls]").get_attribute("aria-pressed") == "true"
+    counts: dict[str, int] = {}
+    while (what := step(page)) not in ("hand-end", "match-end"):
+        counts[what] = counts.get(what, 0) + 1
+    # The same seeded hand as the clicked match, where the one pon offer needed a Skip click.
+    assert counts.get("pass", 0) == 0 and counts.get("discard", 0) >= 1, counts
+    assert page.errors == []  # type: ignore[attr-defined]

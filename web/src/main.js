@@ -1,6 +1,7 @@
 // Sanma in the browser: start screen, table, hand-end and match-end panels.
 // Flow of one action (design.md): a click is allowed only if it is in the prompt's legal
 // list; nothing changes on screen until the server's events arrive.
+import { autoAction, loadToggles, saveToggles, TOGGLES } from "./auto.js";
 import { currentMatch, ensureToken, newToken, startPractice } from "./api.js";
 import { Connection } from "./conn.js";
 import { getLang, loadI18n, setLang, t } from "./i18n.js";
@@ -22,6 +23,7 @@ const app = {
   backlogUntil: 0,
   ui: { riichi: false, raised: null, focus: null },
   screen: "start",
+  toggles: loadToggles(),
 };
 
 function loadOptions() {
@@ -78,6 +80,7 @@ function renderGame() {
   const s = app.state;
   $("menu-btn").textContent = `☰ ${t("game.menu")}`;
   $("game-lang").innerHTML = langSwitchHtml();
+  $("toggles").innerHTML = togglesHtml();
   $("conn").textContent = app.online === false ? t("game.offline") : "";
   if (!s.hand) {
     $("board").innerHTML = `<div class="waiting">${esc(t("game.connecting"))}</div>`;
@@ -91,6 +94,24 @@ function renderGame() {
     $("aids").innerHTML = aidsHtml(app.prompt);
   }
   renderOverlay();
+}
+
+function togglesHtml() {
+  return TOGGLES.map((name) => {
+    const on = app.toggles[name];
+    return `<button type="button" class="toggle${on ? " on" : ""}" data-toggle="${name}" aria-pressed="${on}"
+      title="${esc(t(`toggle.${name}.help`))}">${esc(t(`toggle.${name}`))}</button>`;
+  }).join("");
+}
+
+/** Answer the prompt by itself when a toggle says so (never while a hand-end panel is up). */
+function maybeAuto() {
+  const s = app.state;
+  if (!app.prompt || !s.hand || s.ending.length || s.matchEnd) return false;
+  const action = autoAction(app.prompt, app.toggles, s.hand.riichi[s.seat]);
+  if (!action) return false;
+  act(action);
+  return true;
 }
 
 function renderOverlay() {
@@ -135,7 +156,7 @@ function connect(match) {
       app.prompt = p;
       app.ui.raised = null;
       if (!p.legal.some((a) => a.type === "discard" && a.riichi)) app.ui.riichi = false;
-      schedule();
+      if (!maybeAuto()) schedule();
     },
     onError: (err) => {
       console.warn("server error", err);
@@ -230,6 +251,10 @@ document.addEventListener("click", (ev) => {
     setLang(el.dataset.lang);
     if (app.screen === "start") renderStart();
     else renderGame();
+  } else if (el.dataset.toggle) {
+    app.toggles[el.dataset.toggle] = !app.toggles[el.dataset.toggle];
+    saveToggles(app.toggles);
+    if (!maybeAuto()) renderGame();
   } else if (el.dataset.opt) onOption(el.dataset.opt, el.dataset.value);
   else if (el.dataset.cmd === "play") onPlay();
   else if (el.dataset.cmd === "menu") {
@@ -238,7 +263,7 @@ document.addEventListener("click", (ev) => {
   else if (el.dataset.i !== undefined) onTile(Number(el.dataset.i), app.lastPointer || "mouse");
   else if (el.dataset.panel === "next") {
     app.state.ending.shift();
-    renderGame();
+    if (!maybeAuto()) renderGame();
   } else if (el.dataset.panel === "again") leaveToStart();
 });
 
