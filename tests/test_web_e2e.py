@@ -271,3 +271,31 @@ def test_no_calls_toggle_skips_pon_offers_and_is_remembered(browser: Browser, li
     # The same seeded hand as the clicked match, where the one pon offer needed a Skip click.
     assert counts.get("pass", 0) == 0 and counts.get("discard", 0) >= 1, counts
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_rules_panel_in_both_languages_from_start_and_table(browser: Browser, live: LiveServer, shots: Path) -> None:
+    page = open_page(browser, live, DESKTOP, lang="id")
+    page.wait_for_selector("#play")
+    page.click("#start [data-cmd=rules]")
+    rules = page.locator("[data-testid=rules]")
+    rules.locator(".rules-section").first.wait_for()
+    text = rules.inner_text()
+    assert "108 ubin" in text and "Tidak ada chi" in text and "Kerugian tsumo" in text
+    assert rules.locator(".yaku-table tbody tr").count() >= 30  # yaku and yakuman, closed/open han
+    if os.environ.get("SANMA_SCREENSHOTS"):
+        page.screenshot(path=str(shots / "desktop-rules.png"))
+    rules.locator("button[data-lang=en]").click()
+    text = page.locator("[data-testid=rules]").inner_text()
+    assert "108 tiles" in text and "There is no chi" in text and "Tsumo loss" in text
+    page.keyboard.press("Escape")
+    assert page.locator("#sheet").is_hidden()
+    # From the table's menu too, over a live hand, without disturbing it.
+    start_match(page)
+    page.click("#menu-btn")
+    page.click("#menu [data-cmd=rules]")
+    page.locator("[data-testid=rules] .rules-section").first.wait_for()
+    assert "Furiten" in page.locator("[data-testid=rules]").inner_text()
+    page.click("[data-cmd=close-rules]")
+    assert page.locator("#sheet").is_hidden()
+    assert step(page) in ("discard", "pass", "riichi", "tsumo", "ron")
+    assert page.errors == []  # type: ignore[attr-defined]

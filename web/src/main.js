@@ -8,6 +8,7 @@ import { getLang, loadI18n, setLang, t } from "./i18n.js";
 import { esc, tileHtml } from "./render/common.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, HOTKEYS, myTiles } from "./render/table.js";
+import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
 
 const OPTIONS_KEY = "sanma.options";
@@ -55,7 +56,7 @@ function renderStart() {
   const fan = ["1z", "0p", "7z", "9m", "5s"].map((x) => tileHtml(x)).join("");
   $("start").innerHTML = `
     <div class="start-card">
-      <div class="start-top"><span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="start-top"><button type="button" class="ghost" data-cmd="rules">📖 ${esc(t("rules.open"))}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
       <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${esc(t("start.tagline"))}</p></div>
       <div class="options">
         ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
@@ -81,6 +82,7 @@ function renderGame() {
   $("menu-btn").textContent = `☰ ${t("game.menu")}`;
   $("game-lang").innerHTML = langSwitchHtml();
   $("toggles").innerHTML = togglesHtml();
+  renderMenu();
   $("conn").textContent = app.online === false ? t("game.offline") : "";
   if (!s.hand) {
     $("board").innerHTML = `<div class="waiting">${esc(t("game.connecting"))}</div>`;
@@ -112,6 +114,34 @@ function maybeAuto() {
   if (!action) return false;
   act(action);
   return true;
+}
+
+function renderMenu() {
+  const menu = $("menu");
+  menu.hidden = !app.menuOpen;
+  menu.innerHTML = app.menuOpen
+    ? `<button type="button" data-cmd="rules">📖 ${esc(t("menu.rules"))}</button><button type="button" data-cmd="leave">⎋ ${esc(t("menu.leave"))}</button>`
+    : "";
+}
+
+async function openRules() {
+  app.menuOpen = false;
+  if (app.screen === "game") renderMenu();
+  app.rulesOpen = true;
+  await loadRules();
+  renderRules();
+  $("sheet").querySelector("[data-cmd=close-rules]")?.focus();
+}
+
+function renderRules() {
+  const sheet = $("sheet");
+  sheet.hidden = !app.rulesOpen;
+  sheet.innerHTML = app.rulesOpen ? rulesHtml(langSwitchHtml()) : "";
+}
+
+function closeRules() {
+  app.rulesOpen = false;
+  renderRules();
 }
 
 function renderOverlay() {
@@ -251,13 +281,22 @@ document.addEventListener("click", (ev) => {
     setLang(el.dataset.lang);
     if (app.screen === "start") renderStart();
     else renderGame();
-  } else if (el.dataset.toggle) {
+    if (app.rulesOpen) renderRules();
+  } else if (el.dataset.cmd === "rules") openRules();
+  else if (el.dataset.cmd === "close-rules") closeRules();
+  else if (el.dataset.rulesGo) document.getElementById(`rules-${el.dataset.rulesGo}`)?.scrollIntoView({ block: "start" });
+  else if (el.dataset.toggle) {
     app.toggles[el.dataset.toggle] = !app.toggles[el.dataset.toggle];
     saveToggles(app.toggles);
     if (!maybeAuto()) renderGame();
   } else if (el.dataset.opt) onOption(el.dataset.opt, el.dataset.value);
   else if (el.dataset.cmd === "play") onPlay();
   else if (el.dataset.cmd === "menu") {
+    app.menuOpen = !app.menuOpen;
+    renderMenu();
+  } else if (el.dataset.cmd === "leave") {
+    app.menuOpen = false;
+    renderMenu();
     if (app.state.matchEnd || confirm(t("game.leave_confirm"))) leaveToStart();
   } else if (el.dataset.action !== undefined) onButton(Number(el.dataset.action));
   else if (el.dataset.i !== undefined) onTile(Number(el.dataset.i), app.lastPointer || "mouse");
@@ -280,6 +319,10 @@ function leaveToStart() {
 }
 
 document.addEventListener("keydown", (ev) => {
+  if (app.rulesOpen) {
+    if (ev.key === "Escape") closeRules();
+    return;
+  }
   if (app.screen !== "game" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (!$("overlay").hidden) return;
   const n = app.state.hand ? myTiles(app.state).length : 0;
