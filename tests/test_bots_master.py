@@ -20,10 +20,12 @@ from sanma.engine.visibility import redact
 from tests.test_bots import bot_with, turn_legal, view_events
 
 
-def play_master(seed: int, rules: Rules, samples: int = 12) -> tuple[Match, list[str], MasterBot]:
+def play_master(
+    seed: int, rules: Rules, samples: int = 12, pressed: bool = False, placement: bool = False
+) -> tuple[Match, list[str], MasterBot]:
     """One match: a master (small budget) in seat 0 against two Experts."""
     match = Match(seed, rules)
-    master = MasterBot(0, seed, samples=samples)
+    master = MasterBot(0, seed, samples=samples, pressed=pressed, placement=placement)
     bots = [master, make_bot("expert", 1, seed + 1), make_bot("expert", 2, seed + 2)]
     for event in match.events:
         for s, bot in enumerate(bots):
@@ -54,6 +56,12 @@ def test_every_answer_is_legal_and_the_search_runs() -> None:
         match.check_invariants()
         searches += master.searches
     assert searches > 0, "some decisions are close enough to be searched"
+
+
+def test_pressure_search_and_placement_weights_play_legally() -> None:
+    match, statuses, master = play_master(31, Rules(length="east"), samples=8, pressed=True, placement=True)
+    assert match.finished and all(s == "ok" for s in statuses)
+    assert master.searches > 0
 
 
 def test_same_seed_same_decisions() -> None:
