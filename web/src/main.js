@@ -154,6 +154,10 @@ function renderOverlay() {
   if (overlay.dataset.html !== html) {
     overlay.innerHTML = html;
     overlay.dataset.html = html;
+    // A new panel opens at its title, even on a short phone screen; its button takes the
+    // focus (Enter continues) without scrolling the title away.
+    overlay.scrollTop = 0;
+    overlay.querySelector("[data-panel]")?.focus({ preventScroll: true });
   }
 }
 

@@ -95,7 +95,7 @@ export function handEndHtml(item, me, last) {
   const button = last ? t("end.to_results") : t("end.next_hand");
   return `<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true">${body}
     ${changesHtml(item.hand, e.deltas, me)}
-    <button class="primary" data-panel="next" autofocus>${esc(button)}</button></div>`;
+    <button class="primary" data-panel="next">${esc(button)}</button></div>`;
 }
 
 export function matchEndHtml(e, me) {
@@ -112,5 +112,5 @@ export function matchEndHtml(e, me) {
     <h2 class="end-title">${esc(t("match.over"))}<small>${esc(t(`match.result.${mine}`))}</small></h2>
     <table class="results"><thead><tr><th>${esc(t("match.place"))}</th><th></th><th>${esc(t("match.points"))}</th><th>${esc(t("match.final"))}</th></tr></thead>
     <tbody>${rows}</tbody></table>
-    <button class="primary" data-panel="again" autofocus>${esc(t("match.again"))}</button></div>`;
+    <button class="primary" data-panel="again">${esc(t("match.again"))}</button></div>`;
 }
