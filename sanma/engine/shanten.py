@@ -449,17 +449,12 @@ def _checked(counts: Sequence[int], melds: int, sizes: tuple[int, ...]) -> bytes
     return b
 
 
-def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
-    """Shanten of the standard form (``4 - melds`` sets and a pair) of ``13 - 3*melds`` or
-    ``14 - 3*melds`` concealed tiles.
+def _standard_lookup(counts: Sequence[int], melds: int) -> tuple[int, int, int, int, bytes]:
+    """Standard shanten with the three group entries and ``bytes(counts)`` it was read from.
 
-    >>> from sanma.engine.tiles import counts_of_kinds, parse
-    >>> standard_shanten(counts_of_kinds(k for k, _ in parse("123456789p1239s")))
-    0
+    Checks ride on the lookups: bytes() refuses non-ints and values outside 0..255, the table
+    has no key with a count above 4 or more than 14 tiles, and its values carry the tile counts.
     """
-    # Checks ride on the lookups: bytes() refuses non-ints and values outside 0..255,
-    # the table has no key with a count above 4 or more than 14 tiles, and its values
-    # carry the tile counts.
     try:
         b = bytes(counts)
         group = _GROUP
@@ -475,7 +470,18 @@ def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
         or (pin >> 24) + (sou >> 24) + (iso >> 24) + 3 * melds not in _SIZES
     ):
         _invalid(counts, melds, _SIZES)
-    return result
+    return result, pin, sou, iso, b
+
+
+def standard_shanten(counts: Sequence[int], melds: int = 0) -> int:
+    """Shanten of the standard form (``4 - melds`` sets and a pair) of ``13 - 3*melds`` or
+    ``14 - 3*melds`` concealed tiles.
+
+    >>> from sanma.engine.tiles import counts_of_kinds, parse
+    >>> standard_shanten(counts_of_kinds(k for k, _ in parse("123456789p1239s")))
+    0
+    """
+    return _standard_lookup(counts, melds)[0]
 
 
 def chiitoitsu_shanten(counts: Sequence[int]) -> int:
@@ -507,22 +513,7 @@ def shanten(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = N
         _check_hand(counts, melds, _SIZES)
         _check_own(own, counts)
         return _shanten_own(counts, melds, own)
-    # The same inlined lookups as standard_shanten (a call costs as much as a lookup).
-    try:
-        b = bytes(counts)
-        group = _GROUP
-        pin = group[b[2:11]]
-        sou = group[b[11:20]]
-        iso = group[b[:2] + b[20:]]
-        result = _FINAL[_PAIR[pin & 0xFF00 | sou >> 8 & 0xFF] << 11 | (iso & 0xFF) << 3 | melds] - 1
-    except (KeyError, TypeError, ValueError, IndexError):
-        _invalid(counts, melds, _SIZES)
-    if (
-        len(b) != KIND_COUNT
-        or not 0 <= melds <= MAX_SETS
-        or (pin >> 24) + (sou >> 24) + (iso >> 24) + 3 * melds not in _SIZES
-    ):
-        _invalid(counts, melds, _SIZES)
+    result, pin, sou, iso, b = _standard_lookup(counts, melds)
     if melds or result < 0:
         return result
     # Chiitoitsu needs 6 - pairs more tiles at least; skip it when that cannot win.
