@@ -1,0 +1,352 @@
+"""The room bus: pub/sub between server processes and leases on rooms (``docs/server.md``, "Scale-out").
+
+Two implementations of one contract (``tests/test_bus.py`` runs the same tests on both):
+
+- ``MemoryBus``: in-process, the default; a single server needs nothing else.
+- ``RedisBus``: redis-py asyncio on ``redis://``; several processes share rooms through it.
+
+Messages are JSON objects; both buses send them as JSON text, so a subscriber never shares an
+object with the publisher.  Per channel, messages arrive in publish order.  A lease is a key
+with an owner and a time to live: ``acquire`` is atomic (one owner at a time), ``renew`` and
+``release`` act only for the current owner, and a lease that is not renewed expires.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_END: Any = object()  # queued by close(): the subscription's iterator stops there
+
+# Renew (set the TTL again) only while the key still names the caller as its owner.
+_RENEW_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+# Delete only the caller's own lease, never one another process took over meanwhile.
+_RELEASE_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+def _encode(message: dict[str, Any]) -> str:
+    if not isinstance(message, dict):
+        raise TypeError("a bus message is a JSON object (dict)")
+    return json.dumps(message, separators=(",", ":"))
+
+
+def _ttl_ms(ttl_s: float) -> int:
+    if ttl_s <= 0:
+        raise ValueError("a lease's time to live is positive")
+    return max(1, round(ttl_s * 1000))
+
+
+class Subscription:
+    """The messages of one channel from the moment ``subscribe`` returned, in publish order.
+
+    ``await sub.get()`` takes the next one; ``async for message in sub`` reads until
+    ``close()``.  Messages are queued without bound: a subscriber must keep reading."""
+
+    def __init__(self, channel: str, on_close: Callable[[Subscription], Any]) -> None:
+        self.channel = channel
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._on_close = on_close
+        self.closed = False
+
+    def deliver(self, text: str) -> None:
+        """Queue one message (JSON text as it came off the bus)."""
+        if not self.closed:
+            self._queue.put_nowait(text)
+
+    async def get(self) -> dict[str, Any]:
+        """The next message; ``EOFError`` once the subscription is closed and drained."""
+        item = await self._queue.get()
+        if item is _END:
+            self._queue.put_nowait(_END)  # every later get() stops too
+            raise EOFError(f"subscription to {self.channel} is closed")
+        message: dict[str, Any] = json.loads(item)
+        return message
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            try:
+                yield await self.get()
+            except EOFError:
+                return
+
+    async def close(self) -> None:
+        """Stop receiving; a reader waiting in ``get`` wakes up with ``EOFError``."""
+        if self.closed:
+            return
+        self.closed = True
+        self._queue.put_nowait(_END)
+        result = self._on_close(self)
+        if asyncio.iscoroutine(result):
+            await result
+
+
+class Bus(abc.ABC):
+    """Pub/sub plus leases.  Subscriptions of one process share one upstream subscription
+    per channel; ``publish`` answers how many processes (buses) were listening."""
+
+    def __init__(self) -> None:
+        self._local: dict[str, set[Subscription]] = {}
+
+    @abc.abstractmethod
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+        """Send ``message`` to every subscriber of ``channel``; the number of buses that got it."""
+
+    @abc.abstractmethod
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """Publish ``(channel, message)`` pairs in order, in one round trip where the bus can."""
+
+    @abc.abstractmethod
+    async def subscribe(self, channel: str) -> Subscription:
+        """Start receiving ``channel``: every message published after this returns arrives."""
+
+    @abc.abstractmethod
+    async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
+        """Take the lease ``key`` for ``owner`` if nobody holds it (atomic)."""
+
+    @abc.abstractmethod
+    async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
+        """Extend ``owner``'s lease by ``ttl_s`` from now; ``False`` if it is not ``owner``'s any more."""
+
+    @abc.abstractmethod
+    async def release(self, key: str, owner: str) -> bool:
+        """Give the lease up, only if ``owner`` holds it."""
+
+    @abc.abstractmethod
+    async def owner(self, key: str) -> str | None:
+        """Who holds the lease ``key`` now (``None``: nobody, or it expired)."""
+
+    async def close(self) -> None:
+        """Close every subscription and the connection."""
+        for subs in list(self._local.values()):
+            for sub in list(subs):
+                await sub.close()
+
+    # -- shared bookkeeping of local subscribers -------------------------------------------
+
+    def _add_local(self, channel: str) -> tuple[Subscription, bool]:
+        """A new local subscription; the flag says whether it is the channel's first."""
+        sub = Subscription(channel, self._drop_local)
+        subs = self._local.setdefault(channel, set())
+        subs.add(sub)
+        return sub, len(subs) == 1
+
+    async def _drop_local(self, sub: Subscription) -> None:
+        subs = self._local.get(sub.channel)
+        if subs is None:
+            return
+        subs.discard(sub)
+        if not subs:
+            del self._local[sub.channel]
+            await self._last_gone(sub.channel)
+
+    async def _last_gone(self, channel: str) -> None:
+        """The last local subscriber of ``channel`` left (RedisBus unsubscribes upstream)."""
+        return None
+
+    def _dispatch(self, channel: str, text: str) -> int:
+        subs = self._local.get(channel, ())
+        for sub in list(subs):
+            sub.deliver(text)
+        return 1 if subs else 0
+
+
+class MemoryBus(Bus):
+    """The in-process bus: a process is its only member.  Leases expire on the monotonic clock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._leases: dict[str, tuple[str, float]] = {}
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+        """See ``Bus.publish``."""
+        return self._dispatch(channel, _encode(message))
+
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """See ``Bus.publish_many``."""
+        for channel, message in items:
+            self._dispatch(channel, _encode(message))
+
+    async def subscribe(self, channel: str) -> Subscription:
+        """See ``Bus.subscribe``."""
+        sub, _first = self._add_local(channel)
+        return sub
+
+    def _holder(self, key: str) -> str | None:
+        held = self._leases.get(key)
+        if held is None:
+            return None
+        if held[1] <= time.monotonic():
+            del self._leases[key]
+            return None
+        return held[0]
+
+    async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
+        """See ``Bus.acquire``."""
+        ttl_ms = _ttl_ms(ttl_s)
+        if self._holder(key) is not None:
+            return False
+        self._leases[key] = (owner, time.monotonic() + ttl_ms / 1000)
+        return True
+
+    async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
+        """See ``Bus.renew``."""
+        ttl_ms = _ttl_ms(ttl_s)
+        if self._holder(key) != owner:
+            return False
+        self._leases[key] = (owner, time.monotonic() + ttl_ms / 1000)
+        return True
+
+    async def release(self, key: str, owner: str) -> bool:
+        """See ``Bus.release``."""
+        if self._holder(key) != owner:
+            return False
+        del self._leases[key]
+        return True
+
+    async def owner(self, key: str) -> str | None:
+        """See ``Bus.owner``."""
+        return self._holder(key)
+
+
+class RedisBus(Bus):
+    """The bus on a Redis server (``redis://host:port/db``).
+
+    One pub/sub connection per process carries every channel the process listens to; a
+    reader task hands each message to the local subscribers of its channel.  ``subscribe``
+    returns once Redis has confirmed the subscription, so a message published afterwards,
+    from any process, is received.  Leases are ``SET key owner NX PX ttl``; renew and
+    release run as Lua scripts that first check the owner."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        import redis.asyncio as aioredis
+
+        self.url = url
+        self._redis = aioredis.Redis.from_url(url, decode_responses=True)
+        self._pubsub = self._redis.pubsub()
+        self._renew = self._redis.register_script(_RENEW_LUA)
+        self._release = self._redis.register_script(_RELEASE_LUA)
+        self._reader: asyncio.Task[None] | None = None
+        self._confirmed: dict[str, asyncio.Event] = {}
+        self._upstream_lock = asyncio.Lock()
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+        """See ``Bus.publish``."""
+        return int(await self._redis.publish(channel, _encode(message)))
+
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """See ``Bus.publish_many`` (one pipeline, no transaction: order is kept either way)."""
+        if not items:
+            return
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, message in items:
+                pipe.publish(channel, _encode(message))
+            await pipe.execute()
+
+    async def subscribe(self, channel: str) -> Subscription:
+        """See ``Bus.subscribe``."""
+        async with self._upstream_lock:
+            sub, first = self._add_local(channel)
+            if first:
+                confirmed = self._confirmed[channel] = asyncio.Event()
+                await self._pubsub.subscribe(channel)
+                if self._reader is None:
+                    self._reader = asyncio.create_task(self._read(), name="redis-bus-reader")
+                await asyncio.wait_for(confirmed.wait(), timeout=10.0)
+            else:
+                # Another local subscriber asked first: wait for its confirmation too.
+                pending = self._confirmed.get(channel)
+                if pending is not None:
+                    await asyncio.wait_for(pending.wait(), timeout=10.0)
+        return sub
+
+    async def _last_gone(self, channel: str) -> None:
+        async with self._upstream_lock:
+            if channel not in self._local:
+                self._confirmed.pop(channel, None)
+                with contextlib.suppress(Exception):
+                    await self._pubsub.unsubscribe(channel)
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=None)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the connection dropped: redis-py reconnects and resubscribes
+                log.warning("redis bus: pub/sub read failed; retrying", exc_info=True)
+                await asyncio.sleep(0.2)
+                continue
+            if message is None:
+                continue
+            kind, channel = message.get("type"), message.get("channel")
+            if kind == "message" and isinstance(channel, str):
+                self._dispatch(channel, message["data"])
+            elif kind == "subscribe" and isinstance(channel, str):
+                event = self._confirmed.get(channel)
+                if event is not None:
+                    event.set()
+
+    async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
+        """See ``Bus.acquire``."""
+        return bool(await self._redis.set(key, owner, nx=True, px=_ttl_ms(ttl_s)))
+
+    async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
+        """See ``Bus.renew``."""
+        return bool(await self._renew(keys=[key], args=[owner, _ttl_ms(ttl_s)]))
+
+    async def release(self, key: str, owner: str) -> bool:
+        """See ``Bus.release``."""
+        return bool(await self._release(keys=[key], args=[owner]))
+
+    async def owner(self, key: str) -> str | None:
+        """See ``Bus.owner``."""
+        value = await self._redis.get(key)
+        return None if value is None else str(value)
+
+    async def close(self) -> None:
+        """See ``Bus.close``."""
+        await super().close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(Exception):
+            await self._redis.aclose()
+
+
+def open_bus(url: str | None) -> Bus:
+    """The bus for ``url``: ``redis://``/``rediss://``/``unix://`` gives a ``RedisBus``;
+    empty, ``None`` or ``memory://`` the in-process ``MemoryBus``.
+
+    >>> type(open_bus("")).__name__
+    'MemoryBus'
+    """
+    if not url or url.startswith("memory://"):
+        return MemoryBus()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return RedisBus(url)
+    raise ValueError(f"unsupported bus URL {url!r} (redis://... or empty)")

@@ -1,0 +1,199 @@
+"""The bus contract (``sanma/server/bus.py``), the same tests on ``MemoryBus`` and on ``RedisBus``
+against a real ``redis-server`` started on a free loopback port (skipped locally without
+the binary, a failure in CI)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from sanma.server.bus import Bus, MemoryBus, RedisBus, open_bus
+from tests.services import scratch_redis
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with scratch_redis() as url:
+        yield url
+
+
+# Two handles on one bus: for Redis, two clients (as two processes would have); the memory
+# bus is one process, so both handles are the same object.
+Pair = Callable[[], tuple[Bus, Bus]]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def pair(request: pytest.FixtureRequest) -> Pair:
+    if request.param == "memory":
+
+        def make_memory() -> tuple[Bus, Bus]:
+            bus = MemoryBus()
+            return bus, bus
+
+        return make_memory
+    url = request.getfixturevalue("redis_url")
+
+    def make_redis() -> tuple[Bus, Bus]:
+        return RedisBus(url), RedisBus(url)
+
+    return make_redis
+
+
+def run(pair: Pair, body: Callable[[Bus, Bus], Awaitable[None]]) -> None:
+    async def main() -> None:
+        a, b = pair()
+        try:
+            await body(a, b)
+        finally:
+            await a.close()
+            if b is not a:
+                await b.close()
+
+    asyncio.run(main())
+
+
+async def take(sub: Any, n: int, timeout: float = 5.0) -> list[dict[str, Any]]:
+    return [await asyncio.wait_for(sub.get(), timeout) for _ in range(n)]
+
+
+def test_a_message_published_after_subscribe_arrives_in_order(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        sub = await a.subscribe("room:1")
+        other = await a.subscribe("room:2")
+        sent = [{"op": "act", "n": i, "nested": {"tiles": ["1m", "?"]}} for i in range(50)]
+        for message in sent:
+            assert await b.publish("room:1", message) == 1  # one listening bus
+        assert await take(sub, 50) == sent
+        await b.publish("room:2", {"op": "leave"})
+        assert await take(other, 1) == [{"op": "leave"}]
+        assert sub._queue.empty()  # nothing of room:2 leaked into room:1
+
+    run(pair, body)
+
+
+def test_every_subscriber_of_a_channel_gets_each_message(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        first, second = await a.subscribe("conn:n:1"), await a.subscribe("conn:n:1")
+        third = await b.subscribe("conn:n:1")
+        receivers = await b.publish("conn:n:1", {"t": "event", "v": 1})
+        assert receivers == (1 if a is b else 2)  # buses (processes), not subscriptions
+        for sub in (first, second, third):
+            assert await take(sub, 1) == [{"t": "event", "v": 1}]
+
+    run(pair, body)
+
+
+def test_publish_many_keeps_order_across_channels(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        x, y = await a.subscribe("x"), await a.subscribe("y")
+        items = [("x" if i % 3 else "y", {"i": i}) for i in range(30)]
+        await b.publish_many(items)
+        await b.publish_many([])
+        assert await take(x, 20) == [m for c, m in items if c == "x"]
+        assert await take(y, 10) == [m for c, m in items if c == "y"]
+
+    run(pair, body)
+
+
+def test_closing_a_subscription_stops_it_and_unsubscribes(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        sub = await a.subscribe("room:9")
+        received: list[dict[str, Any]] = []
+
+        async def read() -> None:
+            async for message in sub:
+                received.append(message)
+
+        reader = asyncio.create_task(read())
+        await b.publish("room:9", {"n": 1})
+        await asyncio.sleep(0.2)
+        await sub.close()
+        await asyncio.wait_for(reader, 5)  # the iterator ends on close
+        assert received == [{"n": 1}]
+        with pytest.raises(EOFError):
+            await sub.get()
+        await asyncio.sleep(0.1)  # Redis confirms the unsubscribe
+        assert await b.publish("room:9", {"n": 2}) == 0  # nobody listens any more
+        again = await a.subscribe("room:9")
+        assert await b.publish("room:9", {"n": 3}) == 1
+        assert await take(again, 1) == [{"n": 3}]
+
+    run(pair, body)
+
+
+def test_a_message_is_a_json_object(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        sub = await a.subscribe("c")
+        message: dict[str, Any] = {"list": [1, 2]}
+        await b.publish("c", message)
+        got = await take(sub, 1)
+        message["list"].append(3)  # the subscriber never shares the publisher's object
+        assert got == [{"list": [1, 2]}]
+        with pytest.raises(TypeError):
+            await b.publish("c", [1, 2])  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            await b.publish("c", {"x": object()})
+
+    run(pair, body)
+
+
+def test_a_lease_is_exclusive_until_released(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        assert await a.owner("lease:room:1") is None
+        assert await a.acquire("lease:room:1", "node-a", 10)
+        assert not await b.acquire("lease:room:1", "node-b", 10)
+        assert not await a.acquire("lease:room:1", "node-a", 10)  # not re-entrant either
+        assert await b.owner("lease:room:1") == "node-a"
+        assert not await b.release("lease:room:1", "node-b")  # only the owner releases
+        assert await b.owner("lease:room:1") == "node-a"
+        assert await a.release("lease:room:1", "node-a")
+        assert not await a.release("lease:room:1", "node-a")
+        assert await b.owner("lease:room:1") is None
+        assert await b.acquire("lease:room:1", "node-b", 10)
+        assert await a.owner("lease:room:1") == "node-b"
+
+    run(pair, body)
+
+
+def test_only_the_owner_renews_and_a_lease_expires_without_renewal(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        assert await a.acquire("lease:x", "node-a", 0.4)
+        assert not await b.renew("lease:x", "node-b", 5)
+        for _ in range(3):  # kept alive past its first TTL by renewing
+            await asyncio.sleep(0.2)
+            assert await a.renew("lease:x", "node-a", 0.4)
+        assert await b.owner("lease:x") == "node-a"
+        await asyncio.sleep(0.6)  # no renewal: it expires
+        assert await b.owner("lease:x") is None
+        assert not await a.renew("lease:x", "node-a", 0.4)  # too late: not the owner any more
+        assert await b.acquire("lease:x", "node-b", 5)
+        assert not await a.renew("lease:x", "node-a", 5)
+        assert await a.owner("lease:x") == "node-b"
+
+    run(pair, body)
+
+
+def test_concurrent_acquires_give_exactly_one_owner(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        for round_ in range(5):
+            key = f"lease:race:{round_}"
+            results = await asyncio.gather(
+                *(bus.acquire(key, f"node-{i}", 5) for i, bus in enumerate([a, b, a, b, a, b]))
+            )
+            assert sum(results) == 1
+            winner = results.index(True)
+            assert await a.owner(key) == f"node-{winner}"
+
+    run(pair, body)
+
+
+def test_bad_ttl_and_url_are_refused():
+    with pytest.raises(ValueError):
+        asyncio.run(MemoryBus().acquire("k", "o", 0))
+    assert isinstance(open_bus(None), MemoryBus)
+    assert isinstance(open_bus("memory://"), MemoryBus)
+    with pytest.raises(ValueError):
+        open_bus("amqp://localhost")
