@@ -188,7 +188,7 @@ def check_frames_against_log(client: Client, settings: Settings, match: str, sea
         legal = state.legal_actions(seat)
         assert prompt["legal"] == [action_to_wire(a, True) for a in legal]
         assert prompt["default"] == action_to_wire(legal.default, True)  # type: ignore[arg-type]
-        assert set(prompt["aids"]) == {"waits", "furiten", "why_not"}
+        assert set(prompt["aids"]) == {"waits", "furiten", "why_not", "discard_waits"}
     return log
 
 

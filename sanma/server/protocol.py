@@ -68,7 +68,18 @@ class Ping:
     """Keep-alive; answered with ``pong``."""
 
 
-ClientFrame = Hello | Act | Resync | Ping
+# Pacing of the bots' moves: each speed scales the server's bot delay (instant: none).
+SPEEDS: Final = {"normal": 1.0, "fast": 0.35, "instant": 0.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Speed:
+    """Pace the bots of the joined match: ``normal``, ``fast`` or ``instant``."""
+
+    speed: str
+
+
+ClientFrame = Hello | Act | Resync | Ping | Speed
 _MAX_INT: Final = 2**53  # what a browser's JSON numbers hold exactly
 
 
@@ -103,6 +114,11 @@ def parse_client_frame(text: str, max_bytes: int) -> ClientFrame:
     if kind == "ping":
         _fields(data, {"t"}, {"t"})
         return Ping()
+    if kind == "speed":
+        _fields(data, {"t", "speed"}, {"t", "speed"})
+        if not isinstance(data["speed"], str) or data["speed"] not in SPEEDS:
+            raise ProtocolError(BAD_SCHEMA, f"speed is one of {', '.join(SPEEDS)}")
+        return Speed(data["speed"])
     raise ProtocolError(BAD_SCHEMA, f"unknown frame type {kind!r:.20}")
 
 

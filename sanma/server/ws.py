@@ -14,7 +14,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from sanma.server import protocol
-from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, TokenBucket
+from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, Speed, TokenBucket
 from sanma.server.rooms import PracticeRoom, RoomRegistry
 from sanma.server.settings import Settings
 from sanma.store.guests import guest_for_token
@@ -108,6 +108,8 @@ async def _handle(
         room.submit(conn, frame.seq, frame.action)
     elif isinstance(frame, Resync):
         room.resync(conn, frame.from_v)
+    elif isinstance(frame, Speed):
+        room.set_speed(frame.speed)
     return room
 
 

@@ -98,6 +98,7 @@ class PracticeRoom:
         self._engine = engine
         self._bots = bots
         self._bot_delay_s = bot_delay_s
+        self._speed = 1.0  # the player's pacing choice (protocol.SPEEDS), kept while the room lives
         self._bot_budget_s = bot_budget_s
         # The log as published: frames for the human, in order (index = v - 1).
         self._frames: list[dict[str, Any]] = []
@@ -164,6 +165,15 @@ class PracticeRoom:
         if self._prompt is not None:
             outbox.push(self._prompt.frame)
 
+    def set_speed(self, speed: str) -> None:
+        """Pace the bots as the player asked (``protocol.SPEEDS``); the next bot move uses it."""
+        self._speed = protocol.SPEEDS[speed]
+
+    @property
+    def bot_delay_s(self) -> float:
+        """Seconds before a bot's turn action at the current speed."""
+        return self._bot_delay_s * self._speed
+
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         """A connection's answer to prompt ``seq`` (already schema-checked)."""
         self._inbox.put_nowait(_Reply(outbox, seq, action))
@@ -201,8 +211,8 @@ class PracticeRoom:
         if bots:
             seat = bots[0]
             legal = self.match.legal_actions(seat)
-            if self._bot_delay_s > 0 and Pass() not in legal:
-                await asyncio.sleep(self._bot_delay_s)
+            if self.bot_delay_s > 0 and Pass() not in legal:
+                await asyncio.sleep(self.bot_delay_s)
             answer = await asyncio.to_thread(ask, self._bots[seat], legal, self._bot_budget_s)
             await self._apply(seat, answer.action)
             return
