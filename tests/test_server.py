@@ -351,3 +351,24 @@ def test_http_api_checks_identity_and_options(server):
     other = {"Authorization": f"Bearer {new_guest(server)}"}
     assert httpx.get(f"{server.http}/api/matches/{match}", headers=other).status_code == 404
     assert httpx.get(f"{server.http}/api/health").json() == {"ok": True}
+
+
+def test_http_api_refusals_share_one_shape_and_the_schema_is_published(server):
+    auth = {"Authorization": f"Bearer {new_guest(server)}"}
+    r = httpx.post(f"{server.http}/api/practice", content=b"{" + b" " * 5000 + b"}", headers=auth)
+    assert (r.status_code, r.json()["error"]) == (413, "too_large")
+    r = httpx.post(f"{server.http}/api/practice", json={"seat": 1}, headers={"Authorization": "Bearer nobody"})
+    assert (r.status_code, r.json()["error"]) == (401, "unauthorized")
+    r = httpx.get(f"{server.http}/api/nothing-here")
+    assert (r.status_code, r.json()["error"]) == (404, "not_found")
+    r = httpx.delete(f"{server.http}/api/guest")
+    assert (r.status_code, r.json()["error"]) == (405, "method_not_allowed")
+    # No body: the default options.
+    r = httpx.post(f"{server.http}/api/practice", headers=auth)
+    assert r.status_code == 201, r.text
+    info = httpx.get(f"{server.http}/api/matches/{r.json()['match']}", headers=auth).json()
+    assert (info["bot_level"], info["rules"]["length"]) == ("normal", "east-south")
+    schema = httpx.get(f"{server.http}/api/openapi.json").json()
+    assert {"/api/guest", "/api/practice", "/api/practice/current", "/api/matches/{match_id}"} <= set(schema["paths"])
+    options = schema["components"]["schemas"]["PracticeOptions"]["properties"]
+    assert set(options["level"]["enum"]) == {"beginner", "normal", "expert", "master"}

@@ -22,13 +22,24 @@ from typing import NoReturn
 import pytest
 from sqlalchemy import Engine, inspect, text
 
+from sanma.engine.events import MatchEnded
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
 from sanma.engine.rules import DEFAULT
 from sanma.server.codec import event_from_store, event_to_store, rules_from_json, rules_to_json
 from sanma.store import db
 from sanma.store.guests import create_guest, guest_for_token, token_hash
-from sanma.store.matches import append_events, create_match, event_count, get_match, latest_playing, load_events
+from sanma.store.matches import (
+    SeatPlayer,
+    append_events,
+    create_match,
+    event_count,
+    get_match,
+    latest_playing,
+    load_events,
+    players_of,
+    result_of,
+)
 
 # -- a scratch PostgreSQL, when one can be started here ------------------------------------
 
@@ -92,6 +103,17 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _head() -> str:
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(db.alembic_config("sqlite://")).get_current_head()
+    assert head is not None
+    return head
+
+
+HEAD = _head()
+
+
 def random_match(seed: int, length: str = "one-hand") -> Match:
     """A whole match of random legal play (independent of the bots)."""
     rng = random.Random(seed)
@@ -120,13 +142,13 @@ def test_alembic_upgrade_on_an_empty_sqlite_file(tmp_path):
     assert db.current_revision(eng) is None
     db.upgrade(eng)
     assert path.is_file()
-    assert db.current_revision(eng) == "0001"
+    assert db.current_revision(eng) == HEAD
     insp = inspect(eng)
     assert {"guests", "matches", "match_events", "alembic_version"} <= set(insp.get_table_names())
     assert {c["name"] for c in insp.get_columns("guests")} == {"id", "token_hash", "created_at"}
     assert {c["name"] for c in insp.get_columns("match_events")} == {"match_id", "v", "event"}
     db.upgrade(eng)  # a second upgrade is a no-op
-    assert db.current_revision(eng) == "0001"
+    assert db.current_revision(eng) == HEAD
     eng.dispose()
 
 
@@ -163,6 +185,54 @@ def test_match_log_round_trips_and_replays(engine):
     loaded = [event_from_store(e) for e in load_events(engine, record.id)]
     assert loaded == match.events
     assert replay(loaded) == match
+    final = match.events[-1]
+    assert isinstance(final, MatchEnded)
+    assert result_of(engine, record.id) == {
+        "points": list(final.points),
+        "placements": list(final.placements),
+        "final_scores": list(final.final_scores),
+    }
+
+
+def test_match_players_default_and_explicit(engine):
+    host, friend = create_guest(engine), create_guest(engine)
+    practice = create_match(engine, guest_id=host.id, rules={}, seed=1, bot_level="expert", human_seat=2)
+    assert players_of(engine, practice.id) == [
+        SeatPlayer(0, None, "expert"),
+        SeatPlayer(1, None, "expert"),
+        SeatPlayer(2, host.id, None),
+    ]
+    assert result_of(engine, practice.id) is None
+    seats = [SeatPlayer(0, friend.id, None), SeatPlayer(1, host.id, None), SeatPlayer(2, None, "normal")]
+    room = create_match(
+        engine, guest_id=host.id, rules={}, seed=2, bot_level="normal", human_seat=1, kind="room", players=seats
+    )
+    assert players_of(engine, room.id) == seats
+    assert get_match(engine, room.id).kind == "room"  # type: ignore[union-attr]
+    for bad in (seats[:2], [*seats[:2], SeatPlayer(2, friend.id, "normal")], [*seats[:2], SeatPlayer(1, None, "x")]):
+        with pytest.raises(ValueError, match="one per seat"):
+            create_match(engine, guest_id=host.id, rules={}, seed=3, bot_level="x", human_seat=0, players=bad)
+
+
+def test_migration_0002_fills_in_the_players_of_older_matches(tmp_path):
+    eng = db.open_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    db.upgrade(eng, "0001")
+    with eng.begin() as conn:
+        conn.execute(text("INSERT INTO guests (id, token_hash, created_at) VALUES ('g', 'h', '2026-01-01')"))
+        conn.execute(
+            text(
+                "INSERT INTO matches (id, guest_id, kind, rules, seed, bot_level, human_seat, status, created_at,"
+                " updated_at) VALUES ('m', 'g', 'practice', '{}', '1', 'normal', 1, 'playing', '2026-01-01',"
+                " '2026-01-01')"
+            )
+        )
+    db.upgrade(eng)
+    assert players_of(eng, "m") == [
+        SeatPlayer(0, None, "normal"),
+        SeatPlayer(1, "g", None),
+        SeatPlayer(2, None, "normal"),
+    ]
+    eng.dispose()
 
 
 def test_a_second_writer_of_the_same_version_fails(engine):

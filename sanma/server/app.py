@@ -1,38 +1,36 @@
-"""``create_app(settings, **overrides)``: the Starlette app with everything wired in.
+"""``create_app(settings, **overrides)``: the server app (FastAPI, on Starlette) with everything wired in.
 
-Routes: ``POST /api/guest``, ``POST /api/practice``, ``GET /api/matches/{id}``,
-``GET /api/health``, the WebSocket ``/ws`` and the browser client (``web/``) at ``/``.
-Overrides (for tests): ``engine`` (a SQLAlchemy engine), ``make_bot``
-(``(level, seat, seed) -> Player``), ``seed_source`` (``() -> int``, the match seeds),
-``seat_source`` (``() -> int`` for ``"seat": "random"``).
+The HTTP API is a set of routers under ``/api`` (``server/api/``; the OpenAPI schema at
+``/api/openapi.json``, its pages at ``/api/docs``), the WebSocket is ``/ws`` and the browser
+client (``web/``) is served at ``/``.  Overrides (for tests): ``engine`` (a SQLAlchemy engine),
+``make_bot`` (``(level, seat, seed) -> Player``), ``seed_source`` (``() -> int``, the match
+seeds), ``seat_source`` (``() -> int`` for ``"seat": "random"``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from sqlalchemy import Engine
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sanma.bots.registry import LEVELS, make_bot
-from sanma.engine.rules import DEFAULT, MATCH_LENGTHS
+from sanma.bots.registry import make_bot
+from sanma.server.api import practice
+from sanma.server.api.deps import ApiError, Services
 from sanma.server.rooms import RoomRegistry
 from sanma.server.settings import Settings
 from sanma.server.ws import serve_socket
 from sanma.store import db
-from sanma.store import guests as guest_store
-from sanma.store import matches as match_store
 
 MAX_BODY_BYTES = 4096
 # The browser client: plain files, served as they are (no build step).
@@ -44,145 +42,127 @@ def new_seed() -> int:
     return secrets.randbits(64)
 
 
-def create_app(settings: Settings, **overrides: Any) -> Starlette:
+def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     """The server app for ``settings``; see the module docstring for ``overrides``."""
     unknown = set(overrides) - {"engine", "make_bot", "seed_source", "seat_source"}
     if unknown:
         raise TypeError(f"unknown overrides {sorted(unknown)}")
     engine: Engine = overrides.get("engine") or db.open_engine(settings.db_url)
-    seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
-    seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))
     rooms = RoomRegistry(
         engine,
         overrides.get("make_bot", make_bot),
         bot_delay_s=settings.bot_delay_s,
         bot_budget_s=settings.bot_budget_s,
     )
+    seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
+    seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(db.upgrade, engine)
         try:
             yield
         finally:
             await rooms.close()
 
-    async def create_guest(_request: Request) -> JSONResponse:
-        guest = await asyncio.to_thread(guest_store.create_guest, engine)
-        return JSONResponse({"guest": guest.id, "token": guest.token}, status_code=201)
-
-    async def create_practice(request: Request) -> JSONResponse:
-        guest = await _guest(request, engine)
-        if guest is None:
-            return _problem(401, "unauthorized", "send Authorization: Bearer <guest token>")
-        body = await _json_body(request)
-        if body is None:
-            return _problem(400, "bad_json", f"the body is a JSON object of at most {MAX_BODY_BYTES} bytes")
-        try:
-            options = practice_options(body)
-        except ValueError as exc:
-            return _problem(422, "bad_schema", str(exc))
-        seat = seat_source() if options["seat"] == "random" else options["seat"]
-        rules = DEFAULT.with_options(length=options["length"], red_fives=options["red_fives"])
-        room = await rooms.create_practice(
-            guest_id=guest, rules=rules, level=options["level"], human_seat=seat, seed=seed_source()
-        )
-        return JSONResponse({"match": room.id, "seat": seat, "v": room.v}, status_code=201)
-
-    async def get_match(request: Request) -> JSONResponse:
-        guest = await _guest(request, engine)
-        if guest is None:
-            return _problem(401, "unauthorized", "send Authorization: Bearer <guest token>")
-        record = await asyncio.to_thread(match_store.get_match, engine, request.path_params["match_id"])
-        if record is None or record.guest_id != guest:
-            return _problem(404, "no_match", "no such match for this guest")
-        count = await asyncio.to_thread(match_store.event_count, engine, record.id)
-        return JSONResponse(
-            {
-                "match": record.id,
-                "seat": record.human_seat,
-                "status": record.status,
-                "bot_level": record.bot_level,
-                "rules": record.rules,
-                "v": count,
-            }
-        )
-
-    async def current_match(request: Request) -> JSONResponse:
-        guest = await _guest(request, engine)
-        if guest is None:
-            return _problem(401, "unauthorized", "send Authorization: Bearer <guest token>")
-        match_id = await asyncio.to_thread(match_store.latest_playing, engine, guest)
-        return JSONResponse({"match": match_id})
-
-    async def health(_request: Request) -> JSONResponse:
-        return JSONResponse({"ok": True})
-
-    async def websocket(ws: WebSocket) -> None:
-        await serve_socket(ws, settings, rooms)
-
-    routes: list[BaseRoute] = [
-        Route("/api/health", health, methods=["GET"]),
-        Route("/api/guest", create_guest, methods=["POST"]),
-        Route("/api/practice", create_practice, methods=["POST"]),
-        Route("/api/practice/current", current_match, methods=["GET"]),
-        Route("/api/matches/{match_id}", get_match, methods=["GET"]),
-        WebSocketRoute("/ws", websocket),
-    ]
-    if WEB_DIR.is_dir():
-        routes.append(Mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web"))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = FastAPI(
+        title="Sanma",
+        summary="Three-player riichi mahjong: guests, practice matches and the game socket (/ws).",
+        version="1",
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.services = Services(settings, engine, rooms, seed_source, seat_source)
     app.state.settings = settings
     app.state.engine = engine
     app.state.rooms = rooms
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.include_router(practice.router)
+
+    @app.websocket("/ws")
+    async def websocket(ws: WebSocket) -> None:
+        await serve_socket(ws, settings, rooms)
+
+    if WEB_DIR.is_dir():
+        app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
+    # Outermost, so that an oversized body is refused before anything reads it.
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     return app
 
 
-def practice_options(body: dict[str, Any]) -> dict[str, Any]:
-    """Check the options of ``POST /api/practice`` and fill in the defaults
-    (``length`` east-south, ``red_fives`` true, ``level`` normal, ``seat`` 0).
-
-    >>> practice_options({"length": "one-hand"})["level"]
-    'normal'
-    """
-    extra = set(body) - {"length", "red_fives", "level", "seat"}
-    if extra:
-        raise ValueError(f"unexpected field(s) {sorted(extra)}")
-    length = body.get("length", "east-south")
-    if length not in MATCH_LENGTHS:
-        raise ValueError(f"length is one of {', '.join(MATCH_LENGTHS)}")
-    red_fives = body.get("red_fives", True)
-    if not isinstance(red_fives, bool):
-        raise ValueError("red_fives is true or false")
-    level = body.get("level", "normal")
-    if level not in LEVELS:
-        raise ValueError(f"level is one of {', '.join(LEVELS)}")
-    seat = body.get("seat", 0)
-    if seat != "random" and (isinstance(seat, bool) or seat not in (0, 1, 2)):
-        raise ValueError('seat is 0, 1, 2 or "random"')
-    return {"length": length, "red_fives": red_fives, "level": level, "seat": seat}
+async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return JSONResponse(exc.body(), status_code=exc.status)
 
 
-async def _guest(request: Request, engine: Engine) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token:
-        return None
-    return await asyncio.to_thread(guest_store.guest_for_token, engine, token.strip())
+# Starlette's own refusals (unknown route, wrong method, unreadable body) in our error shape.
+_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
-async def _json_body(request: Request) -> dict[str, Any] | None:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        return None
-    if not raw:
-        return {}
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    return JSONResponse(
+        ApiError(exc.status_code, code, str(exc.detail)).body(), status_code=exc.status_code, headers=exc.headers
+    )
 
 
-def _problem(status: int, code: str, detail: str) -> JSONResponse:
-    return JSONResponse({"error": code, "detail": detail}, status_code=status)
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's validation failures in our one error shape: 400 for a body that is not
+    JSON, 422 for one that does not match the schema."""
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    # Not JSON at all, or a body sent without the JSON content type (FastAPI then hands the raw bytes).
+    if any(e.get("type") == "json_invalid" or isinstance(e.get("input"), bytes) for e in errors):
+        detail = "the body is a JSON object sent with Content-Type: application/json"
+        return JSONResponse(ApiError(400, "bad_json", detail).body(), status_code=400)
+    parts = []
+    for e in errors[:5]:
+        where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'body'}: {e.get('msg', 'invalid')}")
+    return JSONResponse(ApiError(422, "bad_schema", "; ".join(parts)).body(), status_code=422)
+
+
+class BodyLimit:
+    """Refuse HTTP request bodies over ``max_bytes`` with 413 (``too_large``), whether the
+    client announced the length or not (pure ASGI, so WebSockets pass untouched)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _too_large(self.max_bytes)(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, send)
+        except _BodyTooLarge:
+            await _too_large(self.max_bytes)(scope, receive, send)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def _too_large(max_bytes: int) -> JSONResponse:
+    return JSONResponse(ApiError(413, "too_large", f"the body is at most {max_bytes} bytes").body(), status_code=413)

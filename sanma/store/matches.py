@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, update
 
-from sanma.store.tables import match_events, matches
+from sanma.store.tables import match_events, match_players, matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,14 +29,41 @@ class MatchRecord:
     updated_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    """Who sits at ``seat``: a guest (``guest_id``) or a bot (``bot_level``)."""
+
+    seat: int
+    guest_id: str | None
+    bot_level: str | None
+
+
 def create_match(
-    engine: Engine, *, guest_id: str, rules: dict[str, Any], seed: int, bot_level: str, human_seat: int
+    engine: Engine,
+    *,
+    guest_id: str,
+    rules: dict[str, Any],
+    seed: int,
+    bot_level: str,
+    human_seat: int,
+    kind: str = "practice",
+    players: list[SeatPlayer] | None = None,
 ) -> MatchRecord:
-    """Store a new practice match (status ``playing``, empty log) and return it."""
+    """Store a new match (status ``playing``, empty log) and return it.
+
+    ``guest_id`` owns the match (the practice player, a room's host) and sits at
+    ``human_seat``; ``players`` says who sits at each seat (default: the owner at
+    ``human_seat``, bots of ``bot_level`` elsewhere)."""
     now = datetime.now(UTC)
-    record = MatchRecord(
-        uuid.uuid4().hex, guest_id, "practice", rules, seed, bot_level, human_seat, "playing", now, now
-    )
+    record = MatchRecord(uuid.uuid4().hex, guest_id, kind, rules, seed, bot_level, human_seat, "playing", now, now)
+    if players is None:
+        players = [
+            SeatPlayer(s, guest_id, None) if s == human_seat else SeatPlayer(s, None, bot_level) for s in range(3)
+        ]
+    if sorted(p.seat for p in players) != [0, 1, 2] or any(
+        (p.guest_id is None) == (p.bot_level is None) for p in players
+    ):
+        raise ValueError("players: one per seat 0, 1, 2, each a guest or a bot")
     with engine.begin() as conn:
         conn.execute(
             insert(matches).values(
@@ -52,7 +79,32 @@ def create_match(
                 updated_at=now,
             )
         )
+        conn.execute(
+            insert(match_players),
+            [
+                {"match_id": record.id, "seat": p.seat, "guest_id": p.guest_id, "bot_level": p.bot_level}
+                for p in players
+            ],
+        )
     return record
+
+
+def players_of(engine: Engine, match_id: str) -> list[SeatPlayer]:
+    """Who sits where in a match, by seat."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(match_players.c.seat, match_players.c.guest_id, match_players.c.bot_level)
+            .where(match_players.c.match_id == match_id)
+            .order_by(match_players.c.seat)
+        ).all()
+    return [SeatPlayer(int(seat), guest, level) for seat, guest, level in rows]
+
+
+def result_of(engine: Engine, match_id: str) -> dict[str, Any] | None:
+    """A finished match's result (``points``, ``placements``, ``final_scores`` by seat), else ``None``."""
+    with engine.connect() as conn:
+        text = conn.execute(select(matches.c.result).where(matches.c.id == match_id)).scalar_one_or_none()
+    return None if text is None else dict(json.loads(text))
 
 
 def get_match(engine: Engine, match_id: str) -> MatchRecord | None:
@@ -81,7 +133,8 @@ def append_events(engine: Engine, match_id: str, first_v: int, events: list[dict
     """Append ``events`` (JSON-ready dicts) as versions ``first_v``, ``first_v + 1``, ...
 
     The primary key (match, v) makes a second writer of the same version fail instead of
-    forking the log.  ``ended`` marks the match over in the same transaction."""
+    forking the log.  ``ended`` marks the match over in the same transaction, with its result
+    taken from the ``MatchEnded`` event among ``events``."""
     now = datetime.now(UTC)
     with engine.begin() as conn:
         if events:
@@ -93,6 +146,10 @@ def append_events(engine: Engine, match_id: str, first_v: int, events: list[dict
         values: dict[str, Any] = {"updated_at": now}
         if ended:
             values["status"] = "ended"
+            final = [e for e in events if e.get("t") == "MatchEnded"]
+            if final:
+                result = {k: final[-1][k] for k in ("points", "placements", "final_scores")}
+                values["result"] = json.dumps(result, separators=(",", ":"))
         conn.execute(update(matches).where(matches.c.id == match_id).values(**values))
 
 

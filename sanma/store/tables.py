@@ -33,6 +33,18 @@ matches = Table(
     Column("status", String(16), nullable=False),  # "playing" | "ended"
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    # JSON, set when the match ends: {"points": [...], "placements": [...], "final_scores": [...]} by seat.
+    Column("result", Text, nullable=True),
+)
+
+# Who sat where: a guest (``guest_id``) or a bot (``bot_level``), one row per seat.
+match_players = Table(
+    "match_players",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("guest_id", String(32), ForeignKey("guests.id"), nullable=True, index=True),
+    Column("bot_level", String(16), nullable=True),
 )
 
 match_events = Table(

@@ -1,0 +1,120 @@
+"""Guests, practice matches and their stored records."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal, get_args
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, StrictBool
+
+from sanma.bots.registry import LEVELS
+from sanma.engine.rules import DEFAULT, MATCH_LENGTHS
+from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
+from sanma.store import guests as guest_store
+from sanma.store import matches as match_store
+
+router = APIRouter(prefix="/api", responses=ERRORS)
+
+Length = Literal["one-hand", "east", "east-south"]
+Level = Literal["beginner", "normal", "expert", "master"]
+# The schema spells the choices out; these keep them equal to the engine's and the bots' own lists.
+assert set(get_args(Length)) == set(MATCH_LENGTHS), "Length must list engine.rules.MATCH_LENGTHS"
+assert set(get_args(Level)) == set(LEVELS), "Level must list bots.registry.LEVELS"
+
+
+class NewGuest(BaseModel):
+    """A guest just created; the token is shown once and only its hash is stored."""
+
+    guest: str
+    token: str
+
+
+class PracticeOptions(BaseModel):
+    """The options of a practice match (the spec's practice options)."""
+
+    model_config = ConfigDict(extra="forbid")
+    length: Length = "east-south"
+    red_fives: StrictBool = True
+    level: Level = "normal"
+    seat: Literal[0, 1, 2, "random"] = 0
+
+
+class PracticeCreated(BaseModel):
+    """The new match, the human's seat and the log's length so far."""
+
+    match: str
+    seat: int
+    v: int
+
+
+class CurrentMatch(BaseModel):
+    """The guest's most recent match still being played (``null``: none)."""
+
+    match: str | None
+
+
+class MatchInfo(BaseModel):
+    """A stored match as its owner sees it."""
+
+    match: str
+    seat: int
+    status: str
+    bot_level: str
+    rules: dict[str, object]
+    v: int
+
+
+class Health(BaseModel):
+    """The server answers."""
+
+    ok: bool
+
+
+@router.get("/health")
+async def health() -> Health:
+    """Liveness: the server answers."""
+    return Health(ok=True)
+
+
+@router.post("/guest", status_code=201)
+async def create_guest(app: AppServices) -> NewGuest:
+    """A new guest identity with a fresh random token (keep it; it is not shown again)."""
+    guest = await asyncio.to_thread(guest_store.create_guest, app.engine)
+    return NewGuest(guest=guest.id, token=guest.token)
+
+
+@router.post("/practice", status_code=201)
+async def create_practice(guest: Guest, app: AppServices, options: PracticeOptions | None = None) -> PracticeCreated:
+    """Start a practice match against two bots; join it over ``/ws`` with its id (no body: the defaults)."""
+    options = options or PracticeOptions()
+    seat = app.seat_source() if options.seat == "random" else options.seat
+    rules = DEFAULT.with_options(length=options.length, red_fives=options.red_fives)
+    room = await app.rooms.create_practice(
+        guest_id=guest, rules=rules, level=options.level, human_seat=seat, seed=app.seed_source()
+    )
+    return PracticeCreated(match=room.id, seat=seat, v=room.v)
+
+
+@router.get("/practice/current")
+async def current_match(guest: Guest, app: AppServices) -> CurrentMatch:
+    """The match to resume on page load, if any."""
+    match_id = await asyncio.to_thread(match_store.latest_playing, app.engine, guest)
+    return CurrentMatch(match=match_id)
+
+
+@router.get("/matches/{match_id}", responses={404: {"description": "no such match for this guest (`no_match`)"}})
+async def get_match(match_id: str, guest: Guest, app: AppServices) -> MatchInfo:
+    """A match of this guest: its seat, status, rules and log length."""
+    record = await asyncio.to_thread(match_store.get_match, app.engine, match_id)
+    if record is None or record.guest_id != guest:
+        raise ApiError(404, "no_match", "no such match for this guest")
+    count = await asyncio.to_thread(match_store.event_count, app.engine, record.id)
+    return MatchInfo(
+        match=record.id,
+        seat=record.human_seat,
+        status=record.status,
+        bot_level=record.bot_level,
+        rules=record.rules,
+        v=count,
+    )
