@@ -16,8 +16,12 @@ from typing import Any
 
 import pytest
 
+from sanma.engine.actions import Discard
+from sanma.engine.replay import replay
+from sanma.server.codec import action_to_wire, wire_tile
 from sanma.server.settings import Settings
-from tests.test_server import SEEDS, LiveServer, free_port
+from tests.test_aids import AIDS_SEED, eager_choice, expected_aids
+from tests.test_server import SEEDS, LiveServer, free_port, full_log
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -299,3 +303,120 @@ def test_rules_panel_in_both_languages_from_start_and_table(browser: Browser, li
     assert page.locator("#sheet").is_hidden()
     assert step(page) in ("discard", "pass", "riichi", "tsumo", "ron")
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+# -- the aids against the engine (seeded deal: tests/test_aids.py's AIDS_SEED) --------------
+
+POINTER_AWAY = (2, 2)  # a corner of the page, so no hand tile is hovered
+
+
+def _shown_waits(page: Page, box: str) -> list[list[Any]]:
+    return [
+        [w, int(n)]
+        for w, n in page.locator(f"{box} .wait").evaluate_all(
+            "els => els.map(e => [e.dataset.wait, e.querySelector('b').textContent])"
+        )
+    ]
+
+
+def _click_action(page: Page, wire: dict[str, Any]) -> None:
+    if wire["type"] == "discard":
+        page.locator(f".hand.my-turn .hand-tile[data-tile='{wire['tile']}']:not(.blocked)").first.click()
+    else:
+        page.locator(f"#actions .action-{wire['type']}").first.click()
+
+
+def test_aids_strip_why_not_riichi_and_wait_preview_match_the_engine(browser: Browser, tmp_path: Path) -> None:
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
+    live = LiveServer(settings, seed_source=lambda: AIDS_SEED)
+    try:
+        page = open_page(browser, live, DESKTOP)
+        start_match(page)
+        match = str(page.evaluate("() => localStorage.getItem('sanma.match')"))
+        checked: set[str] = set()
+        for _ in range(200):
+            page.mouse.move(*POINTER_AWAY)
+            page.wait_for_function(ACTIONABLE, timeout=20_000)
+            if page.locator("#overlay .panel").count():
+                break
+            log = full_log(settings, match)
+            state = replay(log)
+            legal = state.legal_actions(0)
+            expected = expected_aids(log, len(log), 0)
+            # (a) the strip: waits with unseen counts, the furiten badge naming its kind.
+            assert _shown_waits(page, "[data-testid=waits]") == expected["waits"]
+            badge = page.locator("[data-testid=furiten]")
+            if expected["furiten"] == "none":
+                assert badge.count() == 0
+            else:
+                assert badge.get_attribute("data-furiten") == expected["furiten"]
+                checked.add(f"furiten {expected['furiten']}")
+            # (b) a complete hand that may not win says why.
+            why = page.locator("[data-testid=why-not]")
+            assert (why.get_attribute("data-why") if why.count() else None) == expected["why_not"]
+            if expected["why_not"]:
+                assert page.locator("#actions .action-tsumo, #actions .action-ron").count() == 0
+                checked.add(f"why_not {expected['why_not']}")
+            riichi_tiles = {wire_tile(a.tile, True) for a in legal if isinstance(a, Discard) and a.riichi}
+            if riichi_tiles and "riichi" not in checked:
+                _check_riichi_discards(page, riichi_tiles)
+                checked.add("riichi")
+            if expected["discard_waits"] and "preview" not in checked:
+                _check_wait_preview(page, expected["discard_waits"])
+                checked.add("preview")
+            _click_action(page, action_to_wire(eager_choice(state.kyoku, 0, legal), True))
+        assert {"furiten discard", "why_not no_yaku", "riichi", "preview"} <= checked, checked
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        live.stop()
+
+
+def _clickable_tiles(page: Page) -> set[str]:
+    return set(
+        page.locator(".hand.my-turn .hand-tile:not(.blocked)").evaluate_all("els => els.map(e => e.dataset.tile)")
+    )
+
+
+def _check_riichi_discards(page: Page, riichi_tiles: set[str]) -> None:
+    """(c) With Riichi pressed only the legal riichi discards may be clicked; a blocked
+    tile does nothing; pressing Riichi again gives every discard back."""
+    every = _clickable_tiles(page)
+    assert riichi_tiles < every  # this seed's moment has tiles that cannot declare riichi
+    page.click("#actions .action-riichi")
+    assert page.locator("#actions .action-riichi").get_attribute("aria-pressed") == "true"
+    assert _clickable_tiles(page) == riichi_tiles
+    blocked = page.locator(".hand.my-turn .hand-tile.blocked")
+    assert blocked.count() >= 1 and blocked.first.get_attribute("aria-disabled") == "true"
+    hand = hand_labels(page)
+    blocked.first.click(force=True)  # aria-disabled: Playwright would wait for it to enable
+    page.wait_for_timeout(150)
+    assert hand_labels(page) == hand and page.locator(".hand.my-turn").count() == 1
+    page.click("#actions .action-riichi")
+    assert _clickable_tiles(page) == every
+
+
+def _check_wait_preview(page: Page, previews: dict[str, Any]) -> None:
+    """(d) Hovering a tile shows the waits its discard would leave (and "no longer tenpai"
+    for one that breaks tenpai); keyboard focus does the same."""
+    tiles = page.locator(".hand.my-turn .hand-tile:not(.blocked)")
+    names = [str(x) for x in tiles.evaluate_all("els => els.map(e => e.dataset.tile)")]
+    keeping = [i for i, name in enumerate(names) if name in previews]
+    breaking = [i for i, name in enumerate(names) if name not in previews]
+    assert keeping
+    tiles.nth(keeping[0]).hover()
+    shown = page.locator("[data-testid=preview]")
+    assert shown.get_attribute("data-tile") == names[keeping[0]]
+    assert _shown_waits(page, "[data-testid=preview]") == previews[names[keeping[0]]]["waits"]
+    assert "keeps-tenpai" in (tiles.nth(keeping[0]).get_attribute("class") or "")
+    if breaking:
+        tiles.nth(breaking[0]).hover()
+        assert shown.get_attribute("data-tile") == names[breaking[0]]
+        assert shown.locator(".wait").count() == 0 and "tenpai" in shown.inner_text()
+    page.mouse.move(*POINTER_AWAY)
+    assert page.locator("[data-testid=preview]").count() == 0
+    # Keyboard: the arrows move the focus along the hand, the preview follows it.
+    page.keyboard.press("ArrowRight")
+    focused = str(page.evaluate("() => document.activeElement.dataset.tile"))
+    if focused in previews:
+        assert _shown_waits(page, "[data-testid=preview]") == previews[focused]["waits"]
+    page.mouse.move(*POINTER_AWAY)

@@ -12,6 +12,8 @@ import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
 
 const OPTIONS_KEY = "sanma.options";
+const SPEED_KEY = "sanma.speed";
+const SPEEDS = ["normal", "fast", "instant"];
 const MATCH_KEY = "sanma.match";
 const DEFAULT_OPTIONS = { length: "east", red_fives: true, level: "normal" };
 const $ = (id) => document.getElementById(id);
@@ -25,6 +27,7 @@ const app = {
   ui: { riichi: false, raised: null, focus: null },
   screen: "start",
   toggles: loadToggles(),
+  speed: SPEEDS.includes(localStorage.getItem(SPEED_KEY)) ? localStorage.getItem(SPEED_KEY) : "normal",
 };
 
 function loadOptions() {
@@ -81,7 +84,7 @@ function renderGame() {
   const s = app.state;
   $("menu-btn").textContent = `☰ ${t("game.menu")}`;
   $("game-lang").innerHTML = langSwitchHtml();
-  $("toggles").innerHTML = togglesHtml();
+  $("toggles").innerHTML = speedHtml() + togglesHtml();
   renderMenu();
   $("conn").textContent = app.online === false ? t("game.offline") : "";
   if (!s.hand) {
@@ -93,9 +96,36 @@ function renderGame() {
     $("board").innerHTML = boardHtml(s);
     $("hand").innerHTML = handHtml(s, app.prompt, app.ui);
     $("actions").innerHTML = actionsHtml(actionButtons(app.prompt, app.ui));
-    $("aids").innerHTML = aidsHtml(app.prompt);
+    $("aids").innerHTML = aidsHtml(app.prompt, pointedTile());
   }
   renderOverlay();
+}
+
+function speedHtml() {
+  const label = `${t("speed.label")}: ${t(`speed.${app.speed}`)}`;
+  const icon = { normal: "▶", fast: "⏩", instant: "⏭" }[app.speed];
+  return `<button type="button" class="toggle speed on" data-cmd="speed" data-speed="${app.speed}" aria-label="${esc(label)}"
+    title="${esc(t("speed.help"))}">${icon} ${esc(t(`speed.${app.speed}`))}</button>`;
+}
+
+/** Next bot speed (normal -> fast -> instant -> normal), kept and sent to the match. */
+function cycleSpeed() {
+  app.speed = SPEEDS[(SPEEDS.indexOf(app.speed) + 1) % SPEEDS.length];
+  localStorage.setItem(SPEED_KEY, app.speed);
+  if (app.conn) app.conn.send({ t: "speed", speed: app.speed });
+  renderGame();
+}
+
+/** The hand tile being pointed at (hover, keyboard focus, or raised by a first tap). */
+function pointedTile() {
+  if (!app.state.hand) return null;
+  const tiles = myTiles(app.state);
+  const i = app.ui.pointed ?? app.ui.raised;
+  return i !== null && i !== undefined && tiles[i] ? tiles[i].tile : null;
+}
+
+function renderAids() {
+  if (app.screen === "game" && app.state.hand) $("aids").innerHTML = aidsHtml(app.prompt, pointedTile());
 }
 
 function togglesHtml() {
@@ -174,6 +204,7 @@ function connect(match) {
     match,
     getV: () => app.state.v,
     onWelcome: (w) => {
+      app.conn.send({ t: "speed", speed: app.speed });
       app.state.seat = w.seat;
       app.state.botLevel = w.bot_level;
       app.backlogUntil = w.v;
@@ -288,6 +319,7 @@ document.addEventListener("click", (ev) => {
     if (app.rulesOpen) renderRules();
   } else if (el.dataset.cmd === "rules") openRules();
   else if (el.dataset.cmd === "close-rules") closeRules();
+  else if (el.dataset.cmd === "speed") cycleSpeed();
   else if (el.dataset.rulesGo) document.getElementById(`rules-${el.dataset.rulesGo}`)?.scrollIntoView({ block: "start" });
   else if (el.dataset.toggle) {
     app.toggles[el.dataset.toggle] = !app.toggles[el.dataset.toggle];
@@ -312,6 +344,25 @@ document.addEventListener("click", (ev) => {
 
 document.addEventListener("pointerdown", (ev) => {
   app.lastPointer = ev.pointerType;
+});
+
+// The wait preview: pointing at a hand tile (mouse hover or keyboard focus) shows what its
+// discard would leave; only the aids strip is redrawn, so the hovered tile stays in place.
+function pointAt(ev) {
+  const el = ev.target.closest?.(".hand-tile");
+  const i = el ? Number(el.dataset.i) : null;
+  if (ev.type === "pointerover" && ev.pointerType === "touch") return; // a tap raises instead
+  if (app.ui.pointed === i) return;
+  app.ui.pointed = i;
+  renderAids();
+}
+document.addEventListener("pointerover", pointAt);
+document.addEventListener("focusin", pointAt);
+document.addEventListener("pointerout", (ev) => {
+  if (ev.target.closest?.(".hand-tile") && !ev.relatedTarget?.closest?.(".hand-tile")) {
+    app.ui.pointed = null;
+    renderAids();
+  }
 });
 
 function leaveToStart() {

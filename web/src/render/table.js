@@ -138,9 +138,10 @@ export function handHtml(state, prompt, ui) {
   const items = tiles
     .map((x, i) => {
       const legal = discardFor(prompt, ui, x.tile) !== null;
+      const keeps = legal && Boolean(previewFor(prompt, x.tile));
       const cls = ["tile", "hand-tile", x.drawn ? "drawn" : "", canDiscard && !legal ? "blocked" : "",
-        ui.raised === i ? "raised" : "", ui.focus === i ? "focused" : ""];
-      return `<button class="${cls.join(" ")}" data-i="${i}" data-tile="${x.tile}" aria-label="${esc(tileName(x.tile))}${x.drawn ? esc(", " + t("aria.drawn")) : ""}"
+        ui.raised === i ? "raised" : "", ui.focus === i ? "focused" : "", keeps ? "keeps-tenpai" : ""];
+      return `<button class="${cls.join(" ")}" data-i="${i}" data-tile="${x.tile}" aria-label="${esc(tileName(x.tile))}${x.drawn ? esc(", " + t("aria.drawn")) : ""}${keeps ? esc(", " + t("aria.keeps_tenpai")) : ""}"
         ${canDiscard && legal ? "" : 'aria-disabled="true"'} tabindex="${ui.focus === i ? 0 : -1}">${tileSvg(x.tile)}</button>`;
     })
     .join("");
@@ -150,20 +151,42 @@ export function handHtml(state, prompt, ui) {
     <div class="my-melds">${melds}${kitaHtml(h, state.seat)}</div>`;
 }
 
-export function aidsHtml(prompt) {
+/** The waits a discard of `tile` would leave (the prompt's wait preview), or null. */
+export function previewFor(prompt, tile) {
+  const previews = prompt && prompt.aids && prompt.aids.discard_waits;
+  return (previews && previews[tile]) || null;
+}
+
+function waitsList(waits) {
+  return waits
+    .map(([kind, n]) => `<span class="wait${n === 0 ? " dead" : ""}" data-wait="${kind}">${tileHtml(kind, "tiny")}<b>${n}</b></span>`)
+    .join("");
+}
+
+/** The aids strip: waits with unseen counts, the furiten badge, the why-not message; while a
+ * tile is pointed at (hover, focus, first tap) in a tenpai-choice moment, the waits its
+ * discard would leave instead. */
+export function aidsHtml(prompt, pointed = null) {
   if (!prompt || !prompt.aids) return "";
-  const { waits, furiten, why_not: whyNot } = prompt.aids;
+  const { waits, furiten, why_not: whyNot, discard_waits: previews } = prompt.aids;
+  if (pointed && previews && Object.keys(previews).length && prompt.legal.some((a) => a.type === "discard" && a.tile === pointed)) {
+    const p = previews[pointed];
+    const head = `<span class="label">${esc(t("aids.preview"))}</span>${tileHtml(pointed, "tiny")}<span class="arrow">→</span>`;
+    if (!p) return `<span class="aid preview none" data-testid="preview" data-tile="${esc(pointed)}">${head}${esc(t("aids.preview.none"))}</span>`;
+    const badge = p.furiten ? `<span class="aid furiten">${esc(t("aids.preview.furiten"))}</span>` : "";
+    return `<span class="aid preview waits" data-testid="preview" data-tile="${esc(pointed)}">${head}${waitsList(p.waits)}</span>${badge}`;
+  }
   const parts = [];
   if (waits && waits.length) {
-    const list = waits
-      .map(([kind, n]) => `<span class="wait${n === 0 ? " dead" : ""}">${tileHtml(kind, "tiny")}<b>${n}</b></span>`)
-      .join("");
-    parts.push(`<span class="aid waits"><span class="label">${esc(t("aids.waits"))}</span>${list}</span>`);
+    parts.push(`<span class="aid waits" data-testid="waits"><span class="label">${esc(t("aids.waits"))}</span>${waitsList(waits)}</span>`);
   }
   if (furiten && furiten !== "none") {
-    parts.push(`<span class="aid furiten" data-testid="furiten">${esc(t(`aids.furiten.${furiten}`))}</span>`);
+    parts.push(`<span class="aid furiten" data-testid="furiten" data-furiten="${furiten}">${esc(t(`aids.furiten.${furiten}`))}</span>`);
   }
-  if (whyNot) parts.push(`<span class="aid why-not">${esc(t(`aids.why_not.${whyNot}`))}</span>`);
+  if (whyNot) parts.push(`<span class="aid why-not" data-testid="why-not" data-why="${whyNot}">${esc(t(`aids.why_not.${whyNot}`))}</span>`);
+  if (!parts.length && previews && Object.keys(previews).length) {
+    parts.push(`<span class="aid hint-preview">${esc(t("aids.preview.hint"))}</span>`);
+  }
   return parts.join("");
 }
 
