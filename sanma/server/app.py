@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sanma.bots.registry import make_bot
 from sanma.server.api import practice
 from sanma.server.api.deps import ApiError, Services
-from sanma.server.rooms import RoomRegistry
+from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
 from sanma.server.ws import serve_socket
 from sanma.store import db
@@ -53,6 +53,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         overrides.get("make_bot", make_bot),
         bot_delay_s=settings.bot_delay_s,
         bot_budget_s=settings.bot_budget_s,
+        host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
     )
     seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
     seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))

@@ -31,6 +31,12 @@ class Settings:
     # Client frames per second allowed on one connection, and the burst on top of it.
     rate_per_s: float = 20.0
     rate_burst: int = 40
+    # Scale-out (docs/server.md): "" = in-process bus, one process; redis://... = processes share rooms.
+    redis_url: str = ""
+    # This process's name on the bus ("" = host name, pid and random bits, new at each start).
+    node_id: str = ""
+    # Seconds a room's lease lives without renewal (renewed every third of it).
+    lease_ttl_s: float = 10.0
 
     @property
     def db_url(self) -> str:
@@ -58,7 +64,8 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``SANMA_HOST``, ``SANMA_PORT``, ``SANMA_DATA_DIR``,
         ``SANMA_DATABASE_URL``, ``SANMA_BOT_DELAY``, ``SANMA_BOT_BUDGET``,
-        ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S`` and ``SANMA_RATE_BURST``; unset ones
+        ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S``, ``SANMA_RATE_BURST``, ``SANMA_REDIS_URL``,
+        ``SANMA_NODE_ID`` and ``SANMA_LEASE_TTL``; unset ones
         keep their defaults.  A malformed value raises ``SanmaError`` naming the variable.
 
         >>> Settings.from_env({"SANMA_PORT": "9000", "SANMA_BOT_DELAY": "0"}).port
@@ -76,6 +83,9 @@ class Settings:
             max_frame_bytes=_number(env, "SANMA_MAX_FRAME_BYTES", d.max_frame_bytes, int, 256, 1 << 20),
             rate_per_s=_number(env, "SANMA_RATE_PER_S", d.rate_per_s, float, 0.1, 10_000.0),
             rate_burst=_number(env, "SANMA_RATE_BURST", d.rate_burst, int, 1, 100_000),
+            redis_url=env.get("SANMA_REDIS_URL", d.redis_url),
+            node_id=env.get("SANMA_NODE_ID", d.node_id),
+            lease_ttl_s=_number(env, "SANMA_LEASE_TTL", d.lease_ttl_s, float, 0.5, 600.0),
         )
 
 

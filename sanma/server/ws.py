@@ -15,7 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from sanma.server import protocol
 from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, Speed, TokenBucket
-from sanma.server.rooms import PracticeRoom, RoomRegistry
+from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.settings import Settings
 from sanma.store.guests import guest_for_token
 
@@ -57,7 +57,7 @@ async def serve_socket(websocket: WebSocket, settings: Settings, rooms: RoomRegi
     await websocket.accept()
     conn = Connection(websocket)
     bucket = TokenBucket(settings.rate_per_s, settings.rate_burst)
-    room: PracticeRoom | None = None
+    room: Room | None = None
     flooded = 0
     try:
         while True:
@@ -89,9 +89,7 @@ async def serve_socket(websocket: WebSocket, settings: Settings, rooms: RoomRegi
         await conn.close()
 
 
-async def _handle(
-    frame: protocol.ClientFrame, conn: Connection, room: PracticeRoom | None, rooms: RoomRegistry
-) -> PracticeRoom | None:
+async def _handle(frame: protocol.ClientFrame, conn: Connection, room: Room | None, rooms: RoomRegistry) -> Room | None:
     """Act on one valid frame; returns the connection's room (set by a hello)."""
     if isinstance(frame, Ping):
         conn.push({"t": "pong"})
@@ -113,7 +111,7 @@ async def _handle(
     return room
 
 
-async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> PracticeRoom:
+async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Room:
     engine = rooms.engine
     guest = await asyncio.to_thread(guest_for_token, engine, hello.token)
     if guest is None:

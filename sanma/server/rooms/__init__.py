@@ -13,22 +13,37 @@ from sqlalchemy import Engine
 
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
+from sanma.server import protocol
 from sanma.server.codec import event_to_store, rules_to_json
+from sanma.server.rooms.host import RoomHost
 from sanma.server.rooms.practice import BotFactory, PracticeRoom, bot_seed
+from sanma.server.rooms.remote import RemoteRoom, Room
 from sanma.store import matches as store
 
-__all__ = ["PracticeRoom", "RoomRegistry"]
+__all__ = ["PracticeRoom", "RemoteRoom", "Room", "RoomHost", "RoomRegistry"]
 
 
 class RoomRegistry:
     """The rooms of this process, by match id."""
 
-    def __init__(self, engine: Engine, make_bot: BotFactory, *, bot_delay_s: float, bot_budget_s: float) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        make_bot: BotFactory,
+        *,
+        bot_delay_s: float,
+        bot_budget_s: float,
+        host: RoomHost | None = None,
+    ) -> None:
         self._engine = engine
         self._make_bot = make_bot
         self._timing: dict[str, float] = {"bot_delay_s": bot_delay_s, "bot_budget_s": bot_budget_s}
         self._rooms: dict[str, PracticeRoom] = {}
         self._lock = asyncio.Lock()
+        # Scale-out (rooms/host.py): which process owns each room; None = this process alone.
+        self._host = host
+        if host is not None:
+            host.bind(self.get, self._lose)
 
     @property
     def engine(self) -> Engine:
@@ -53,12 +68,17 @@ class RoomRegistry:
         first = [event_to_store(e) for e in match.events]
         await asyncio.to_thread(store.append_events, self._engine, record.id, 1, first, ended=False)
         room = PracticeRoom(record, match, self._engine, bots, **self._timing)
+        if self._host is not None:
+            await self._host.claim(record.id)  # a new id: nobody else can hold its lease
+            self._host.serve(room)
         self._rooms[record.id] = room
         room.start()
         return room
 
-    async def get(self, match_id: str) -> PracticeRoom | None:
-        """The room of ``match_id``, rebuilt from the store when not live (``None``: no such match)."""
+    async def get(self, match_id: str) -> PracticeRoom | RemoteRoom | None:
+        """The room of ``match_id``, rebuilt from the store when not live (``None``: no such match).
+        With a host, a room another live process owns is a ``RemoteRoom``; one nobody owns
+        (new, or its owner died) is claimed and rebuilt here."""
         async with self._lock:
             room = self._rooms.get(match_id)
             if room is not None and room.failed is None:
@@ -66,16 +86,37 @@ class RoomRegistry:
             record = await asyncio.to_thread(store.get_match, self._engine, match_id)
             if record is None:
                 return None
-            stored: list[dict[str, Any]] = await asyncio.to_thread(store.load_events, self._engine, match_id)
-            room = await asyncio.to_thread(
-                PracticeRoom.rebuild, record, stored, self._engine, self._make_bot, **self._timing
-            )
+            if self._host is not None and not await self._host.claim(match_id):
+                count = await asyncio.to_thread(store.event_count, self._engine, match_id)
+                return await self._host.remote(record, count)
+            try:
+                stored: list[dict[str, Any]] = await asyncio.to_thread(store.load_events, self._engine, match_id)
+                room = await asyncio.to_thread(
+                    PracticeRoom.rebuild, record, stored, self._engine, self._make_bot, **self._timing
+                )
+            except BaseException:
+                if self._host is not None:
+                    await self._host.abandon(match_id)
+                raise
+            if self._host is not None:
+                self._host.serve(room)
             self._rooms[match_id] = room
             room.start()
             return room
+
+    async def _lose(self, match_id: str) -> None:
+        """Another process took the room over (this one lost its lease): stop it here, and
+        tell its connections, which reconnect and reach the new owner."""
+        room = self._rooms.pop(match_id, None)
+        if room is not None:
+            await room.stop()
+            room.failed = RuntimeError("the room moved to another server process")
+            room._broadcast(protocol.error_frame(protocol.ROOM_FAILED, "the match moved; reconnect to resume"))
 
     async def close(self) -> None:
         """Stop every room task (server shutdown)."""
         rooms, self._rooms = list(self._rooms.values()), {}
         for room in rooms:
             await room.stop()
+        if self._host is not None:
+            await self._host.close()  # after the rooms stopped: then the leases go

@@ -1,0 +1,289 @@
+"""This process's part in a group of server processes that share rooms over a bus
+(``docs/server.md``, "Scale-out").
+
+A room is run by exactly one process, its owner, which holds the lease ``lease:room:<id>``
+(value: the node id) and renews it every ``lease_ttl_s / 3`` seconds.  ``RoomHost``:
+
+- ``claim`` takes a room's lease and listens on ``room:<id>`` (messages wait until ``serve``
+  names the room, so a join sent while the room is being rebuilt is not lost);
+- ``serve`` turns each message on ``room:<id>`` into the same call on the real room, with a
+  ``BusOutbox`` that publishes the room's frames to ``conn:<node>:<conn>``;
+- ``remote`` gives a ``RemoteRoom`` for a room another process owns;
+- a keeper task renews the leases (a lost lease stops the room here: no two writers) and
+  watches the owners of the remote rooms this process relays: when an owner's lease is gone
+  (it died, or stalled past its TTL) it takes the room over from the durable log and moves
+  the connections to it.
+
+With ``MemoryBus`` (no ``SANMA_REDIS_URL``) the process is alone: every claim succeeds and
+nothing is ever remote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sanma.server.bus import Bus, Subscription, open_bus
+from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
+from sanma.store.matches import MatchRecord
+
+log = logging.getLogger(__name__)
+
+Takeover = Callable[[str], Awaitable[Room | None]]
+"""``RoomRegistry.get``: the room of a match, claimed and rebuilt here when nobody owns it."""
+Lost = Callable[[str], Awaitable[None]]
+"""Called when this process lost a room's lease: stop the room here."""
+
+
+def new_node_id() -> str:
+    """A node id unique to this process run: host name, pid and random bits."""
+    return f"{socket.gethostname()[:24]}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class _Publisher:
+    """One ordered queue of ``(channel, frame)`` for the whole process, published in batches
+    (one round trip per batch on Redis); order is kept per channel and overall."""
+
+    def __init__(self, bus: Bus) -> None:
+        self._bus = bus
+        self._queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    def put(self, channel: str, frame: dict[str, Any]) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="bus-publisher")
+        self._queue.put_nowait((channel, frame))
+
+    async def _run(self) -> None:
+        while (item := await self._queue.get()) is not None:
+            batch = [item]
+            while not self._queue.empty() and len(batch) < 512:
+                more = self._queue.get_nowait()
+                if more is None:
+                    self._queue.put_nowait(None)
+                    break
+                batch.append(more)
+            try:
+                await self._bus.publish_many(batch)
+            except Exception:  # the bus is down: the frames are lost, the log is not (resync)
+                log.warning("bus: %d frame(s) could not be published", len(batch), exc_info=True)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._task, 5.0)
+
+
+class BusOutbox:
+    """The outbox of a connection held by another process: each frame goes to its channel."""
+
+    def __init__(self, publisher: _Publisher, channel: str) -> None:
+        self._publisher = publisher
+        self.channel = channel
+
+    def push(self, frame: dict[str, Any]) -> None:
+        """Publish ``frame`` to the connection's channel (never blocks)."""
+        self._publisher.put(self.channel, frame)
+
+
+@dataclass(slots=True)
+class _Served:
+    """A room this process owns: its channel subscription, listener and remote outboxes."""
+
+    sub: Subscription
+    room: Room | None = None
+    task: asyncio.Task[None] | None = None
+    outboxes: dict[tuple[str, str], BusOutbox] = field(default_factory=dict)
+
+
+class RoomHost:
+    """See the module docstring.  ``bind`` connects it to the registry."""
+
+    def __init__(self, bus: Bus, node: str | None = None, *, lease_ttl_s: float = 10.0) -> None:
+        if lease_ttl_s <= 0:
+            raise ValueError("lease_ttl_s is positive")
+        self.bus = bus
+        self.node = node or new_node_id()
+        self.lease_ttl_s = lease_ttl_s
+        self.tick_s = lease_ttl_s / 3
+        self._served: dict[str, _Served] = {}
+        self._remotes: set[RemoteRoom] = set()
+        self._publisher = _Publisher(bus)
+        self._keeper: asyncio.Task[None] | None = None
+        self._takeover: Takeover | None = None
+        self._lost: Lost | None = None
+
+    @classmethod
+    def open(cls, redis_url: str | None, node: str | None = None, *, lease_ttl_s: float = 10.0) -> RoomHost:
+        """A host on ``open_bus(redis_url)`` (``MemoryBus`` when empty)."""
+        return cls(open_bus(redis_url), node, lease_ttl_s=lease_ttl_s)
+
+    def bind(self, takeover: Takeover, lost: Lost) -> None:
+        """Tell the host how to rebuild a room here and how to stop one (the registry's job)."""
+        self._takeover, self._lost = takeover, lost
+
+    @property
+    def owned(self) -> list[str]:
+        """The ids of the rooms this process owns now."""
+        return list(self._served)
+
+    # -- owning --------------------------------------------------------------------------------
+
+    async def claim(self, match_id: str) -> bool:
+        """Take the room's lease (or find it already ours) and listen on its channel;
+        ``False``: another live process owns it."""
+        if match_id in self._served:
+            return True
+        key = lease_key(match_id)
+        if not await self.bus.acquire(key, self.node, self.lease_ttl_s):
+            if await self.bus.owner(key) != self.node:
+                return False
+            await self.bus.renew(key, self.node, self.lease_ttl_s)
+        sub = await self.bus.subscribe(room_channel(match_id))
+        self._served[match_id] = _Served(sub)
+        self._start_keeper()
+        return True
+
+    def serve(self, room: Room) -> None:
+        """Start (or redirect) the listener of a claimed room; connections of other processes
+        that joined a previous room of this id are forgotten (that room told them it failed)."""
+        served = self._served.get(room.id)
+        if served is None:
+            raise KeyError(f"room {room.id} is not claimed by this process")
+        served.room = room
+        served.outboxes.clear()
+        if served.task is None:
+            served.task = asyncio.create_task(self._listen(room.id, served), name=f"host-{room.id}")
+
+    async def abandon(self, match_id: str) -> None:
+        """Stop listening and give the lease back (the room could not be built, or shutdown)."""
+        served = self._served.pop(match_id, None)
+        if served is None:
+            return
+        await served.sub.close()
+        if served.task is not None:
+            served.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await served.task
+        with contextlib.suppress(Exception):
+            await self.bus.release(lease_key(match_id), self.node)
+
+    async def _listen(self, match_id: str, served: _Served) -> None:
+        async for message in served.sub:
+            try:
+                await self._dispatch(match_id, served, message)
+            except Exception:  # a bad message never stops the listener
+                log.warning("room %s: bus message %r refused", match_id, message, exc_info=True)
+
+    async def _dispatch(self, match_id: str, served: _Served, message: dict[str, Any]) -> None:
+        op, node, conn = message.get("op"), message.get("node"), message.get("conn")
+        room = served.room
+        if room is None or op == "probe":
+            return
+        if op == "speed":
+            room.set_speed(str(message["speed"]))
+            return
+        if not isinstance(node, str) or not isinstance(conn, str):
+            raise ValueError("node and conn are strings")
+        key = (node, conn)
+        if op == "join":
+            if room.failed is not None and self._takeover is not None:
+                await self._takeover(match_id)  # rebuilt here from the log; serve() swapped the room
+                room = served.room
+                assert room is not None
+            box = served.outboxes.get(key) or BusOutbox(self._publisher, conn_channel(node, conn))
+            served.outboxes[key] = box
+            room.join(box, int(message["last_v"]))
+            return
+        known = served.outboxes.get(key)
+        if known is None:
+            return  # a connection this room never saw join (it joined a previous room)
+        box = known
+        if op == "act":
+            room.submit(box, int(message["seq"]), dict(message["a"]))
+        elif op == "resync":
+            room.resync(box, int(message["from"]))
+        elif op == "leave":
+            served.outboxes.pop(key, None)
+            room.leave(box)
+        else:
+            raise ValueError(f"unknown op {op!r}")
+
+    # -- remote rooms --------------------------------------------------------------------------
+
+    async def remote(self, record: MatchRecord, v: int) -> RemoteRoom:
+        """A handle on a room another process owns (watched: should the owner go, the room is
+        taken over and the handle's connections moved)."""
+        owner = await self.bus.owner(lease_key(record.id))
+        room = RemoteRoom(record, v, owner or "", self.bus, self.node)
+        if owner is None:
+            room.orphaned = True  # the lease expired meanwhile: the next tick takes it over
+        self._remotes.add(room)
+        self._start_keeper()
+        return room
+
+    # -- the keeper ----------------------------------------------------------------------------
+
+    def _start_keeper(self) -> None:
+        if self._keeper is None:
+            self._keeper = asyncio.create_task(self._keep(), name="room-host-keeper")
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_s)
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("room host: keeper tick failed", exc_info=True)
+
+    async def tick(self) -> None:
+        """Renew this process's leases, then check the owners of the rooms it relays."""
+        for match_id in list(self._served):
+            if not await self.bus.renew(lease_key(match_id), self.node, self.lease_ttl_s):
+                log.warning("room %s: lease lost; stopping it here", match_id)
+                await self.abandon(match_id)
+                if self._lost is not None:
+                    await self._lost(match_id)
+        for remote in list(self._remotes):
+            if remote.idle or remote.moved:
+                self._remotes.discard(remote)
+                continue
+            owner = await self.bus.owner(lease_key(remote.id))
+            if owner != remote.owner or owner is None:
+                await self._take_over(remote)
+            elif remote.orphaned and await self.bus.publish(room_channel(remote.id), {"op": "probe"}) > 0:
+                await remote.rejoin()  # the owner listens now: ask again
+
+    async def _take_over(self, remote: RemoteRoom) -> None:
+        if self._takeover is None:
+            return
+        target = await self._takeover(remote.id)
+        if target is None:
+            return
+        log.info("room %s: owner %s gone; connections moved", remote.id, remote.owner or "?")
+        self._remotes.discard(remote)
+        await remote.fail_over(target)
+
+    async def close(self) -> None:
+        """Stop the keeper, give every lease back (so others take the rooms at once), close the bus."""
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._keeper
+        for remote in list(self._remotes):
+            await remote.close()
+        self._remotes.clear()
+        for match_id in list(self._served):
+            await self.abandon(match_id)
+        await self._publisher.close()
+        await self.bus.close()

@@ -1,0 +1,251 @@
+"""A room run by another server process, reached over the bus (``docs/protocol.md``, "The room bus").
+
+``RemoteRoom`` offers the gateway the same calls as a local room (``join``, ``submit``,
+``resync``, ``leave``, ``set_speed``), so ``ws.py`` never knows where a room runs.  Each call
+becomes a message on ``room:<id>``; the owner's ``RoomHost`` turns it into the same call on
+the real room, whose frames (already redacted for the seat) come back on
+``conn:<node>:<conn>`` and are pushed to the local outbox in order.
+
+Should the owner die, ``RoomHost``'s watchdog takes the room over (from the durable log) and
+calls ``fail_over``: every connection joins the new room with the last version it was sent,
+so the client gets a ``welcome``, the events it missed and the prompt, and plays on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sanma.server.bus import Bus, Subscription
+from sanma.server.rooms.practice import Outbox
+from sanma.store.matches import MatchRecord
+
+log = logging.getLogger(__name__)
+
+
+def room_channel(match_id: str) -> str:
+    """Where calls on a room are published (its owner listens)."""
+    return f"room:{match_id}"
+
+
+def conn_channel(node: str, conn: str) -> str:
+    """Where a room's frames for one connection of ``node`` are published."""
+    return f"conn:{node}:{conn}"
+
+
+def lease_key(match_id: str) -> str:
+    """The Redis key of a room's lease (the value names the owning node)."""
+    return f"lease:room:{match_id}"
+
+
+class Room(Protocol):
+    """What the gateway calls on a room, local or remote."""
+
+    id: str
+    record: MatchRecord
+    failed: BaseException | None
+
+    @property
+    def v(self) -> int:
+        """The version of the last published event."""
+
+    def join(self, outbox: Outbox, last_v: int) -> None:
+        """Attach a connection that already has the events up to ``last_v``."""
+
+    def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
+        """An answer to prompt ``seq``."""
+
+    def resync(self, outbox: Outbox, from_v: int) -> None:
+        """Send the events from ``from_v`` again, then the prompt."""
+
+    def leave(self, outbox: Outbox) -> None:
+        """Detach a connection."""
+
+    def set_speed(self, speed: str) -> None:
+        """Pace the bots."""
+
+
+@dataclass(slots=True)
+class _Link:
+    """One local connection to the remote room."""
+
+    conn: str
+    last_v: int
+    sub: Subscription | None = None
+    relay: asyncio.Task[None] | None = None
+
+
+class RemoteRoom:
+    """A room whose owner is another process (``owner``); see the module docstring.
+
+    ``v`` is the stored log's length when the handle was made: the owner stores each event
+    before sending it, so a client can never hold more, and the gateway's ``last_v`` check
+    stays right."""
+
+    def __init__(self, record: MatchRecord, v: int, owner: str, bus: Bus, node: str) -> None:
+        self.record = record
+        self.id = record.id
+        self.owner = owner
+        self.failed: BaseException | None = None
+        # True once a call reached no listening process: the owner may be dead.
+        self.orphaned = False
+        self._v = v
+        self._bus = bus
+        self._node = node
+        self._links: dict[Outbox, _Link] = {}
+        self._ever_joined = False
+        self._target: Room | None = None
+        self._sends: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
+        self._sender: asyncio.Task[None] | None = None
+
+    @property
+    def v(self) -> int:
+        """The version known when the handle was made (or the new room's after a fail-over)."""
+        return self._target.v if self._target is not None else self._v
+
+    @property
+    def idle(self) -> bool:
+        """Whether every connection that joined has left (the handle can be forgotten)."""
+        return self._ever_joined and not self._links
+
+    @property
+    def moved(self) -> bool:
+        """Whether the connections were moved to another room by ``fail_over``."""
+        return self._target is not None
+
+    # -- the gateway's calls -----------------------------------------------------------------
+
+    def join(self, outbox: Outbox, last_v: int) -> None:
+        """Listen on a fresh connection channel, then ask the owner to join it."""
+        if self._target is not None:
+            self._target.join(outbox, last_v)
+            return
+        link = _Link(uuid.uuid4().hex, last_v)
+        self._links[outbox] = link
+        self._ever_joined = True
+
+        async def subscribe_then_join() -> None:
+            link.sub = await self._bus.subscribe(conn_channel(self._node, link.conn))
+            link.relay = asyncio.create_task(self._relay(outbox, link), name=f"relay-{self.id}-{link.conn}")
+            await self._call("join", link, last_v=last_v)
+
+        self._send(subscribe_then_join)
+
+    def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
+        """Forward an answer to the owner."""
+        if self._target is not None:
+            self._target.submit(outbox, seq, action)
+            return
+        link = self._links.get(outbox)
+        if link is not None:
+            self._send(lambda: self._call("act", link, seq=seq, a=action))
+
+    def resync(self, outbox: Outbox, from_v: int) -> None:
+        """Forward a resync to the owner."""
+        if self._target is not None:
+            self._target.resync(outbox, from_v)
+            return
+        link = self._links.get(outbox)
+        if link is not None:
+            self._send(lambda: self._call("resync", link, **{"from": from_v}))
+
+    def set_speed(self, speed: str) -> None:
+        """Forward the bots' pace to the owner."""
+        if self._target is not None:
+            self._target.set_speed(speed)
+            return
+        self._send(lambda: self._call("speed", None, speed=speed))
+
+    def leave(self, outbox: Outbox) -> None:
+        """Tell the owner, then stop listening on the connection's channel."""
+        if self._target is not None:
+            self._target.leave(outbox)
+            self._links.pop(outbox, None)
+            return
+        link = self._links.pop(outbox, None)
+        if link is None:
+            return
+
+        async def leave_then_close() -> None:
+            await self._call("leave", link)
+            await self._unlink(link)
+
+        self._send(leave_then_close)
+
+    # -- fail-over -----------------------------------------------------------------------------
+
+    async def fail_over(self, target: Room) -> None:
+        """Move every connection to ``target`` (the room that took over), each at the last
+        version it was sent; later calls go straight to ``target``."""
+        if self._target is not None:
+            return
+        self._target = target
+        links = list(self._links.items())
+        for _outbox, link in links:
+            await self._unlink(link)
+        for outbox, link in links:
+            target.join(outbox, link.last_v)
+
+    async def rejoin(self) -> None:
+        """Ask the (same) owner again for every connection: an earlier call reached nobody."""
+        self.orphaned = False
+        for link in list(self._links.values()):
+            self._send(self._join_again(link))
+
+    def _join_again(self, link: _Link) -> Callable[[], Awaitable[None]]:
+        return lambda: self._call("join", link, last_v=link.last_v)
+
+    async def close(self) -> None:
+        """Stop relaying (server shutdown)."""
+        for link in list(self._links.values()):
+            await self._unlink(link)
+        self._links.clear()
+        if self._sender is not None:
+            self._sends.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._sender, 2.0)
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _send(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run bus work in call order (a join's subscribe comes before its publish, and an
+        answer never overtakes the join it follows)."""
+        if self._sender is None:
+            self._sender = asyncio.create_task(self._run_sends(), name=f"remote-{self.id}")
+        self._sends.put_nowait(work)
+
+    async def _run_sends(self) -> None:
+        while (work := await self._sends.get()) is not None:
+            if self._target is not None:
+                continue  # moved: the new room got every connection with its version
+            try:
+                await work()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the bus is down: the watchdog notices the lease, the client retries
+                log.warning("remote room %s: bus call failed", self.id, exc_info=True)
+                self.orphaned = True
+
+    async def _call(self, op: str, link: _Link | None, **fields: Any) -> None:
+        message = {"op": op, "node": self._node, "conn": link.conn if link else None, **fields}
+        if await self._bus.publish(room_channel(self.id), message) == 0:
+            self.orphaned = True
+
+    async def _relay(self, outbox: Outbox, link: _Link) -> None:
+        assert link.sub is not None
+        async for frame in link.sub:
+            if frame.get("t") == "event" and isinstance(frame.get("v"), int):
+                link.last_v = max(link.last_v, frame["v"])
+            outbox.push(frame)
+
+    async def _unlink(self, link: _Link) -> None:
+        if link.sub is not None:
+            await link.sub.close()
+        if link.relay is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(link.relay, 2.0)
