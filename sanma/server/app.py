@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sanma.bots.registry import make_bot
-from sanma.server.api import practice
+from sanma.server.api import accounts, history, practice, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
@@ -83,6 +83,9 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.include_router(practice.router)
+    app.include_router(accounts.router)
+    app.include_router(shop.router)
+    app.include_router(history.router)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

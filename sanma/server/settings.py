@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -37,6 +37,26 @@ class Settings:
     node_id: str = ""
     # Seconds a room's lease lives without renewal (renewed every third of it).
     lease_ttl_s: float = 10.0
+
+    # -- accounts (docs/accounts.md) --
+    # Outgoing mail: None sends nothing and writes each message to ``data_dir/outbox/`` instead.
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_user: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    # None: STARTTLS when the server offers it; True: required; False: never.
+    smtp_starttls: bool | None = None
+    smtp_from: str = "Sanma <noreply@localhost>"
+    # Account writes (every POST under /api/account and /api/shop) per minute, per client and per guest.
+    account_writes_per_min: int = 60
+    # Codes mailed per hour: per address, per client (IP) and per guest.
+    codes_per_address_per_h: int = 5
+    codes_per_client_per_h: int = 20
+    codes_per_guest_per_h: int = 10
+    # Code checks per hour per client (each code also dies after ``code_attempts`` wrong tries).
+    code_checks_per_client_per_h: int = 60
+    code_attempts: int = 5
+    code_ttl_s: float = 600.0
 
     @property
     def db_url(self) -> str:
@@ -73,7 +93,7 @@ class Settings:
         """
         env = os.environ if environ is None else environ
         d = cls()
-        return cls(
+        base = cls(
             host=env.get("SANMA_HOST", d.host),
             port=_number(env, "SANMA_PORT", d.port, int, 0, 65535),
             data_dir=Path(env.get("SANMA_DATA_DIR", str(d.data_dir))),
@@ -87,6 +107,26 @@ class Settings:
             node_id=env.get("SANMA_NODE_ID", d.node_id),
             lease_ttl_s=_number(env, "SANMA_LEASE_TTL", d.lease_ttl_s, float, 0.5, 600.0),
         )
+        return base.with_changes(**_account_settings(env, d))
+
+
+def _account_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
+    """``SANMA_SMTP_HOST``, ``_PORT``, ``_USER``, ``_PASSWORD``, ``_STARTTLS`` (1/0, unset: when
+    offered), ``_FROM`` and ``SANMA_ACCOUNT_WRITES_PER_MIN`` (docs/accounts.md)."""
+    starttls = env.get("SANMA_SMTP_STARTTLS", "").strip().lower()
+    if starttls not in ("", "1", "0", "true", "false", "yes", "no"):
+        raise SanmaError(f"SANMA_SMTP_STARTTLS={starttls!r} is not 1 or 0")
+    return {
+        "smtp_host": env.get("SANMA_SMTP_HOST") or None,
+        "smtp_port": _number(env, "SANMA_SMTP_PORT", d.smtp_port, int, 1, 65535),
+        "smtp_user": env.get("SANMA_SMTP_USER") or None,
+        "smtp_password": env.get("SANMA_SMTP_PASSWORD") or None,
+        "smtp_starttls": None if starttls == "" else starttls in ("1", "true", "yes"),
+        "smtp_from": env.get("SANMA_SMTP_FROM") or d.smtp_from,
+        "account_writes_per_min": _number(
+            env, "SANMA_ACCOUNT_WRITES_PER_MIN", d.account_writes_per_min, int, 1, 1_000_000
+        ),
+    }
 
 
 def _number(env: Mapping[str, str], name: str, default: T, kind: type[T], low: T, high: T) -> T:

@@ -6,7 +6,21 @@ Portable types only: strings, integers, timestamps and JSON kept as text.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Integer, MetaData, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    Date,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    false,
+)
 
 metadata = MetaData()
 
@@ -53,4 +67,71 @@ match_events = Table(
     Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
     Column("v", BigInteger, primary_key=True, autoincrement=False),  # 1, 2, ... per match
     Column("event", Text, nullable=False),  # JSON: the full (unredacted) event
+)
+
+# -- accounts (issue 6, migration 0003) ------------------------------------------------------
+
+# One row per guest that has used an account feature (created on first use).
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("guest_id", String(32), ForeignKey("guests.id"), primary_key=True),
+    Column("display_name", String(96), nullable=True),
+    # SHA-256 of the normalised address (the address itself is never stored) and a masked hint.
+    Column("email_hash", String(64), nullable=True, unique=True),
+    Column("email_hint", String(64), nullable=True),
+    Column("coins", Integer, nullable=False, server_default="0"),
+    Column("tile_back", String(32), nullable=True),  # equipped item ids; NULL: the default look
+    Column("cloth", String(32), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("coins >= 0", name="ck_accounts_coins_nonnegative"),
+)
+
+# Every grant and spend of coins; the sum of a guest's rows equals accounts.coins.
+coin_ledger = Table(
+    "coin_ledger",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("guest_id", String(32), ForeignKey("guests.id"), nullable=False, index=True),
+    Column("delta", Integer, nullable=False),
+    Column("reason", String(16), nullable=False),  # "checkin" | "buy"
+    Column("item", String(32), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# One row per guest and UTC day: the primary key is what makes a check-in happen once.
+checkins = Table(
+    "checkins",
+    metadata,
+    Column("guest_id", String(32), ForeignKey("guests.id"), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("streak", Integer, nullable=False),
+    Column("coins", Integer, nullable=False),
+)
+
+# Cosmetics bought: the primary key refuses owning an item twice.
+owned_items = Table(
+    "owned_items",
+    metadata,
+    Column("guest_id", String(32), ForeignKey("guests.id"), primary_key=True),
+    Column("item", String(32), primary_key=True),
+    Column("bought_at", DateTime(timezone=True), nullable=False),
+)
+
+# One-time e-mail codes (link an address, recover an account); only salted hashes are stored.
+email_codes = Table(
+    "email_codes",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("purpose", String(8), nullable=False),  # "link" | "recover"
+    Column("email_hash", String(64), nullable=False, index=True),
+    # The guest asking to link, or the account to recover; NULL for an address no account has
+    # (the row is written all the same, so both answers cost the same).
+    Column("guest_id", String(32), ForeignKey("guests.id"), nullable=True),
+    Column("code_hash", String(64), nullable=False),
+    Column("salt", String(32), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("used", Boolean, nullable=False, server_default=false()),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )

@@ -1,0 +1,420 @@
+"""Accounts: profile and display name, e-mail link and recovery, daily check-in, equipment.
+
+Codes never tell whether an address is registered: asking for one always answers
+``202 {"sent": true}`` after the same work (a code row is written either way; the mail is
+sent in the background, and only to an address that may receive it).  docs/accounts.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+
+from sanma.server import cosmetics
+from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, services
+from sanma.server.limits import KeyedLimiter
+from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for
+from sanma.server.settings import Settings
+from sanma.store import accounts as store
+from sanma.store import guests as guest_store
+
+log = logging.getLogger("sanma.accounts")
+
+NAME_MAX = 24
+EMAIL_MAX = 254
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+# -- what the account routes share ----------------------------------------------------------
+
+
+@dataclass
+class AccountServices:
+    """The limiters and the mailer, one set per app (made on first use)."""
+
+    settings: Settings
+    mailer: Mailer
+    writes: KeyedLimiter
+    codes_by_address: KeyedLimiter
+    codes_by_client: KeyedLimiter
+    codes_by_guest: KeyedLimiter
+    checks_by_client: KeyedLimiter
+    # Mail being sent: kept so the tasks are not collected before they finish.
+    sending: set[asyncio.Task[None]] = field(default_factory=set)
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> AccountServices:
+        """Everything from ``settings``."""
+        hour = 3600.0
+        return cls(
+            settings=settings,
+            mailer=mailer_for(settings),
+            writes=KeyedLimiter(settings.account_writes_per_min, 60.0),
+            codes_by_address=KeyedLimiter(settings.codes_per_address_per_h, hour),
+            codes_by_client=KeyedLimiter(settings.codes_per_client_per_h, hour),
+            codes_by_guest=KeyedLimiter(settings.codes_per_guest_per_h, hour),
+            checks_by_client=KeyedLimiter(settings.code_checks_per_client_per_h, hour),
+        )
+
+    def mail(self, purpose: Purpose, to: str, code: str, lang: Lang) -> None:
+        """Send the code in the background (the answer does not wait for SMTP)."""
+        message = code_message(self.settings.smtp_from, to, code, purpose, lang, self.settings.code_ttl_s)
+        task = asyncio.get_running_loop().create_task(self._deliver(message))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
+
+    async def _deliver(self, message: object) -> None:
+        try:
+            await self.mailer.send(message)  # type: ignore[arg-type]
+        except Exception:  # a failed delivery must not take the server down; the user asks again
+            log.exception("could not send mail")
+
+
+def account_services(request: Request) -> AccountServices:
+    """The app's account services (created on the first request that needs them)."""
+    found = getattr(request.app.state, "accounts", None)
+    if found is None:
+        found = AccountServices.for_settings(request.app.state.settings)
+        request.app.state.accounts = found
+    assert isinstance(found, AccountServices)
+    return found
+
+
+Accounts = Annotated[AccountServices, Depends(account_services)]
+
+
+def client_key(request: Request) -> str:
+    """The client's address (the peer; a proxy in front should be configured to pass it)."""
+    return request.client.host if request.client else "?"
+
+
+def limit_write(request: Request, accounts: AccountServices, guest: str | None) -> None:
+    """Refuse (429) a write over the per-client or per-guest limit."""
+    if not accounts.writes.hit(f"ip:{client_key(request)}") or (
+        guest is not None and not accounts.writes.hit(f"guest:{guest}")
+    ):
+        raise ApiError(429, "rate_limited", "too many requests; wait a minute")
+
+
+_optional_bearer = HTTPBearer(auto_error=False, description="the guest token, when the browser has one")
+
+
+async def optional_guest(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_optional_bearer)]
+) -> str | None:
+    """The signed-in guest, or ``None`` (no token or an unknown one)."""
+    if credentials is None or not credentials.credentials:
+        return None
+    engine = services(request).engine
+    return await asyncio.to_thread(guest_store.guest_for_token, engine, credentials.credentials.strip())
+
+
+MaybeGuest = Annotated[str | None, Depends(optional_guest)]
+
+
+# -- models ---------------------------------------------------------------------------------
+
+
+class Profile(BaseModel):
+    """The signed-in account as its owner sees it."""
+
+    guest: str
+    name: str | None = Field(description="display name; null: none chosen")
+    email: str | None = Field(description="the linked address, masked (a***b@example.org); null: none")
+    coins: int
+    tile_back: str = Field(description="the equipped tile back (an item id of GET /api/shop)")
+    cloth: str = Field(description="the equipped table cloth")
+    owned: list[str] = Field(description="item ids the account may equip (free ones included)")
+    day: date = Field(description="today, UTC: the check-in day")
+    checked_in_today: bool
+    streak: int = Field(description="consecutive check-in days up to the last check-in")
+    next_checkin_coins: int = Field(description="coins the next check-in would grant")
+
+
+class NameBody(BaseModel):
+    """A display name: 1 to 24 characters after trimming, no control characters."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+
+
+class EmailBody(BaseModel):
+    """An address to send a code to, and the language of the mail."""
+
+    model_config = ConfigDict(extra="forbid")
+    email: str = Field(max_length=EMAIL_MAX)
+    lang: Lang = "en"
+
+
+class CodeBody(BaseModel):
+    """An address and the code mailed to it."""
+
+    model_config = ConfigDict(extra="forbid")
+    email: str = Field(max_length=EMAIL_MAX)
+    code: str = Field(max_length=32)
+
+
+class Sent(BaseModel):
+    """Always the same answer, whether or not the address is known."""
+
+    sent: bool
+
+
+class Recovered(BaseModel):
+    """This browser's new token for the recovered account (the old one stops working)."""
+
+    guest: str
+    token: str
+
+
+class CheckinResult(BaseModel):
+    """``granted``: coins were added now; false: today was already claimed."""
+
+    granted: bool
+    day: date
+    coins: int
+    streak: int
+    balance: int
+
+
+class LedgerEntry(BaseModel):
+    """One grant (positive) or spend (negative) of coins."""
+
+    delta: int
+    reason: str
+    item: str | None
+    at: datetime
+
+
+class Ledger(BaseModel):
+    """Every change of the balance; ``sum(delta) == balance``."""
+
+    balance: int
+    entries: list[LedgerEntry]
+
+
+class EquipBody(BaseModel):
+    """Wear ``item`` in ``slot`` (null: the default look)."""
+
+    model_config = ConfigDict(extra="forbid")
+    slot: Literal["tile_back", "cloth"]
+    item: str | None = Field(default=None, max_length=32)
+
+
+# -- values ---------------------------------------------------------------------------------
+
+
+def clean_name(raw: str) -> str:
+    """The display name to store: NFC, trimmed, 1..24 characters, no control or format
+    characters (so no bidi overrides or zero-width tricks); ``ApiError`` otherwise."""
+    name = unicodedata.normalize("NFC", raw).strip()
+    if not 1 <= len(name) <= NAME_MAX:
+        raise ApiError(422, "bad_name", f"a name has 1 to {NAME_MAX} characters")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise ApiError(422, "bad_name", "a name has no control characters")
+    return name
+
+
+def clean_email(raw: str) -> str:
+    """The address, trimmed and lower-cased; ``ApiError`` unless it looks like one."""
+    email = store.normalise_email(raw)
+    if len(email) > EMAIL_MAX or not _EMAIL.match(email) or any(unicodedata.category(c)[0] == "C" for c in email):
+        raise ApiError(422, "bad_email", "not an e-mail address")
+    return email
+
+
+def today() -> date:
+    """The check-in day: the calendar date in UTC."""
+    return datetime.now(UTC).date()
+
+
+def profile_of(account: store.Account) -> Profile:
+    """The answer for ``account``."""
+    day = today()
+    done = account.last_checkin == day
+    running = account.last_checkin is not None and (day - account.last_checkin).days <= 1
+    streak = account.streak if running else 0
+    free = [i.id for i in cosmetics.CATALOGUE if i.price == 0]
+    return Profile(
+        guest=account.guest_id,
+        name=account.display_name,
+        email=account.email_hint,
+        coins=account.coins,
+        tile_back=account.tile_back or cosmetics.DEFAULTS["tile_back"],
+        cloth=account.cloth or cosmetics.DEFAULTS["cloth"],
+        owned=free + [i for i in account.owned if i not in free],
+        day=day,
+        checked_in_today=done,
+        streak=streak,
+        next_checkin_coins=store.checkin_reward(streak if done else streak + 1),
+    )
+
+
+async def load_profile(app: AppServices, guest: str) -> Profile:
+    """The profile of ``guest``, read in a worker thread."""
+    return profile_of(await asyncio.to_thread(store.get_account, app.engine, guest))
+
+
+# -- routes ---------------------------------------------------------------------------------
+
+router = APIRouter(prefix="/api/account", tags=["account"], responses=ERRORS)
+
+
+@router.get("")
+async def get_profile(guest: Guest, app: AppServices) -> Profile:
+    """The signed-in account: name, masked e-mail, coins, equipment, check-in state."""
+    return await load_profile(app, guest)
+
+
+@router.post("/name", responses={422: {"description": "`bad_name`: empty, too long or control characters"}})
+async def set_name(body: NameBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Profile:
+    """Choose the display name shown to others (1-24 characters after trimming)."""
+    limit_write(request, accounts, guest)
+    name = clean_name(body.name)
+    await asyncio.to_thread(store.set_display_name, app.engine, guest, name)
+    return await load_profile(app, guest)
+
+
+def _limit_codes(request: Request, accounts: AccountServices, email: str, guest: str | None) -> None:
+    over = not accounts.codes_by_client.hit(client_key(request))
+    over = not accounts.codes_by_address.hit(store.email_hash(email)) or over
+    if guest is not None:
+        over = not accounts.codes_by_guest.hit(guest) or over
+    if over:
+        raise ApiError(429, "rate_limited", "too many codes asked for; wait and try again")
+
+
+def _limit_checks(request: Request, accounts: AccountServices) -> None:
+    if not accounts.checks_by_client.hit(client_key(request)):
+        raise ApiError(429, "rate_limited", "too many codes tried; wait and try again")
+
+
+@router.post("/email", status_code=202, responses={422: {"description": "`bad_email`"}})
+async def ask_link_code(body: EmailBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Sent:
+    """Mail a one-time code to ``email``; entering it (``/email/verify``) links the address."""
+    limit_write(request, accounts, guest)
+    email = clean_email(body.email)
+    _limit_codes(request, accounts, email, guest)
+    code = store.new_code()
+    ttl = accounts.settings.code_ttl_s
+    await asyncio.to_thread(store.store_code, app.engine, "link", email, guest, code, ttl)
+    accounts.mail("link", email, code, body.lang)
+    return Sent(sent=True)
+
+
+@router.post(
+    "/email/verify",
+    responses={
+        400: {"description": "`bad_code`: wrong, expired, used or tried too often"},
+        409: {"description": "`email_taken`: another account has this address"},
+    },
+)
+async def verify_link_code(
+    body: CodeBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request
+) -> Profile:
+    """Link the address whose code this is to the signed-in account."""
+    limit_write(request, accounts, guest)
+    _limit_checks(request, accounts)
+    email = clean_email(body.email)
+    attempts = accounts.settings.code_attempts
+    owner = await asyncio.to_thread(store.spend_code, app.engine, "link", email, body.code.strip(), attempts, guest)
+    if owner is None:
+        raise ApiError(400, "bad_code", "wrong or expired code; ask for a new one")
+    try:
+        await asyncio.to_thread(store.link_email, app.engine, guest, email)
+    except store.AccountError as exc:
+        raise ApiError(409, exc.code, str(exc)) from None
+    return await load_profile(app, guest)
+
+
+@router.post("/recover", status_code=202, responses={422: {"description": "`bad_email`"}})
+async def ask_recover_code(
+    body: EmailBody, guest: MaybeGuest, app: AppServices, accounts: Accounts, request: Request
+) -> Sent:
+    """Mail a one-time code to ``email`` if an account has it linked.  The answer is the same
+    either way, so it does not tell whether the address is registered."""
+    limit_write(request, accounts, guest)
+    email = clean_email(body.email)
+    _limit_codes(request, accounts, email, guest)
+    code = store.new_code()
+    ttl = accounts.settings.code_ttl_s
+
+    def remember() -> str | None:
+        account = store.account_for_email(app.engine, email)
+        # Stored for an unknown address too (with no account): the same work, the same timing.
+        store.store_code(app.engine, "recover", email, account, code, ttl)
+        return account
+
+    account = await asyncio.to_thread(remember)
+    if account is not None:
+        accounts.mail("recover", email, code, body.lang)
+    return Sent(sent=True)
+
+
+@router.post("/recover/verify", responses={400: {"description": "`bad_code`: wrong, expired, used or tried too often"}})
+async def verify_recover_code(
+    body: CodeBody, guest: MaybeGuest, app: AppServices, accounts: Accounts, request: Request
+) -> Recovered:
+    """Sign this browser in to the account: a new token (the account's earlier token stops
+    working).  The guest this browser had, if it has no linked address, hands its finished
+    matches to the account and is retired; its coins stay behind."""
+    limit_write(request, accounts, guest)
+    _limit_checks(request, accounts)
+    email = clean_email(body.email)
+    attempts = accounts.settings.code_attempts
+    account = await asyncio.to_thread(store.spend_code, app.engine, "recover", email, body.code.strip(), attempts)
+    if account is None:
+        raise ApiError(400, "bad_code", "wrong or expired code; ask for a new one")
+    token = await asyncio.to_thread(store.recover, app.engine, account, guest)
+    return Recovered(guest=account, token=token)
+
+
+@router.post("/checkin")
+async def check_in(guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> CheckinResult:
+    """Claim today's coins (once per UTC day; consecutive days raise the reward)."""
+    limit_write(request, accounts, guest)
+    done = await asyncio.to_thread(store.check_in, app.engine, guest, today())
+    return CheckinResult(granted=done.granted, day=done.day, coins=done.coins, streak=done.streak, balance=done.balance)
+
+
+@router.get("/ledger")
+async def get_ledger(guest: Guest, app: AppServices) -> Ledger:
+    """Every grant and spend of coins, oldest first."""
+
+    def read() -> tuple[int, list[store.LedgerRow]]:
+        return store.get_account(app.engine, guest).coins, store.ledger(app.engine, guest)
+
+    balance, rows = await asyncio.to_thread(read)
+    entries = [LedgerEntry(delta=r.delta, reason=r.reason, item=r.item, at=r.at) for r in rows]
+    return Ledger(balance=balance, entries=entries)
+
+
+@router.post(
+    "/equip",
+    responses={
+        404: {"description": "`no_item`: not in the catalogue"},
+        409: {"description": "`wrong_slot` or `not_owned`"},
+    },
+)
+async def equip(body: EquipBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Profile:
+    """Wear an owned (or free) item; ``item: null`` goes back to the default."""
+    limit_write(request, accounts, guest)
+    if body.item is not None:
+        found = cosmetics.item(body.item)
+        if found is None:
+            raise ApiError(404, "no_item", "no such item")
+        if found.slot != body.slot:
+            raise ApiError(409, "wrong_slot", f"{found.id} is a {found.slot}")
+        if found.price > 0 and not await asyncio.to_thread(store.owns, app.engine, guest, found.id):
+            raise ApiError(409, "not_owned", "buy it first")
+    await asyncio.to_thread(store.equip, app.engine, guest, body.slot, body.item)
+    return await load_profile(app, guest)

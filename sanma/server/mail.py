@@ -1,0 +1,120 @@
+"""Outgoing mail: the one-time codes of e-mail linking and account recovery.
+
+With ``SANMA_SMTP_HOST`` set, messages go out over SMTP with an async client (aiosmtplib;
+STARTTLS when offered or as ``SANMA_SMTP_STARTTLS`` says, login when a user is set).
+Without it, each message is written as an ``.eml`` file to ``<data_dir>/outbox/`` and its
+path logged, so a developer's ``./run.sh`` needs no mail server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+from typing import Literal, Protocol
+
+import aiosmtplib
+
+from sanma.server.settings import Settings
+
+log = logging.getLogger("sanma.mail")
+
+Purpose = Literal["link", "recover"]
+Lang = Literal["en", "id"]
+
+
+class Mailer(Protocol):
+    """Something that delivers a message (or raises)."""
+
+    async def send(self, message: EmailMessage) -> None:
+        """Deliver ``message``."""
+
+
+class SmtpMailer:
+    """Delivery over SMTP with the settings' host, port, login and STARTTLS choice."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    async def send(self, message: EmailMessage) -> None:
+        """Deliver ``message`` (raises ``aiosmtplib.SMTPException`` or ``OSError`` on failure)."""
+        s = self.settings
+        await aiosmtplib.send(
+            message,
+            hostname=s.smtp_host,
+            port=s.smtp_port,
+            username=s.smtp_user,
+            password=s.smtp_password,
+            start_tls=s.smtp_starttls,
+            use_tls=s.smtp_port == 465,
+            timeout=20,
+        )
+
+
+class OutboxMailer:
+    """The embedded default: each message becomes a file in ``folder``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    async def send(self, message: EmailMessage) -> None:
+        """Write ``message`` as ``<UTC time>-<random>.eml`` and log the path."""
+        name = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}.eml"
+        path = self.folder / name
+        await asyncio.to_thread(_write, path, message.as_bytes())
+        log.warning("mail to %s written to %s (no SANMA_SMTP_HOST set)", message["To"], path)
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def mailer_for(settings: Settings) -> Mailer:
+    """SMTP when a host is set, else the outbox under the data folder."""
+    if settings.smtp_host:
+        return SmtpMailer(settings)
+    return OutboxMailer(settings.data_dir / "outbox")
+
+
+_TEXT: dict[tuple[Lang, Purpose], tuple[str, str]] = {
+    ("en", "link"): (
+        "Sanma: your code to link this address",
+        "Your code to link this e-mail address to your Sanma account is:\n\n    {code}\n\n"
+        "It works once, for {minutes} minutes. If you did not ask for it, ignore this message.\n",
+    ),
+    ("en", "recover"): (
+        "Sanma: your code to recover your account",
+        "Your code to sign this browser in to your Sanma account is:\n\n    {code}\n\n"
+        "It works once, for {minutes} minutes. The browser that used the account before will be "
+        "signed out. If you did not ask for it, ignore this message.\n",
+    ),
+    ("id", "link"): (
+        "Sanma: kode untuk menautkan alamat ini",
+        "Kode untuk menautkan alamat e-mail ini ke akun Sanma Anda:\n\n    {code}\n\n"
+        "Kode ini berlaku sekali, selama {minutes} menit. Jika Anda tidak memintanya, abaikan pesan ini.\n",
+    ),
+    ("id", "recover"): (
+        "Sanma: kode untuk memulihkan akun Anda",
+        "Kode untuk masuk ke akun Sanma Anda di peramban ini:\n\n    {code}\n\n"
+        "Kode ini berlaku sekali, selama {minutes} menit. Peramban yang memakai akun ini sebelumnya "
+        "akan dikeluarkan. Jika Anda tidak memintanya, abaikan pesan ini.\n",
+    ),
+}
+
+
+def code_message(sender: str, to: str, code: str, purpose: Purpose, lang: Lang, ttl_s: float) -> EmailMessage:
+    """The message that carries ``code`` to ``to``, in ``lang``."""
+    subject, body = _TEXT[(lang, purpose)]
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = make_msgid(domain="sanma.local")
+    message["Content-Language"] = lang
+    message.set_content(body.format(code=code, minutes=max(1, round(ttl_s / 60))))
+    return message
