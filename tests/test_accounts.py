@@ -1,0 +1,367 @@
+"""The accounts API on a real uvicorn server with a real local SMTP server (aiosmtpd): names,
+linking and recovering by e-mail (codes read from the received mail), answers that do not
+tell registered addresses apart, rate limits, 100 parallel check-ins on SQLite and PostgreSQL,
+the shop, the ledger, a practice match that leaves the coins alone, history and replay."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import statistics
+import time
+from collections.abc import Iterator
+from email import message_from_bytes
+from email.message import Message
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from aiosmtpd.controller import Controller
+from sqlalchemy import text
+
+from sanma.engine.visibility import redact
+from sanma.server.codec import event_from_store, event_to_wire
+from sanma.server.settings import Settings
+from sanma.store import accounts as acc
+from sanma.store import db
+from sanma.store.matches import load_events
+from tests.services import free_port, scratch_postgres
+from tests.test_server import Client, LiveServer, new_guest, new_match, play_to_end
+
+XSS = "<img src=x onerror=f()>"
+
+
+class Inbox:
+    """aiosmtpd handler: keeps every message received."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.port = 0
+
+    async def handle_DATA(self, _server: Any, _session: Any, envelope: Any) -> str:
+        self.messages.append(message_from_bytes(envelope.content))
+        return "250 OK"
+
+    def wait_for(self, to: str, count: int = 1, timeout_s: float = 10.0) -> Message:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = [m for m in self.messages if m["To"] == to]
+            if len(found) >= count:
+                return found[count - 1]
+            assert time.monotonic() < deadline, f"no mail #{count} to {to}"
+            time.sleep(0.02)
+
+    def code(self, to: str, count: int = 1) -> str:
+        body = self.wait_for(to, count).get_payload(decode=True)
+        assert isinstance(body, bytes)
+        match = re.search(rb"\b(\d{8})\b", body)
+        assert match, body
+        return match.group(1).decode()
+
+
+@pytest.fixture
+def inbox() -> Iterator[Inbox]:
+    handler = Inbox()
+    handler.port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=handler.port)
+    controller.start()
+    yield handler
+    controller.stop()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, inbox: Inbox) -> Settings:
+    return Settings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        bot_delay_s=0.0,
+        rate_per_s=200.0,
+        rate_burst=400,
+        smtp_host="127.0.0.1",
+        smtp_port=inbox.port,
+        smtp_starttls=False,
+        account_writes_per_min=1000,
+    )
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[LiveServer]:
+    live = LiveServer(settings)
+    yield live
+    live.stop()
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def post(live: LiveServer, path: str, token: str | None = None, body: Any = None) -> httpx.Response:
+    return httpx.post(f"{live.http}{path}", json=body, headers=auth(token) if token else {}, timeout=30)
+
+
+def get(live: LiveServer, path: str, token: str) -> httpx.Response:
+    return httpx.get(f"{live.http}{path}", headers=auth(token), timeout=30)
+
+
+def link(live: LiveServer, inbox: Inbox, token: str, email: str, nth: int = 1) -> dict[str, Any]:
+    assert post(live, "/api/account/email", token, {"email": email}).status_code == 202
+    r = post(live, "/api/account/email/verify", token, {"email": email, "code": inbox.code(email, nth)})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+# -- profile --------------------------------------------------------------------------------
+
+
+def test_profile_and_display_name(server):
+    token = new_guest(server)
+    profile = get(server, "/api/account", token).json()
+    assert profile["name"] is None and profile["email"] is None and profile["coins"] == 0
+    assert (profile["tile_back"], profile["cloth"]) == ("back-amber", "cloth-green")
+    assert profile["checked_in_today"] is False and profile["next_checkin_coins"] == 100
+    r = post(server, "/api/account/name", token, {"name": f"  {XSS}  "})
+    assert r.status_code == 200 and r.json()["name"] == XSS  # stored as text; the page escapes it
+    assert post(server, "/api/account/name", token, {"name": "Ñoño 山田"}).json()["name"] == "Ñoño 山田"
+    for bad in ("", "   ", "x" * 25, "a\u0000b", "evil\u202eman", "tab\there"):
+        r = post(server, "/api/account/name", token, {"name": bad})
+        assert (r.status_code, r.json()["error"]) == (422, "bad_name"), bad
+    assert post(server, "/api/account/name", None, {"name": "x"}).status_code == 401
+
+
+# -- e-mail ---------------------------------------------------------------------------------
+
+
+def test_link_an_address_with_the_mailed_code(server, inbox):
+    token = new_guest(server)
+    assert post(server, "/api/account/email", token, {"email": "Ann@Example.org", "lang": "id"}).json() == {
+        "sent": True
+    }
+    mail = inbox.wait_for("ann@example.org")
+    assert mail["Subject"].startswith("Sanma: kode")
+    code = inbox.code("ann@example.org")
+    wrong = post(server, "/api/account/email/verify", token, {"email": "ann@example.org", "code": "00000000"})
+    if code != "00000000":
+        assert (wrong.status_code, wrong.json()["error"]) == (400, "bad_code")
+    r = post(server, "/api/account/email/verify", token, {"email": "ann@example.org", "code": code})
+    assert r.status_code == 200 and r.json()["email"] == "a***n@example.org"
+    again = post(server, "/api/account/email/verify", token, {"email": "ann@example.org", "code": code})
+    assert again.status_code == 400  # single use
+    # Another guest may ask, but the address stays with the first account.
+    other = new_guest(server)
+    post(server, "/api/account/email", other, {"email": "ann@example.org"})
+    r = post(
+        server,
+        "/api/account/email/verify",
+        other,
+        {"email": "ann@example.org", "code": inbox.code("ann@example.org", 2)},
+    )
+    assert (r.status_code, r.json()["error"]) == (409, "email_taken")
+
+
+def test_recover_on_a_new_browser(server, inbox, settings):
+    old = new_guest(server)
+    post(server, "/api/account/name", old, {"name": "Sari"})
+    link(server, inbox, old, "sari@example.org")
+    post(server, "/api/account/checkin", old)
+    fresh = new_guest(server)
+    r = post(server, "/api/account/recover", fresh, {"email": "SARI@example.org"})
+    assert (r.status_code, r.json()) == (202, {"sent": True})
+    code = inbox.code("sari@example.org", 2)
+    r = post(server, "/api/account/recover/verify", fresh, {"email": "sari@example.org", "code": code})
+    assert r.status_code == 200, r.text
+    token = r.json()["token"]
+    profile = get(server, "/api/account", token).json()
+    assert (profile["name"], profile["coins"], profile["email"]) == ("Sari", 100, "s***i@example.org")
+    assert get(server, "/api/account", old).status_code == 401  # the account moved
+    assert get(server, "/api/account", fresh).status_code == 401  # the browser's empty guest retired
+    again = post(server, "/api/account/recover/verify", None, {"email": "sari@example.org", "code": code})
+    assert again.status_code == 400
+
+
+def test_answers_do_not_reveal_whether_an_address_is_registered(server, inbox):
+    owner = new_guest(server)
+    link(server, inbox, owner, "known@example.org")
+    asker = new_guest(server)
+    known = post(server, "/api/account/recover", asker, {"email": "known@example.org"})
+    unknown = post(server, "/api/account/recover", asker, {"email": "unknown@example.org"})
+    assert (known.status_code, known.content) == (unknown.status_code, unknown.content)
+    inbox.wait_for("known@example.org", 2)
+    time.sleep(0.3)
+    assert not [m for m in inbox.messages if m["To"] == "unknown@example.org"]  # mail only when registered
+    for email in ("known@example.org", "unknown@example.org"):
+        r = post(server, "/api/account/recover/verify", asker, {"email": email, "code": "12345678"})
+        assert (r.status_code, r.json()["error"]) == (400, "bad_code")
+    # Comparable timing: medians of alternating requests within a few milliseconds.
+    times: dict[str, list[float]] = {"known@example.org": [], "unknown@example.org": []}
+    with httpx.Client(base_url=server.http, headers=auth(asker)) as client:
+        for _ in range(2):
+            for email in times:
+                client.post("/api/account/recover", json={"email": email})  # warm up
+        for i in range(30):
+            for email in times:
+                start = time.perf_counter()
+                r = client.post("/api/account/recover/verify", json={"email": email, "code": f"{i:08d}"})
+                times[email].append(time.perf_counter() - start)
+                assert r.status_code in (400, 429)
+    a, b = (statistics.median(t) for t in times.values())
+    assert abs(a - b) < max(0.005, 0.5 * min(a, b)), (a, b)
+
+
+def test_codes_are_rate_limited_per_address_and_client(server, inbox):
+    token = new_guest(server)
+    answers = [post(server, "/api/account/email", token, {"email": "busy@example.org"}).status_code for _ in range(7)]
+    assert answers[:5] == [202] * 5 and answers[5:] == [429, 429]
+    r = post(server, "/api/account/recover", None, {"email": "busy@example.org"})
+    assert (r.status_code, r.json()["error"]) == (429, "rate_limited")  # the same address, another route
+    assert post(server, "/api/account/email", token, {"email": "not-an-address"}).status_code == 422
+
+
+def test_a_code_dies_after_five_wrong_tries(server, inbox):
+    token = new_guest(server)
+    post(server, "/api/account/email", token, {"email": "t@example.org"})
+    code = inbox.code("t@example.org")
+    wrong = [c for c in ("00000000", "11111111", "22222222", "33333333", "44444444", "55555555") if c != code][:5]
+    for guess in wrong:
+        assert (
+            post(server, "/api/account/email/verify", token, {"email": "t@example.org", "code": guess}).status_code
+            == 400
+        )
+    r = post(server, "/api/account/email/verify", token, {"email": "t@example.org", "code": code})
+    assert r.status_code == 400
+
+
+def test_without_an_smtp_host_mail_goes_to_the_outbox(tmp_path):
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0)
+    live = LiveServer(settings)
+    try:
+        token = new_guest(live)
+        assert post(live, "/api/account/email", token, {"email": "dev@example.org"}).status_code == 202
+        deadline = time.monotonic() + 10
+        while not list((tmp_path / "data" / "outbox").glob("*.eml")):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        [eml] = (tmp_path / "data" / "outbox").glob("*.eml")
+        mail = message_from_bytes(eml.read_bytes())
+        assert mail["To"] == "dev@example.org" and re.search(r"\b\d{8}\b", str(mail.get_payload()))
+    finally:
+        live.stop()
+
+
+# -- coins ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with scratch_postgres() as url:
+        yield url
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_hundred_parallel_checkins_grant_once(request, tmp_path, backend):
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, account_writes_per_min=10_000)
+    overrides: dict[str, Any] = {}
+    if backend == "postgresql":
+        engine = db.open_engine(request.getfixturevalue("pg_url"))
+        with engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE"))
+            conn.execute(text("CREATE SCHEMA public"))
+        overrides["engine"] = engine
+    live = LiveServer(settings, **overrides)
+    try:
+        token = new_guest(live)
+
+        async def flood() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=live.http, headers=auth(token), timeout=60) as client:
+                return await asyncio.gather(*(client.post("/api/account/checkin") for _ in range(100)))
+
+        answers = asyncio.run(flood())
+        assert [r.status_code for r in answers] == [200] * 100
+        assert sum(r.json()["granted"] for r in answers) == 1
+        assert {r.json()["balance"] for r in answers} == {100}
+        ledger = get(live, "/api/account/ledger", token).json()
+        assert ledger["balance"] == 100 == sum(e["delta"] for e in ledger["entries"])
+        assert get(live, "/api/account", token).json()["checked_in_today"] is True
+    finally:
+        live.stop()
+        if "engine" in overrides:
+            overrides["engine"].dispose()
+
+
+def test_shop_buy_and_equip(server):
+    token = new_guest(server)
+    items = httpx.get(f"{server.http}/api/shop").json()["items"]
+    assert {i["slot"] for i in items} == {"tile_back", "cloth"} and len(items) >= 8
+    assert post(server, "/api/shop/buy", token, {"item": "back-indigo"}).json()["error"] == "not_enough_coins"
+    assert post(server, "/api/shop/buy", token, {"item": "nope"}).status_code == 404
+    assert post(server, "/api/shop/buy", token, {"item": "back-amber"}).json()["error"] == "free_item"
+    r = post(server, "/api/account/equip", token, {"slot": "tile_back", "item": "back-indigo"})
+    assert (r.status_code, r.json()["error"]) == (409, "not_owned")
+    post(server, "/api/account/checkin", token)
+    r = post(server, "/api/shop/buy", token, {"item": "back-indigo"})
+    assert r.json() == {"item": "back-indigo", "balance": 0}
+    assert post(server, "/api/shop/buy", token, {"item": "back-indigo"}).json()["error"] == "already_owned"
+    assert (
+        post(server, "/api/account/equip", token, {"slot": "cloth", "item": "back-indigo"}).json()["error"]
+        == "wrong_slot"
+    )
+    profile = post(server, "/api/account/equip", token, {"slot": "tile_back", "item": "back-indigo"}).json()
+    assert profile["tile_back"] == "back-indigo" and "back-indigo" in profile["owned"] and profile["coins"] == 0
+    ledger = get(server, "/api/account/ledger", token).json()
+    assert [(e["delta"], e["reason"]) for e in ledger["entries"]] == [(100, "checkin"), (-100, "buy")]
+    assert sum(e["delta"] for e in ledger["entries"]) == ledger["balance"] == 0
+    profile = post(server, "/api/account/equip", token, {"slot": "tile_back", "item": None}).json()
+    assert profile["tile_back"] == "back-amber"
+
+
+def test_writes_are_rate_limited(tmp_path):
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", account_writes_per_min=5)
+    live = LiveServer(settings)
+    try:
+        token = new_guest(live)
+        codes = [post(live, "/api/account/checkin", token).status_code for _ in range(7)]
+        assert codes[:5] == [200] * 5 and codes[5:] == [429, 429]
+    finally:
+        live.stop()
+
+
+# -- matches, history, replay ---------------------------------------------------------------
+
+
+def test_a_match_leaves_the_coins_alone_and_shows_in_history_with_a_redacted_replay(server, settings):
+    token = new_guest(server)
+    post(server, "/api/account/name", token, {"name": "Tester"})
+    post(server, "/api/account/checkin", token)
+    before = get(server, "/api/account/ledger", token).json()
+    match = new_match(server, token, seat=1)
+    client = Client(server, token, match)
+    try:
+        play_to_end(client, client.next_prompt_or_end())
+    finally:
+        client.close()
+    deadline = time.monotonic() + 10
+    while not get(server, "/api/account/history", token).json()["matches"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert get(server, "/api/account/ledger", token).json() == before  # no cost, no award
+    [entry] = get(server, "/api/account/history", token).json()["matches"]
+    assert (entry["match"], entry["seat"], entry["kind"]) == (match, 1, "practice")
+    assert [s["you"] for s in entry["seats"]] == [False, True, False]
+    assert entry["seats"][1]["name"] == "Tester" and entry["seats"][0]["bot_level"] == "beginner"
+    assert entry["placement"] in (1, 2, 3) and entry["points"] == entry["result"]["points"][1]
+    replay = get(server, f"/api/matches/{match}/replay", token).json()
+    engine = db.open_engine(settings.db_url)
+    try:
+        stored = load_events(engine, match)
+        guest = str(get(server, "/api/account", token).json()["guest"])
+        assert acc.ledger_sum(engine, guest) == acc.get_account(engine, guest).coins == 100
+    finally:
+        engine.dispose()
+    assert replay["seat"] == 1
+    assert replay["events"] == [event_to_wire(redact(event_from_store(e), 1), True) for e in stored]
+    assert replay["events"][0]["seed"] is None
+    hands = next(e for e in replay["events"] if e["type"] == "HandStarted")["hands"]
+    assert set(hands[0]) == {"?"} and set(hands[2]) == {"?"} and "?" not in hands[1]
+    stranger = new_guest(server)
+    assert get(server, f"/api/matches/{match}/replay", stranger).status_code == 404
+    assert get(server, "/api/account/history", stranger).json() == {"matches": []}
