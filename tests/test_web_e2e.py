@@ -8,6 +8,7 @@ In CI (``CI`` set) a missing Chromium or Playwright fails instead of skipping.""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -420,3 +421,79 @@ def _check_wait_preview(page: Page, previews: dict[str, Any]) -> None:
     if focused in previews:
         assert _shown_waits(page, "[data-testid=preview]") == previews[focused]["waits"]
     page.mouse.move(*POINTER_AWAY)
+
+
+# -- the interactive guide ------------------------------------------------------------------
+
+GUIDE = json.loads((Path(__file__).resolve().parents[1] / "web/src/guide/examples.json").read_text(encoding="utf-8"))
+
+
+def _expand(mpsz: str) -> list[str]:
+    out, digits = [], ""
+    for c in mpsz:
+        if c.isdigit():
+            digits += c
+        else:
+            out += [d + c for d in digits]
+            digits = ""
+    return out
+
+
+def _stage_tiles(page: Page) -> list[str]:
+    labels = page.locator("[data-testid=guide] .g-hand .g-tile").evaluate_all("els => els.map(e => e.ariaLabel)")
+    return [str(x) for x in labels]
+
+
+@pytest.mark.parametrize(("viewport", "name"), [(DESKTOP, "desktop"), (PHONE, "phone")])
+def test_guide_steps_change_the_tiles_by_click_and_keyboard(
+    browser: Browser, live: LiveServer, shots: Path, viewport: dict[str, int], name: str
+) -> None:
+    page = open_page(browser, live, viewport)
+    page.wait_for_selector("#play")
+    page.click("#start [data-cmd=rules]")
+    guide = page.locator("[data-testid=guide]")
+    guide.wait_for()
+    examples = GUIDE["examples"]
+    assert guide.locator("[data-guide-ex]").count() == len(examples)
+    kita = next(i for i, e in enumerate(examples) if e["id"] == "kita")
+    guide.locator(f"[data-guide-ex='{kita}']").click()
+    steps = examples[kita]["steps"]
+    assert guide.locator(".g-steps button").count() == len(steps)
+    first = _stage_tiles(page)
+    assert len(first) == len(_expand(steps[0]["hand"])) + ("drawn" in steps[0])
+    assert guide.locator(".g-melds .kita").count() == 0
+    caption = guide.locator("[data-testid=guide-caption]").inner_text()
+    assert guide.locator("[data-guide-go='-1']").is_disabled()
+    page.click("[data-testid=guide] [data-guide-go='1']")
+    # Step 2: the North is set aside (kita pile) and a replacement tile is drawn.
+    assert page.locator("[data-testid=guide] .g-body").get_attribute("data-step") == "1"
+    assert page.locator("[data-testid=guide] .g-melds .kita").count() == 1
+    assert _stage_tiles(page) != first
+    assert page.locator("[data-testid=guide-caption]").inner_text() != caption
+    # Keyboard: the focus stays on Next, the arrows step on and back.
+    assert page.evaluate("() => document.activeElement.dataset.guideGo") == "1"
+    page.keyboard.press("ArrowRight")
+    assert page.locator("[data-testid=guide] .g-body").get_attribute("data-step") == "2"
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("[data-testid=guide] .g-body").get_attribute("data-step") == "1"
+    # Tiles carry their spoken names; the caption's tiles too.
+    assert all(_stage_tiles(page)) and page.locator("[data-testid=guide-caption] .tile[aria-label]").count() >= 1
+    # Every example, every step, renders its hand (data -> tiles), in both languages.
+    for i, example in enumerate(examples):
+        page.click(f"[data-testid=guide] [data-guide-ex='{i}']")
+        for j, step in enumerate(example["steps"]):
+            page.click(f"[data-testid=guide] [data-guide-step='{j}']")
+            assert len(_stage_tiles(page)) == len(_expand(step["hand"])) + ("drawn" in step), (example["id"], j)
+            assert page.locator(".g-top .tile").count() == len(_expand(step["dora"]))
+    page.click(f"[data-testid=guide] [data-guide-ex='{kita}']")
+    page.click("[data-testid=guide] [data-guide-step='1']")
+    if os.environ.get("SANMA_SCREENSHOTS"):
+        page.locator("#rules-guide").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"{name}-guide.png"))
+    page.locator("[data-testid=rules] button[data-lang=id]").click()
+    assert "Utara" in page.locator("[data-testid=guide-caption]").inner_text()
+    assert page.locator("[data-testid=guide] .g-body").get_attribute("data-step") == "1"  # the step is kept
+    if name == "phone":
+        size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        assert size[0] <= size[1]
+    assert page.errors == []  # type: ignore[attr-defined]

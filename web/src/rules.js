@@ -1,6 +1,7 @@
 // The rules, readable at any time (start screen and table menu), in our own words:
 // web/src/rules/{en,id}.json, loaded on first use.
 import { getLang, has, t } from "./i18n.js";
+import { guideHtml, loadGuide } from "./guide.js";
 import { esc } from "./render/common.js";
 
 const cache = {};
@@ -10,6 +11,7 @@ export async function loadRules() {
   for (const code of ["en", "id"]) {
     if (!cache[code]) cache[code] = await fetch(`src/rules/${code}.json`).then((r) => r.json());
   }
+  await loadGuide();
 }
 
 function yakuTable(rules, rows) {
@@ -36,10 +38,11 @@ function sectionHtml(rules, s) {
 export function rulesHtml(langSwitch) {
   const rules = cache[getLang()] || cache.en;
   if (!rules) return `<div class="panel rules" data-testid="rules">…</div>`;
-  const nav = rules.sections.map((s) => `<button type="button" class="choice" data-rules-go="${s.id}">${esc(s.title)}</button>`).join("");
+  const guide = `<button type="button" class="choice guide-go" data-rules-go="guide">▶ ${esc(t("guide.title"))}</button>`;
+  const nav = guide + rules.sections.map((s) => `<button type="button" class="choice" data-rules-go="${s.id}">${esc(s.title)}</button>`).join("");
   return `<div class="panel rules" data-testid="rules" role="dialog" aria-modal="true" aria-label="${esc(rules.title)}">
     <header class="rules-head"><h2>${esc(rules.title)}</h2><span class="lang-switch">${langSwitch}</span>
       <button type="button" class="ghost" data-cmd="close-rules" aria-label="${esc(t("rules.close"))}">✕ ${esc(t("rules.close"))}</button></header>
     <nav class="rules-nav">${nav}</nav>
-    <div class="rules-body">${rules.sections.map((s) => sectionHtml(rules, s)).join("")}</div></div>`;
+    <div class="rules-body">${guideHtml()}${rules.sections.map((s) => sectionHtml(rules, s)).join("")}</div></div>`;
 }
