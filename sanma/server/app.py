@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sanma.bots.registry import make_bot
 from sanma.server.api import accounts, history, practice, shop
 from sanma.server.api.deps import ApiError, Services
+from sanma.server.api.rooms import router as rooms_router
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
 from sanma.server.ws import serve_socket
@@ -83,6 +84,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.include_router(practice.router)
+    app.include_router(rooms_router)
     app.include_router(accounts.router)
     app.include_router(shop.router)
     app.include_router(history.router)

@@ -31,6 +31,17 @@ class Settings:
     # Client frames per second allowed on one connection, and the burst on top of it.
     rate_per_s: float = 20.0
     rate_burst: int = 40
+    # Friend rooms (docs/rooms.md): a lobby not playing expires after this many idle seconds.
+    room_idle_s: float = 1800.0
+    # Join attempts (right or wrong code) per minute, per client address and per guest.
+    room_joins_per_min: int = 20
+    # Turn timers of a room: seconds per action, plus a bank per hand spent once those run out.
+    turn_s: float = 10.0
+    bank_s: float = 20.0
+    # Timeouts in a row that hand a seat to autoplay until its player answers or reconnects.
+    timeouts_to_auto: int = 3
+    # Seconds a seat with no connection is waited for before its default action.
+    away_grace_s: float = 3.0
     # Scale-out (docs/server.md): "" = in-process bus, one process; redis://... = processes share rooms.
     redis_url: str = ""
     # This process's name on the bus ("" = host name, pid and random bits, new at each start).
@@ -103,6 +114,12 @@ class Settings:
             max_frame_bytes=_number(env, "SANMA_MAX_FRAME_BYTES", d.max_frame_bytes, int, 256, 1 << 20),
             rate_per_s=_number(env, "SANMA_RATE_PER_S", d.rate_per_s, float, 0.1, 10_000.0),
             rate_burst=_number(env, "SANMA_RATE_BURST", d.rate_burst, int, 1, 100_000),
+            room_idle_s=_number(env, "SANMA_ROOM_IDLE", d.room_idle_s, float, 1.0, 86_400.0 * 30),
+            room_joins_per_min=_number(env, "SANMA_ROOM_JOINS_PER_MIN", d.room_joins_per_min, int, 1, 100_000),
+            turn_s=_number(env, "SANMA_TURN", d.turn_s, float, 0.05, 600.0),
+            bank_s=_number(env, "SANMA_BANK", d.bank_s, float, 0.0, 3600.0),
+            timeouts_to_auto=_number(env, "SANMA_TIMEOUTS_TO_AUTO", d.timeouts_to_auto, int, 1, 1000),
+            away_grace_s=_number(env, "SANMA_AWAY_GRACE", d.away_grace_s, float, 0.0, 3600.0),
             redis_url=env.get("SANMA_REDIS_URL", d.redis_url),
             node_id=env.get("SANMA_NODE_ID", d.node_id),
             lease_ttl_s=_number(env, "SANMA_LEASE_TTL", d.lease_ttl_s, float, 0.5, 600.0),

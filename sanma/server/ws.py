@@ -16,8 +16,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from sanma.server import protocol
 from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, Speed, TokenBucket
 from sanma.server.rooms import Room, RoomRegistry
+from sanma.server.rooms.table import TableRoom
 from sanma.server.settings import Settings
 from sanma.store.guests import guest_for_token
+from sanma.store.matches import players_of
 
 log = logging.getLogger(__name__)
 
@@ -121,10 +123,28 @@ async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Room:
     except Exception:  # e.g. a stored log that no longer replays: this match only
         log.exception("match %s could not be rebuilt", hello.match)
         raise ProtocolError(protocol.ROOM_FAILED, "this match could not be resumed") from None
-    # The same answer for a match that does not exist and one that is someone else's.
-    if room is None or room.record.guest_id != guest:
+    # The same answer for a match that does not exist and one the guest has no seat in.
+    seat = None if room is None else await _seat_of(room, guest, engine)
+    if room is None or seat is None:
         raise ProtocolError(protocol.NO_MATCH, "no such match for this guest")
     if hello.last_v > room.v:
         raise ProtocolError(protocol.BAD_SCHEMA, f"last_v {hello.last_v} is ahead of the match (v={room.v})")
-    room.join(conn, hello.last_v)
+    if isinstance(room, TableRoom):
+        room.join(conn, hello.last_v, seat)
+    elif seat == room.record.human_seat:
+        room.join(conn, hello.last_v)
+    else:  # a room run by another process joins its owner's seat only (docs/rooms.md)
+        raise ProtocolError(protocol.ROOM_FAILED, "this seat cannot be reached through this server process")
     return room
+
+
+async def _seat_of(room: Any, guest: str, engine: Any) -> int | None:
+    """The guest's seat in the room's match: the seat always comes from the token, never a message."""
+    if isinstance(room, TableRoom):
+        seat: int | None = room.seat_of_guest(guest)
+        return seat
+    record = room.record
+    if record.kind != "room":
+        return int(record.human_seat) if record.guest_id == guest else None
+    players = await asyncio.to_thread(players_of, engine, record.id)
+    return next((p.seat for p in players if p.guest_id == guest), None)

@@ -135,3 +135,19 @@ email_codes = Table(
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+# Friend rooms (store/rooms.py): the lobby of each room, kept so that it survives a restart.
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("code", String(8), primary_key=True),  # the short invite code
+    Column("host_guest", String(32), ForeignKey("guests.id"), nullable=False),
+    Column("options", Text, nullable=False),  # JSON: {"length": ..., "red_fives": ...}
+    Column("seats", Text, nullable=False),  # JSON: 3 x (null | {"guest": id} | {"bot": level})
+    Column("timers", Text, nullable=False),  # JSON: the room's turn timers (rooms/table.py TurnTimers)
+    Column("status", String(16), nullable=False),  # "lobby" | "playing" | "ended"
+    Column("match_id", String(32), ForeignKey("matches.id"), nullable=True, index=True),
+    Column("version", Integer, nullable=False),  # bumped by every change (optimistic concurrency)
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False, index=True),
+)

@@ -1,0 +1,314 @@
+"""Friend rooms end to end on a real uvicorn (tests/test_server.py's ``LiveServer``): the lobby
+API (codes, seats, host controls, limits, expiry, restart), matches with two and three humans
+where every frame of every seat is checked against the stored log redacted for that seat,
+turn timers and autoplay, disconnects and presence, and bad answers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from sanma.engine.events import MatchEnded
+from sanma.server.api.rooms import CODE_ALPHABET, CODE_LENGTH
+from sanma.server.settings import Settings
+from sanma.store import db
+from sanma.store import rooms as room_store
+from sanma.store.matches import get_match, players_of
+from tests.test_server import SEEDS, LiveServer, check_frames_against_log, choose, free_port, new_guest
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        bot_delay_s=0.0,
+        rate_per_s=200.0,
+        rate_burst=400,
+        turn_s=60.0,
+        bank_s=0.0,
+        away_grace_s=60.0,
+    )
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[LiveServer]:
+    live = LiveServer(settings, seed_source=lambda: SEEDS[0])
+    yield live
+    live.stop()
+
+
+class Api:
+    """One guest's HTTP calls."""
+
+    def __init__(self, live: LiveServer, token: str | None = None) -> None:
+        self.live = live
+        self.token = token or new_guest(live)
+        self.headers = {"Authorization": f"Bearer {self.token}"}
+
+    def call(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        return httpx.request(method, f"{self.live.http}/api/rooms{path}", json=body, headers=self.headers)
+
+    def ok(self, method: str, path: str, body: Any = None, status: int = 200) -> dict[str, Any]:
+        r = self.call(method, path, body)
+        assert r.status_code == status, r.text
+        return dict(r.json())
+
+    def refused(self, method: str, path: str, body: Any, status: int, code: str) -> None:
+        r = self.call(method, path, body)
+        assert (r.status_code, r.json()["error"]) == (status, code), r.text
+
+
+def kinds(room: dict[str, Any]) -> list[str]:
+    return [s["kind"] for s in room["seats"]]
+
+
+class Player:
+    """One WebSocket connection of a seated guest; keeps every frame; plays in its own thread."""
+
+    def __init__(self, live: LiveServer, token: str, match: str, last_v: int = 0) -> None:
+        self.ws: ClientConnection = connect(live.ws, max_size=None, legacy=True)
+        self.frames: list[dict[str, Any]] = []
+        self.error: BaseException | None = None
+        self.answered: set[int] = set()
+        self.send({"t": "hello", "token": token, "match": match, "last_v": last_v})
+
+    def send(self, frame: dict[str, Any] | str) -> None:
+        self.ws.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+    def recv(self, timeout: float = 30) -> dict[str, Any]:
+        frame = json.loads(self.ws.recv(timeout=timeout))
+        self.frames.append(frame)
+        return frame
+
+    def until(self, t: str) -> dict[str, Any]:
+        while (frame := self.recv())["t"] != t:
+            pass
+        return frame
+
+    def events(self) -> list[dict[str, Any]]:
+        return [f for f in self.frames if f["t"] == "event"]
+
+    def ended(self) -> bool:
+        return any(f["e"]["type"] == "MatchEnded" for f in self.events())
+
+    def play(self, stop_after: int | None = None) -> None:
+        """Answer every prompt (a win when offered, else the default) until the match ends, or
+        until ``stop_after`` answers."""
+        answered = 0
+        try:
+            while not self.ended():
+                frame = self.recv()
+                if frame["t"] == "prompt" and frame["seq"] not in self.answered:
+                    self.answered.add(frame["seq"])
+                    self.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+                    answered += 1
+                    if stop_after is not None and answered >= stop_after:
+                        return
+                elif frame["t"] == "error":
+                    assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
+        except BaseException as exc:
+            self.error = exc
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def play_all(players: list[Player]) -> None:
+    threads = [threading.Thread(target=p.play, daemon=True) for p in players]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    for p in players:
+        assert p.error is None, p.error
+        assert p.ended()
+
+
+def open_room(live: LiveServer, humans: int, bots: dict[int, str] | None = None) -> tuple[list[Api], dict[str, Any]]:
+    """A one-hand room with ``humans`` guests in seats 0.. and bots elsewhere, started."""
+    host = Api(live)
+    room = host.ok("POST", "", {"length": "one-hand", "red_fives": True}, 201)
+    apis = [host]
+    for _ in range(humans - 1):
+        guest = Api(live)
+        guest.ok("POST", f"/{room['code']}/join")
+        apis.append(guest)
+    for seat, level in (bots or {}).items():
+        host.ok("POST", f"/{room['code']}/bots", {"seat": seat, "level": level})
+    room = host.ok("POST", f"/{room['code']}/start")
+    assert room["status"] == "playing" and room["match"]
+    return apis, room
+
+
+# -- lobby -----------------------------------------------------------------------------------
+
+
+def test_lobby_code_seats_host_controls_and_start(server, settings):
+    host, friend, late = Api(server), Api(server), Api(server)
+    room = host.ok("POST", "", {"length": "one-hand", "red_fives": False}, 201)
+    code = room["code"]
+    assert len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
+    assert room["invite"] == f"/?room={code}"
+    assert (room["status"], room["you"], room["host"], kinds(room)) == ("lobby", 0, 0, ["human", "empty", "empty"])
+    assert (room["length"], room["red_fives"]) == ("one-hand", False)
+
+    joined = friend.ok("POST", f"/{code.lower()}/join", {"seat": 2})  # codes are read case-blind
+    assert (joined["you"], joined["host"], kinds(joined)) == (2, 0, ["human", "empty", "human"])
+    assert friend.ok("POST", f"/{code}/join")["you"] == 2  # joining again changes nothing
+    assert [s["you"] for s in joined["seats"]] == [False, False, True]
+    friend.refused("POST", f"/{code}/bots", {"seat": 1, "level": "beginner"}, 403, "not_host")
+    friend.refused("POST", f"/{code}/start", None, 403, "not_host")
+    host.refused("POST", f"/{code}/start", None, 409, "not_ready")
+    host.refused("POST", f"/{code}/bots", {"seat": 2, "level": "beginner"}, 409, "seat_taken")
+    host.refused("POST", f"/{code}/bots", {"seat": 1, "level": "grandmaster"}, 422, "bad_schema")
+    with_bot = host.ok("POST", f"/{code}/bots", {"seat": 1, "level": "beginner"})
+    assert kinds(with_bot) == ["human", "bot", "human"] and with_bot["seats"][1]["level"] == "beginner"
+    late.refused("POST", f"/{code}/join", None, 409, "room_full")
+    host.ok("DELETE", f"/{code}/bots/1")
+    friend.ok("POST", f"/{code}/seat", {"seat": 1})
+    assert kinds(late.ok("POST", f"/{code}/join")) == ["human", "human", "human"]  # three humans, no bot
+    late.refused("POST", "/ZZZZZZ/join", None, 404, "no_room")
+
+    started = host.ok("POST", f"/{code}/start")
+    assert started["status"] == "playing" and started["match"]
+    assert friend.ok("GET", f"/{code}")["match"] == started["match"]
+    Api(server).refused("POST", f"/{code}/join", None, 409, "room_started")
+    host.refused("POST", f"/{code}/leave", None, 409, "room_started")
+    engine = db.open_engine(settings.db_url)
+    try:
+        record = get_match(engine, started["match"])
+        assert record is not None and record.kind == "room" and record.rules["red_fives"] is False
+        seated = [(p.seat, p.guest_id is not None, p.bot_level) for p in players_of(engine, started["match"])]
+        assert seated == [(0, True, None), (1, True, None), (2, True, None)]
+    finally:
+        engine.dispose()
+
+
+def test_host_leaving_passes_the_role_and_an_empty_room_closes(server):
+    host, friend = Api(server), Api(server)
+    code = host.ok("POST", "", {"seat": 1}, 201)["code"]
+    friend.ok("POST", f"/{code}/join")
+    left = host.ok("POST", f"/{code}/leave")
+    assert left == {"code": code, "closed": False}
+    room = friend.ok("GET", f"/{code}")
+    assert (room["host"], room["you"]) == (0, 0)
+    friend.ok("POST", f"/{code}/bots", {"seat": 2, "level": "normal"})  # the new host's controls work
+    host.refused("POST", f"/{code}/leave", None, 403, "not_seated")
+    assert friend.ok("POST", f"/{code}/leave") == {"code": code, "closed": True}
+    friend.refused("GET", f"/{code}", None, 404, "no_room")
+
+
+def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
+    live = LiveServer(settings.with_changes(room_joins_per_min=4))
+    try:
+        host, prober = Api(live), Api(live)
+        code = host.ok("POST", "", None, 201)["code"]
+        for _ in range(4):
+            prober.refused("POST", "/AAAAAA/join", None, 404, "no_room")
+        prober.refused("POST", f"/{code}/join", None, 429, "rate_limited")  # the right code, too late
+        # The limit is per guest and per client address: a fresh guest from the same address is also held.
+        Api(live).refused("GET", f"/{code}", None, 429, "rate_limited")
+        assert host.ok("GET", f"/{code}")["you"] == 0  # a seated guest's own look-ups do not count
+    finally:
+        live.stop()
+
+
+def test_idle_rooms_expire_and_are_swept(settings):
+    live = LiveServer(settings.with_changes(room_idle_s=1.0))
+    try:
+        host = Api(live)
+        code = host.ok("POST", "", None, 201)["code"]
+        time.sleep(1.2)
+        host.refused("GET", f"/{code}", None, 404, "no_room")
+        time.sleep(0.3)
+        host.ok("POST", "", None, 201)  # a create sweeps (at most every idle/4 s)
+        engine = db.open_engine(settings.db_url)
+        try:
+            assert room_store.get_room(engine, code) is None
+        finally:
+            engine.dispose()
+    finally:
+        live.stop()
+
+
+def test_a_lobby_survives_a_restart(settings):
+    live = LiveServer(settings)
+    host, friend = Api(live), Api(live)
+    code = host.ok("POST", "", {"length": "east"}, 201)["code"]
+    friend.ok("POST", f"/{code}/join")
+    host.ok("POST", f"/{code}/bots", {"seat": 2, "level": "expert"})
+    before = friend.ok("GET", f"/{code}")
+    live.stop()
+    live = LiveServer(settings)
+    try:
+        host.live = friend.live = live
+        assert friend.ok("GET", f"/{code}") == before
+        assert host.ok("POST", f"/{code}/start")["status"] == "playing"
+    finally:
+        live.stop()
+
+
+def test_the_lobby_is_in_the_openapi_schema(server):
+    paths = httpx.get(f"{server.http}/api/openapi.json").json()["paths"]
+    for path in ("/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join", "/api/rooms/{code}/start"):
+        assert path in paths
+    assert "404" in paths["/api/rooms/{code}/join"]["post"]["responses"]
+
+
+# -- matches ---------------------------------------------------------------------------------
+
+
+def check_every_seat(players: dict[int, Player], settings: Settings, match: str) -> None:
+    """Each seat's frames: its own redaction of the stored log, and nothing else hidden."""
+    for seat, player in players.items():
+        log = check_frames_against_log(player, settings, match, seat)  # type: ignore[arg-type]
+        assert isinstance(log[-1], MatchEnded)
+        assert {f["t"] for f in player.frames} <= {"welcome", "event", "prompt", "presence", "expired", "error"}
+
+
+def test_three_humans_every_frame_of_every_seat_redacted(server, settings):
+    apis, room = open_room(server, 3)
+    match = room["match"]
+    players = {seat: Player(server, api.token, match) for seat, api in enumerate(apis)}
+    for seat, player in players.items():
+        welcome = player.until("welcome")
+        assert (welcome["seat"], welcome["kind"]) == (seat, "room")
+    play_all(list(players.values()))
+    check_every_seat(players, settings, match)
+    for player in players.values():
+        player.close()
+
+
+def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, settings):
+    apis, room = open_room(server, 2, bots={2: "beginner"})
+    match = room["match"]
+    stranger = Player(server, Api(server).token, match)
+    assert stranger.until("error")["code"] == "no_match"  # not seated: no stream at all
+    stranger.close()
+    a, b = (Player(server, api.token, match) for api in apis)
+    assert a.until("welcome")["seat"] == 0 and b.until("welcome")["seat"] == 1
+    first = a.until("prompt")  # seat 0 deals first
+    presence = [a.recv() for _ in range(3)]
+    assert [(p["t"], p["seat"]) for p in presence] == [("presence", 0), ("presence", 1), ("presence", 2)]
+    assert (presence[0]["state"], presence[2]["state"]) == ("connected", "bot")
+    # Seat 1 answering with seat 0's seq: seat 1 has no open prompt, so it is stale.
+    b.send({"t": "act", "seq": first["seq"], "a": first["default"]})
+    assert b.until("error")["code"] == "stale_seq"
+    a.send({"t": "act", "seq": first["seq"], "a": first["default"]})
+    a.send({"t": "act", "seq": first["seq"], "a": first["default"]})  # a duplicate
+    assert a.until("error")["code"] == "stale_seq"
+    a.answered.add(first["seq"])
+    a.send({"t": "resync", "from": a.events()[-1]["v"] + 1})  # the prompt until() may have skipped
+    play_all([a, b])
+    check_every_seat({0: a, 1: b}, settings, match)
+    discards = [f for f in a.events() if f["e"]["type"] == "TileDiscarded"]
+    assert discards[0]["e"]["seat"] == 0  # the first answer counted once
