@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -497,3 +498,34 @@ def test_guide_steps_change_the_tiles_by_click_and_keyboard(
         size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
         assert size[0] <= size[1]
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_speed_control_is_remembered_and_the_server_honours_it(browser: Browser, tmp_path: Path) -> None:
+    delay = 1.0
+    settings = Settings(
+        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=delay, rate_per_s=200.0, rate_burst=400
+    )
+    live = LiveServer(settings, seed_source=lambda: SEEDS[0])
+    try:
+        page = open_page(browser, live, DESKTOP)
+        start_match(page)
+        speed = page.locator("#toggles [data-cmd=speed]")
+        assert speed.get_attribute("data-speed") == "normal"
+        speed.click()
+        speed.click()
+        assert page.locator("#toggles [data-cmd=speed]").get_attribute("data-speed") == "instant"
+        page.reload()  # remembered, and sent again after the new welcome
+        page.wait_for_selector(".hand-tile")
+        assert page.locator("#toggles [data-cmd=speed]").get_attribute("data-speed") == "instant"
+        discards = 0
+        start = time.monotonic()
+        while discards < 3:
+            what = step(page)
+            assert what not in ("hand-end", "match-end")
+            discards += what == "discard"
+        # Each discard is followed by two bot turns: paced at normal speed that is >= 2 s each.
+        page.wait_for_function(ACTIONABLE, timeout=20_000)
+        assert time.monotonic() - start < 2 * delay * discards / 2
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        live.stop()
