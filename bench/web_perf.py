@@ -1,0 +1,273 @@
+"""Benchmark: the browser game's page weight, time to the first interactive table, and the
+server's CPU time per action.
+
+* **Page weight**: every file the page loads (start screen; then a table; then the Rules
+  panel with the guide), bytes as served and gzip -6 of each, from Playwright's responses.
+* **Time to first interactive table**: a fresh browser context whose guest already has a
+  match; from navigation to the first clickable hand tile (``performance.now()`` at that
+  moment, so browser start-up is not counted); median and spread of ``--runs`` loads.
+* **Server CPU per action**: a server process of its own (uvicorn, SQLite in a temporary
+  folder, no pacing) plays ``--matches`` seeded one-hand practice matches against Beginner
+  bots, driven by a WebSocket client that takes a win when offered, else the default.  Its
+  process CPU time (``/proc/<pid>/stat``) over the matches, divided by the actions applied
+  (every seat's), compared with the bare engine + bots playing the same matches in this
+  process (``time.process_time``): the ratio is what serving costs on top of the game.
+
+    .venv/bin/python bench/web_perf.py [--runs 7] [--matches 20] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import httpx
+from websockets.sync.client import connect
+
+from sanma.bots.base import ask
+from sanma.bots.registry import make_bot
+from sanma.engine.actions import Ron, Tsumo
+from sanma.engine.match import Match
+from sanma.engine.rules import DEFAULT
+from sanma.engine.visibility import redact
+from sanma.server.rooms.practice import bot_seed
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+CLICKABLE = ".hand.my-turn .hand-tile:not(.blocked)"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# -- a server process of its own -----------------------------------------------------------
+
+
+def serve_child(port: int, data_dir: str, first_seed: int) -> None:
+    """Run in the child: the app with seeds first_seed, first_seed + 1, ... and no pacing."""
+    import itertools
+
+    import uvicorn
+
+    from sanma.server.app import create_app
+    from sanma.server.settings import Settings
+
+    seeds = itertools.count(first_seed)
+    settings = Settings(port=port, data_dir=Path(data_dir), bot_delay_s=0.0, rate_per_s=1000.0, rate_burst=2000)
+    uvicorn.run(create_app(settings, seed_source=lambda: next(seeds)), host="127.0.0.1", port=port, log_level="warning")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(data_dir: str, first_seed: int) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    cmd = [sys.executable, __file__, "--serve-child", str(port), data_dir, str(first_seed)]
+    proc = subprocess.Popen(cmd, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def new_guest(url: str) -> str:
+    return str(httpx.post(f"{url}/api/guest").json()["token"])
+
+
+def new_match(url: str, token: str) -> str:
+    body = {"length": "one-hand", "red_fives": True, "level": "beginner", "seat": 0}
+    r = httpx.post(f"{url}/api/practice", json=body, headers={"Authorization": f"Bearer {token}"})
+    r.raise_for_status()
+    return str(r.json()["match"])
+
+
+# -- page weight and time to the first interactive table -----------------------------------
+
+
+def page_weight(url: str) -> list[tuple[str, int, int, int]]:
+    """(stage, files, bytes, gzip bytes) for the start screen, the table and the rules panel."""
+    from playwright.sync_api import sync_playwright
+
+    loaded: dict[str, bytes] = {}
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.on("response", lambda r: loaded.setdefault(r.url, r.body()) if r.request.method == "GET" else None)
+        page.goto(url + "/")
+        page.wait_for_selector("#play")
+        page.wait_for_load_state("networkidle")
+        rows.append(_weight("start screen", loaded))
+        page.click("#play")
+        page.wait_for_selector(CLICKABLE)
+        page.wait_for_load_state("networkidle")
+        rows.append(_weight("+ table", loaded))
+        page.click("#menu-btn")
+        page.click("#menu [data-cmd=rules]")
+        page.wait_for_selector("[data-testid=guide]")
+        page.wait_for_load_state("networkidle")
+        rows.append(_weight("+ rules and guide", loaded))
+        browser.close()
+    return rows
+
+
+def _weight(stage: str, loaded: dict[str, bytes]) -> tuple[str, int, int, int]:
+    files = {u: b for u, b in loaded.items() if "/api/" not in u}
+    return (stage, len(files), sum(map(len, files.values())), sum(len(gzip.compress(b, 6)) for b in files.values()))
+
+
+def time_to_table(url: str, runs: int) -> list[float]:
+    """Milliseconds from navigation to the first clickable hand tile, one fresh context each."""
+    from playwright.sync_api import sync_playwright
+
+    out = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(runs + 1):
+            token = new_guest(url)
+            new_match(url, token)
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.add_init_script(f"localStorage.setItem('sanma.token', {json.dumps(token)})")
+            page = context.new_page()
+            page.goto(url + "/")
+            handle = page.wait_for_function(f"() => document.querySelector('{CLICKABLE}') && performance.now()")
+            out.append(float(handle.json_value()))
+            context.close()
+        browser.close()
+    return out[1:]  # the first load warms the server's and the browser's caches
+
+
+# -- server CPU per action --------------------------------------------------------------------
+
+
+def choose(prompt: dict[str, Any]) -> dict[str, Any]:
+    for action in prompt["legal"]:
+        if action["type"] in ("tsumo", "ron"):
+            return dict(action)
+    return dict(prompt["default"])
+
+
+def play_over_socket(url: str, matches: int) -> tuple[int, int]:
+    """Play ``matches`` one-hand matches; returns (human actions, events)."""
+    token = new_guest(url)
+    human = events = 0
+    for _ in range(matches):
+        match = new_match(url, token)
+        with connect(url.replace("http", "ws") + "/ws", max_size=None) as ws:
+            ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": 0}))
+            while True:
+                frame = json.loads(ws.recv(timeout=60))
+                if frame["t"] == "prompt":
+                    ws.send(json.dumps({"t": "act", "seq": frame["seq"], "a": choose(frame)}))
+                    human += 1
+                elif frame["t"] == "event":
+                    events += 1
+                    if frame["e"]["type"] == "MatchEnded":
+                        break
+    return human, events
+
+
+def play_bare(seeds: list[int]) -> tuple[int, int, float]:
+    """The same matches with the engine and bots alone: (actions, events, CPU seconds)."""
+    rules = DEFAULT.with_options(length="one-hand", red_fives=True)
+    actions = events = 0
+    start = time.process_time()
+    for seed in seeds:
+        bots = {s: make_bot("beginner", s, bot_seed(seed, s)) for s in (1, 2)}
+        match = Match(seed, rules)
+        for e in match.events:
+            for s, bot in bots.items():
+                bot.observe(redact(e, s))
+        while not match.finished:
+            awaited = match.awaiting()
+            movers = [s for s in awaited if s != 0]
+            seat = movers[0] if movers else 0
+            legal = match.legal_actions(seat)
+            if seat == 0:
+                wins = [a for a in legal if isinstance(a, Tsumo | Ron)]
+                action = wins[0] if wins else legal.default
+            else:
+                action = ask(bots[seat], legal, 5.0).action
+            assert action is not None
+            new = match.apply(seat, action)
+            actions += 1
+            for e in new:
+                for s, bot in bots.items():
+                    bot.observe(redact(e, s))
+        events += len(match.events)
+    return actions, events, time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="page loads for the time to the table")
+    parser.add_argument("--matches", type=int, default=20, help="one-hand matches for the CPU figure")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--serve-child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_child:
+        port, data_dir, first_seed = args.serve_child
+        serve_child(int(port), data_dir, int(first_seed))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, url = start_server(tmp, args.seed)
+        try:
+            weights = page_weight(url)
+            times = time_to_table(url, args.runs)
+            proc_cpu_before = cpu_seconds(proc.pid)
+            # The CPU figure starts on a fresh seed range so the bare run can replay it.
+            human, events = play_over_socket(url, args.matches)
+            server_cpu = cpu_seconds(proc.pid) - proc_cpu_before
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    # The page runs used seeds seed .. seed + 1 + runs + 1 (one per match created before).
+    first = args.seed + 1 + args.runs + 1
+    actions, bare_events, bare_cpu = play_bare(list(range(first, first + args.matches)))
+    print("| page stage | files | bytes | gzip bytes |\n|---|---:|---:|---:|")
+    for stage, files, raw, packed in weights:
+        print(f"| {stage} | {files} | {raw:,} | {packed:,} |")
+    print(
+        f"\ntime to first interactive table (ms, {len(times)} loads): median {statistics.median(times):.0f}, "
+        f"min {min(times):.0f}, max {max(times):.0f}"
+    )
+    per_server = server_cpu / actions * 1000
+    per_bare = bare_cpu / actions * 1000
+    print("\n| CPU per action | ms |\n|---|---:|")
+    print(f"| server process (HTTP, WebSocket, store, redaction, aids, bots) | {per_server:.2f} |")
+    print(f"| bare engine + bots, same matches | {per_bare:.2f} |")
+    print(f"| ratio | {per_server / per_bare:.1f}x |")
+    same = "same" if events == bare_events else f"DIFFERENT ({events} vs {bare_events})"
+    print(
+        f"\n{args.matches} one-hand matches, {actions} actions ({human} by the socket client), "
+        f"{events} events over the socket; event count vs the bare run: {same}"
+    )
+
+
+if __name__ == "__main__":
+    main()
