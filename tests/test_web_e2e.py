@@ -410,6 +410,8 @@ def _check_wait_preview(page: Page, previews: dict[str, Any]) -> None:
     assert shown.get_attribute("data-tile") == names[keeping[0]]
     assert _shown_waits(page, "[data-testid=preview]") == previews[names[keeping[0]]]["waits"]
     assert "keeps-tenpai" in (tiles.nth(keeping[0]).get_attribute("class") or "")
+    if os.environ.get("SANMA_SCREENSHOTS"):
+        page.screenshot(path=str(SHOTS / "desktop-wait-preview.png"))
     if breaking:
         tiles.nth(breaking[0]).hover()
         assert shown.get_attribute("data-tile") == names[breaking[0]]
