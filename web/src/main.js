@@ -10,6 +10,8 @@ import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, HOTKEYS, myTiles } from "./render/table.js";
 import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
+import { accountButtonHtml, initAccount } from "./account.js";
+import { syncHistory } from "./history.js";
 
 const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
@@ -59,7 +61,7 @@ function renderStart() {
   const fan = ["1z", "0p", "7z", "9m", "5s"].map((x) => tileHtml(x)).join("");
   $("start").innerHTML = `
     <div class="start-card">
-      <div class="start-top"><button type="button" class="ghost" data-cmd="rules">📖 ${esc(t("rules.open"))}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">📖 ${esc(t("rules.open"))}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
       <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${esc(t("start.tagline"))}</p></div>
       <div class="options">
         ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
@@ -211,6 +213,7 @@ function connect(match) {
     },
     onEvent: (frame) => {
       fold(app.state, frame.e);
+      if (frame.e.type === "MatchEnded") syncHistory(); // the local history keeps a copy
       app.state.v = frame.v;
       // Hand ends already dismissed before a reload are not shown again.
       if (frame.e.type === "HandStarted" && frame.v <= app.backlogUntil) app.state.ending = [];
@@ -371,6 +374,7 @@ function leaveToStart() {
   app.state = newState();
   app.prompt = null;
   show("start");
+  renderOverlay(); // the match-end panel must not stay over the start screen
 }
 
 document.addEventListener("keydown", (ev) => {
@@ -405,6 +409,13 @@ document.addEventListener("keydown", (ev) => {
   }
 });
 
+/** Another account's token for this browser (account recovery, backup import). */
+function switchToken(token) {
+  app.token = token;
+  localStorage.setItem("sanma.token", token);
+  localStorage.removeItem(MATCH_KEY);
+}
+
 async function boot() {
   await loadI18n();
   try {
@@ -414,6 +425,7 @@ async function boot() {
       app.token = await newToken();
       current = await currentMatch(app.token);
     }
+    initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart() });
     if (current.match) {
       connect(current.match);
       return;

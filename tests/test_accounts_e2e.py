@@ -1,0 +1,158 @@
+"""The account pages end to end in Chromium (Playwright) against a real server and a real local
+SMTP server: a display name that looks like HTML stays text; link an e-mail with the mailed
+code; check in, buy and equip a tile back and see it on the opponents' hands in a match; the
+match in the history with a step-through replay; export the backup and import it in another
+browser; recover the account on a fresh browser context with a mailed code."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from sanma.server.settings import Settings
+from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
+from tests.test_server import SEEDS, LiveServer, free_port
+from tests.test_web_e2e import DESKTOP, browser, open_page, play_to_match_end, start_match  # noqa: F401
+
+XSS = "<img src=x onerror=f()>"
+INDIGO = "rgb(58, 79, 184)"  # back-indigo's first colour, #3a4fb8
+
+
+@pytest.fixture
+def live(tmp_path: Path, inbox: Inbox) -> Iterator[LiveServer]:  # noqa: F811
+    settings = Settings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        bot_delay_s=0.0,
+        rate_per_s=200.0,
+        rate_burst=400,
+        smtp_host="127.0.0.1",
+        smtp_port=inbox.port,
+        smtp_starttls=False,
+    )
+    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
+    yield server
+    server.stop()
+
+
+def fresh_page(browser: Browser, live: LiveServer, lang: str = "en") -> Page:  # noqa: F811
+    context = browser.new_context(viewport=DESKTOP, accept_downloads=True)  # type: ignore[arg-type]
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.add_init_script(f"localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', '{lang}')")
+    page.goto(live.http + "/")
+    page.wait_for_selector("#play")
+    return page
+
+
+def open_account(page: Page, tab: str = "profile") -> None:
+    page.click("#account-btn")
+    page.wait_for_selector("#account-panel")
+    page.click(f"[data-acct-tab={tab}]")
+
+
+def close_account(page: Page) -> None:
+    page.click("[data-acct-close]")
+    page.wait_for_selector("#account-sheet", state="hidden")
+
+
+def test_account_pages_end_to_end(browser, live, inbox, tmp_path):  # noqa: F811
+    page = fresh_page(browser, live)
+    assert "⚠" in page.inner_text("#account-btn")  # no e-mail linked yet
+    open_account(page)
+    assert page.locator("#acct-warn").is_visible()
+
+    # A name that looks like markup is shown as text and never runs.
+    page.fill("#acct-name", XSS)
+    page.click("#acct-name-save")
+    page.wait_for_function("t => document.getElementById('acct-name-shown').textContent === t", arg=XSS)
+    assert page.locator("#account-panel img").count() == 0
+    assert page.errors == []  # type: ignore[attr-defined]
+
+    # Link an e-mail with the code from the mail.
+    page.fill("#link-email", "player@example.org")
+    page.click("#link-send")
+    page.wait_for_selector("#link-code", state="visible")
+    page.fill("#link-code", inbox.code("player@example.org"))
+    page.click("#link-verify")
+    page.wait_for_function(
+        "() => document.getElementById('acct-email-state').textContent.includes('p***r@example.org')"
+    )
+    assert page.locator("#acct-warn").count() == 0
+
+    # Check in, buy and equip a tile back.
+    page.click("[data-acct-tab=shop]")
+    page.click("#checkin")
+    page.wait_for_function("() => document.getElementById('coin-balance').textContent.includes('100')")
+    page.click("[data-buy=back-indigo]")
+    page.click("[data-equip=back-indigo]")
+    page.wait_for_selector("[data-item=back-indigo].on")
+    assert "0" in page.inner_text("#coin-balance")
+    close_account(page)
+
+    # The equipped back on the opponents' hands in a match, played to its end.
+    start_match(page)
+    stop = page.locator(".opponent .backs .tile svg stop").first
+    assert stop.evaluate("el => getComputedStyle(el).stopColor") == INDIGO
+    play_to_match_end(page, tmp_path, "acct")
+    page.click("[data-panel=again]")
+    page.wait_for_selector("#play")
+
+    # The history lists it; its replay steps through the redacted log.
+    open_account(page, "history")
+    page.wait_for_selector("#hist-server [data-replay]")
+    page.click("#hist-server [data-replay]")
+    page.wait_for_selector("#replay-step")
+    first = page.inner_text("#replay-step")
+    page.click("#replay-next")
+    page.click("#replay-next")
+    assert page.inner_text("#replay-step") != first
+    assert page.locator("#replay .board .opponent .tile.back").count() > 0  # others' hands stay hidden
+    assert page.locator("#replay-hand .tile").count() >= 13
+    page.click("#replay-close")
+    page.wait_for_selector("#hist-server")
+
+    # Export the backup (token + history).
+    page.click("[data-acct-tab=profile]")
+    with page.expect_download() as download:
+        page.click("#backup-export")
+    backup = tmp_path / "backup.json"
+    download.value.save_as(backup)
+    data = json.loads(backup.read_text())
+    token = page.evaluate("() => localStorage.getItem('sanma.token')")
+    assert data["format"] == "sanma-backup" and data["token"] == token and len(data["history"]) == 1
+
+    # Import it in another browser: its history, and (confirmed) its account.
+    other = fresh_page(browser, live)
+    other.on("dialog", lambda d: d.accept())
+    open_account(other)
+    other.set_input_files("#backup-file", str(backup))
+    other.wait_for_function("t => localStorage.getItem('sanma.token') === t", arg=token)
+    other.click("[data-acct-tab=history]")
+    other.wait_for_selector("#hist-server [data-replay]")
+    assert len(json.loads(other.evaluate("() => localStorage.getItem('sanma.history')"))) == 1
+
+    # Recover on a fresh browser (Indonesian) with the mailed code.
+    fresh = fresh_page(browser, live, lang="id")
+    assert "Akun" in fresh.inner_text("#account-btn")
+    open_account(fresh)
+    fresh.fill("#recover-email", "player@example.org")
+    fresh.click("#recover-send")
+    fresh.wait_for_selector("#recover-code", state="visible")
+    fresh.fill("#recover-code", inbox.code("player@example.org", 2))
+    fresh.click("#recover-verify")
+    fresh.wait_for_function("t => document.getElementById('acct-name-shown')?.textContent === t", arg=XSS)
+    assert fresh.evaluate("() => localStorage.getItem('sanma.token')") != token
+    assert (
+        fresh.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--back-a')").strip()
+        == "#3a4fb8"
+    )
+    assert "tertaut" in fresh.inner_text("#acct-email-state").lower()
+    for p in (page, other, fresh):
+        assert p.errors == []  # type: ignore[attr-defined]

@@ -1,0 +1,361 @@
+// The account sheet (start screen button "Account"): profile and display name, e-mail link and
+// recovery, backup export/import, with the shop (shop.js) and the history (history.js) as tabs.
+// It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
+import { api, errorText, h, mailLang, session, tr } from "./account-core.js";
+import { localHistory, mergeLocal, historyTab, syncHistory } from "./history.js";
+import { shopTab } from "./shop.js";
+
+const view = { open: false, tab: "profile", note: "", error: "" };
+let onSwitch = () => {};
+
+/** Wire the account pages to the app: `getToken`/`setToken` read and change the browser's
+ * token; `switched()` is called after the browser changes account (recover, import). */
+export function initAccount({ getToken, setToken, switched }) {
+  session.getToken = getToken;
+  session.setToken = setToken;
+  onSwitch = switched || (() => {});
+  injectStyle();
+  document.addEventListener("click", (ev) => {
+    if (ev.target.closest?.("[data-cmd=account]")) openAccount();
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (view.open && ev.key === "Escape") closeAccount();
+  });
+  refreshProfile().then(() => syncHistory()).catch((err) => console.warn(err));
+}
+
+/** The start screen's button (markup only: static text, no user data). */
+export function accountButtonHtml() {
+  const warn = session.profile && !session.profile.email ? " ⚠" : "";
+  return `<button type="button" class="ghost" data-cmd="account" id="account-btn">👤 ${tr("open")}${warn}</button>`;
+}
+
+/** Reload the profile and apply its equipment to the table. */
+export async function refreshProfile() {
+  const { status, data } = await api("GET", "/api/account");
+  if (status !== 200) return null;
+  session.profile = data;
+  await applyEquipment();
+  const button = document.getElementById("account-btn");
+  if (button) button.textContent = `👤 ${tr("open")}${data.email ? "" : " ⚠"}`;
+  return data;
+}
+
+async function loadShop() {
+  if (!session.shop) {
+    const { status, data } = await api("GET", "/api/shop");
+    if (status === 200) session.shop = data.items;
+  }
+  return session.shop || [];
+}
+
+/** Set the CSS variables of the equipped tile back and cloth on the document. */
+export async function applyEquipment() {
+  const p = session.profile;
+  if (!p) return;
+  const items = await loadShop();
+  const back = items.find((i) => i.id === p.tile_back);
+  const cloth = items.find((i) => i.id === p.cloth);
+  const root = document.documentElement.style;
+  if (back) {
+    root.setProperty("--back-a", back.colors[0]);
+    root.setProperty("--back-b", back.colors[1]);
+    root.setProperty("--back-c", back.colors[2]);
+    root.setProperty("--back-pattern", patternCss(back.pattern, back.colors[2]));
+  }
+  if (cloth) {
+    root.setProperty("--cloth-a", cloth.colors[0]);
+    root.setProperty("--felt", cloth.colors[1]);
+    root.setProperty("--felt-dark", cloth.colors[2]);
+  }
+  document.documentElement.dataset.tileBack = p.tile_back;
+  document.documentElement.dataset.cloth = p.cloth;
+}
+
+export function patternCss(pattern, color) {
+  if (pattern === "stripes") return `repeating-linear-gradient(45deg, transparent 0 4px, ${color}55 4px 6px)`;
+  if (pattern === "dots") return `radial-gradient(${color}88 18%, transparent 20%) 0 0 / 8px 8px`;
+  return "none";
+}
+
+// Presentation attributes of the back's SVG yield to CSS, so the equipped colours apply to
+// every back drawn by render/tiles.js without touching its markup.
+function injectStyle() {
+  if (document.getElementById("account-style")) return;
+  const css = `
+  .tile svg stop:first-child { stop-color: var(--back-a, #e07b26); }
+  .tile svg stop:last-child { stop-color: var(--back-b, #b4521a); }
+  .tile.back::after { content: ""; position: absolute; inset: 10%; border-radius: 12%; background: var(--back-pattern, none); pointer-events: none; }
+  html[data-cloth]:not([data-cloth="cloth-green"]) #game { background: radial-gradient(ellipse at 50% 42%, var(--cloth-a) 0%, var(--felt) 40%, var(--felt-dark) 100%); }
+  .acct { width: min(760px, 96vw); max-height: 92vh; display: flex; flex-direction: column; padding: 14px 20px; }
+  .acct-head { display: flex; align-items: center; gap: 12px; }
+  .acct-head h2 { flex: 1; margin: 0; color: var(--gold); font-family: Georgia, "DejaVu Serif", serif; }
+  .acct-tabs { display: flex; gap: 6px; margin: 10px 0; }
+  .acct-body { overflow: auto; flex: 1; line-height: 1.45; }
+  .acct-body section { margin: 0 0 14px; }
+  .acct-body h3 { color: var(--gold); margin: 8px 0 6px; font-size: 17px; }
+  .acct-row { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 4px 0; }
+  .acct-row input { flex: 1 1 180px; min-width: 0; padding: 7px 9px; border-radius: 8px; border: 1px solid rgba(255,255,255,.25); background: rgba(0,0,0,.25); color: var(--text); font-size: 15px; }
+  .acct-warn { border: 1px solid var(--gold); color: var(--gold); border-radius: 10px; padding: 8px 10px; margin: 0 0 10px; }
+  .acct-note { color: var(--muted); min-height: 1em; margin: 2px 0; }
+  .acct-error { color: #ffb3b3; min-height: 1em; margin: 2px 0; }
+  .shop-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 10px; }
+  .shop-item { border: 1px solid rgba(255,255,255,.16); border-radius: 10px; padding: 8px; display: flex; flex-direction: column; gap: 6px; align-items: center; }
+  .shop-item.on { border-color: var(--gold); }
+  .swatch { width: 46px; height: 60px; border-radius: 7px; position: relative; }
+  .swatch.cloth { width: 100%; height: 46px; }
+  .hist { width: 100%; border-collapse: collapse; font-size: 14px; }
+  .hist td, .hist th { padding: 5px 6px; border-bottom: 1px solid rgba(255,255,255,.1); text-align: left; vertical-align: top; }
+  .replay-board { position: relative; min-height: 340px; border-radius: 12px; overflow: hidden; }
+  .replay-board .board { position: relative; min-height: 300px; }
+  .replay-hand { display: flex; flex-wrap: wrap; gap: 2px; margin: 6px 0; --tw: 34px; }
+  .replay-event { font-family: ui-monospace, monospace; font-size: 13px; color: var(--muted); word-break: break-word; }
+  `;
+  document.head.append(h("style", { id: "account-style" }, css));
+}
+
+// --- the sheet ------------------------------------------------------------------------------
+
+function sheet() {
+  let el = document.getElementById("account-sheet");
+  if (!el) {
+    el = h("div", { id: "account-sheet", class: "overlay sheet", hidden: true, role: "dialog", "aria-modal": "true" });
+    document.body.append(el);
+  }
+  return el;
+}
+
+export async function openAccount(tab) {
+  view.open = true;
+  if (tab) view.tab = tab;
+  view.note = "";
+  view.error = "";
+  await refreshProfile();
+  await render();
+  sheet().querySelector("[data-acct-close]")?.focus();
+}
+
+export function closeAccount() {
+  view.open = false;
+  sheet().hidden = true;
+  sheet().replaceChildren();
+}
+
+/** Redraw the open sheet. */
+export async function render() {
+  const el = sheet();
+  el.hidden = !view.open;
+  if (!view.open) return;
+  const tabs = ["profile", "shop", "history"].map((name) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: `choice${view.tab === name ? " on" : ""}`,
+        "aria-pressed": String(view.tab === name),
+        dataset: { acctTab: name },
+        on: { click: () => ((view.tab = name), (view.note = ""), (view.error = ""), render()) },
+      },
+      tr(`tab.${name}`),
+    ),
+  );
+  let body;
+  if (view.tab === "shop") body = await shopTab(say);
+  else if (view.tab === "history") body = await historyTab(say);
+  else body = profileTab();
+  const panel = h(
+    "div",
+    { class: "panel acct", id: "account-panel" },
+    h(
+      "div",
+      { class: "acct-head" },
+      h("h2", {}, tr("title")),
+      h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, `✕ ${tr("close")}`),
+    ),
+    h("div", { class: "acct-tabs", role: "group" }, tabs),
+    h("p", { class: "acct-note", id: "acct-note", role: "status" }, view.note),
+    h("p", { class: "acct-error", id: "acct-error", role: "alert" }, view.error),
+    h("div", { class: "acct-body" }, body),
+  );
+  el.replaceChildren(panel);
+}
+
+/** Show a note (ok) or an error under the tabs without redrawing. */
+function say(note, error = "") {
+  view.note = note;
+  view.error = error;
+  const n = document.getElementById("acct-note");
+  const e = document.getElementById("acct-error");
+  if (n) n.textContent = note;
+  if (e) e.textContent = error;
+}
+
+// --- profile tab ----------------------------------------------------------------------------
+
+function profileTab() {
+  const p = session.profile || {};
+  const nameInput = h("input", { id: "acct-name", maxlength: "24", value: p.name || "", autocomplete: "nickname" });
+  const shown = h("strong", { id: "acct-name-shown" }, p.name || tr("profile.none"));
+  const saveName = async () => {
+    const { status, data } = await api("POST", "/api/account/name", { name: nameInput.value });
+    if (status !== 200) return say("", errorText(data, status));
+    session.profile = data;
+    shown.textContent = data.name;
+    say(tr("profile.saved"));
+  };
+  return [
+    p.email ? null : h("p", { class: "acct-warn", id: "acct-warn" }, tr("warn.unsafe")),
+    h(
+      "section",
+      {},
+      h("h3", {}, tr("profile.name")),
+      h("div", { class: "acct-row" }, shown),
+      h(
+        "div",
+        { class: "acct-row" },
+        nameInput,
+        h("button", { type: "button", class: "choice", id: "acct-name-save", on: { click: saveName } }, tr("profile.save")),
+      ),
+    ),
+    emailSection(p),
+    recoverSection(),
+    backupSection(),
+  ];
+}
+
+function codeFlow({ prefix, sendPath, verifyPath, verifyLabel, done }) {
+  const email = h("input", { id: `${prefix}-email`, type: "email", autocomplete: "email", maxlength: "254" });
+  const code = h("input", { id: `${prefix}-code`, inputmode: "numeric", autocomplete: "one-time-code", maxlength: "12", placeholder: tr("email.code") });
+  const step2 = h(
+    "div",
+    { class: "acct-row", hidden: true },
+    code,
+    h("button", { type: "button", class: "choice", id: `${prefix}-verify`, on: { click: verify } }, verifyLabel),
+  );
+  async function send() {
+    const { status, data } = await api("POST", sendPath, { email: email.value, lang: mailLang() });
+    if (status !== 202) return say("", errorText(data, status));
+    step2.hidden = false;
+    say(tr("email.sent"));
+    code.focus();
+  }
+  async function verify() {
+    const { status, data } = await api("POST", verifyPath, { email: email.value, code: code.value });
+    if (status !== 200) return say("", errorText(data, status));
+    await done(data);
+  }
+  return [
+    h(
+      "div",
+      { class: "acct-row" },
+      email,
+      h("button", { type: "button", class: "choice", id: `${prefix}-send`, on: { click: send } }, tr("email.send")),
+    ),
+    step2,
+  ];
+}
+
+function emailSection(p) {
+  return h(
+    "section",
+    {},
+    h("h3", {}, tr("email.title")),
+    h("p", { id: "acct-email-state" }, p.email ? tr("email.linked", { email: p.email }) : tr("email.none")),
+    codeFlow({
+      prefix: "link",
+      sendPath: "/api/account/email",
+      verifyPath: "/api/account/email/verify",
+      verifyLabel: tr("email.verify"),
+      done: async (profile) => {
+        session.profile = profile;
+        view.note = tr("email.done");
+        await render();
+      },
+    }),
+  );
+}
+
+function recoverSection() {
+  return h(
+    "section",
+    {},
+    h("h3", {}, tr("recover.title")),
+    h("p", {}, tr("recover.help")),
+    codeFlow({
+      prefix: "recover",
+      sendPath: "/api/account/recover",
+      verifyPath: "/api/account/recover/verify",
+      verifyLabel: tr("recover.verify"),
+      done: async (answer) => {
+        session.setToken(answer.token);
+        await refreshProfile();
+        await syncHistory();
+        view.note = tr("recover.done");
+        await render();
+        onSwitch();
+      },
+    }),
+  );
+}
+
+// --- backup ---------------------------------------------------------------------------------
+
+function backupSection() {
+  const file = h("input", { type: "file", id: "backup-file", accept: "application/json,.json", hidden: true });
+  file.addEventListener("change", async () => {
+    const chosen = file.files?.[0];
+    if (chosen) await importBackup(await chosen.text());
+    file.value = "";
+  });
+  return h(
+    "section",
+    {},
+    h("h3", {}, tr("backup.title")),
+    h(
+      "div",
+      { class: "acct-row" },
+      h("button", { type: "button", class: "choice", id: "backup-export", on: { click: exportBackup } }, tr("backup.export")),
+      h("button", { type: "button", class: "choice", id: "backup-import", on: { click: () => file.click() } }, tr("backup.import")),
+      file,
+    ),
+  );
+}
+
+/** The backup: the account's token and every match this browser knows. */
+export function backupJson() {
+  return JSON.stringify(
+    { format: "sanma-backup", version: 1, exported_at: new Date().toISOString(), token: session.getToken(), history: localHistory() },
+    null,
+    1,
+  );
+}
+
+async function exportBackup() {
+  await syncHistory();
+  const blob = new Blob([backupJson()], { type: "application/json" });
+  const link = h("a", { href: URL.createObjectURL(blob), download: `sanma-backup-${new Date().toISOString().slice(0, 10)}.json` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+/** Merge a backup's history; offer to switch to its account when the token differs. */
+export async function importBackup(text) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = null;
+  }
+  if (!data || data.format !== "sanma-backup" || !Array.isArray(data.history)) return say("", tr("backup.bad"));
+  const n = mergeLocal(data.history);
+  if (typeof data.token === "string" && data.token && data.token !== session.getToken() && confirm(tr("backup.switch"))) {
+    session.setToken(data.token);
+    await refreshProfile();
+    await syncHistory();
+    onSwitch();
+  }
+  view.note = tr("backup.imported", { n });
+  await render();
+}

@@ -1,0 +1,90 @@
+// Coins and the shop (a tab of the account sheet): daily check-in, buy, equip.
+import { api, errorText, h, session, tr } from "./account-core.js";
+import { applyEquipment, patternCss, refreshProfile, render } from "./account.js";
+import { getLang } from "./i18n.js";
+
+function swatch(item) {
+  const [a, b, c] = item.colors;
+  if (item.slot === "cloth") {
+    return h("span", { class: "swatch cloth", style: { background: `radial-gradient(ellipse at 50% 40%, ${a}, ${b} 55%, ${c})` } });
+  }
+  const pattern = patternCss(item.pattern, c);
+  return h(
+    "span",
+    { class: "swatch", style: { background: `linear-gradient(135deg, ${a}, ${b})`, boxShadow: `inset 0 0 0 3px ${c}77` } },
+    pattern === "none" ? null : h("span", { style: { position: "absolute", inset: "12%", borderRadius: "5px", background: pattern } }),
+  );
+}
+
+/** The tab's content; `say(note, error)` reports under the tabs. */
+export async function shopTab(say) {
+  const p = session.profile;
+  if (!p) return [];
+  const { data } = await api("GET", "/api/shop");
+  const items = data.items || [];
+  session.shop = items;
+  const checkin = p.checked_in_today
+    ? h("p", { id: "checkin-state" }, tr("coins.done", { n: p.streak }))
+    : h(
+        "button",
+        {
+          type: "button",
+          class: "primary",
+          id: "checkin",
+          on: {
+            click: async () => {
+              const { status, data: done } = await api("POST", "/api/account/checkin");
+              if (status !== 200) return say("", errorText(done, status));
+              await refreshProfile();
+              await render();
+              say(tr("coins.granted", { n: done.coins, s: done.streak }));
+            },
+          },
+        },
+        tr("coins.checkin", { n: p.next_checkin_coins }),
+      );
+  const lang = getLang() === "en" ? "en" : "id";
+  const grid = (slot) =>
+    h(
+      "div",
+      { class: "shop-grid" },
+      items
+        .filter((i) => i.slot === slot)
+        .map((item) => {
+          const owned = p.owned.includes(item.id);
+          const worn = p[slot] === item.id;
+          let button;
+          if (worn) button = h("button", { type: "button", class: "choice on", disabled: true }, tr("shop.equipped"));
+          else if (owned) button = h("button", { type: "button", class: "choice", dataset: { equip: item.id }, on: { click: () => equip(slot, item.id, say) } }, tr("shop.equip"));
+          else button = h("button", { type: "button", class: "choice", dataset: { buy: item.id }, disabled: p.coins < item.price, on: { click: () => buy(item.id, say) } }, tr("shop.buy", { n: item.price }));
+          return h(
+            "div",
+            { class: `shop-item${worn ? " on" : ""}`, dataset: { item: item.id } },
+            swatch(item),
+            h("strong", {}, item.name[lang]),
+            h("small", {}, item.price ? `🪙 ${item.price}` : tr("shop.free")),
+            button,
+          );
+        }),
+    );
+  return [
+    h("section", {}, h("h3", { id: "coin-balance" }, tr("coins.balance", { n: p.coins })), checkin, h("p", { class: "acct-note" }, tr("coins.note"))),
+    h("section", {}, h("h3", {}, tr("shop.tile_back")), grid("tile_back")),
+    h("section", {}, h("h3", {}, tr("shop.cloth")), grid("cloth")),
+  ];
+}
+
+async function buy(item, say) {
+  const { status, data } = await api("POST", "/api/shop/buy", { item });
+  if (status !== 200) return say("", errorText(data, status));
+  await refreshProfile();
+  await render();
+}
+
+async function equip(slot, item, say) {
+  const { status, data } = await api("POST", "/api/account/equip", { slot, item });
+  if (status !== 200) return say("", errorText(data, status));
+  session.profile = data;
+  await applyEquipment();
+  await render();
+}
