@@ -531,3 +531,56 @@ def test_speed_control_is_remembered_and_the_server_honours_it(browser: Browser,
         assert page.errors == []  # type: ignore[attr-defined]
     finally:
         live.stop()
+
+
+def test_wait_preview_on_the_first_tap_of_a_touch_screen(browser: Browser, tmp_path: Path) -> None:
+    """On a touch screen the first tap raises a tile and shows the waits its discard leaves;
+    the second tap discards it."""
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
+    live = LiveServer(settings, seed_source=lambda: AIDS_SEED)
+    try:
+        context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)  # type: ignore[arg-type]
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.add_init_script("localStorage.setItem('sanma.lang', 'en')")
+        page.goto(live.http + "/")
+        start_match(page)
+        match = str(page.evaluate("() => localStorage.getItem('sanma.match')"))
+        for _ in range(60):
+            page.wait_for_function(ACTIONABLE, timeout=20_000)
+            assert not page.locator("#overlay .panel").count(), "no tenpai choice before the hand ended"
+            log = full_log(settings, match)
+            state = replay(log)
+            legal = state.legal_actions(0)
+            previews = expected_aids(log, len(log), 0)["discard_waits"]
+            tiles = page.locator(".hand.my-turn .hand-tile:not(.blocked)")
+            names = [str(x) for x in tiles.evaluate_all("els => els.map(e => e.dataset.tile)")]
+            keeping = [i for i, name in enumerate(names) if name in previews]
+            if not keeping:
+                choice = action_to_wire(eager_choice(state.kyoku, 0, legal), True)
+                if choice["type"] == "discard":  # tapped twice, as a touch player does
+                    tile = page.locator(f".hand.my-turn .hand-tile[data-tile='{choice['tile']}']:not(.blocked)").first
+                    tile.tap()
+                    tile = page.locator(f".hand.my-turn .hand-tile[data-tile='{choice['tile']}'].raised").first
+                    tile.tap()
+                else:
+                    page.locator(f"#actions .action-{choice['type']}").first.tap()
+                continue
+            before = hand_labels(page)
+            tiles.nth(keeping[0]).tap()
+            raised = page.locator(".hand-tile.raised")
+            assert raised.count() == 1 and raised.get_attribute("data-tile") == names[keeping[0]]
+            assert page.locator("[data-testid=preview]").get_attribute("data-tile") == names[keeping[0]]
+            assert _shown_waits(page, "[data-testid=preview]") == previews[names[keeping[0]]]["waits"]
+            assert hand_labels(page) == before  # not discarded yet
+            raised.tap()
+            page.wait_for_function("() => !document.querySelector('.hand.my-turn')", timeout=20_000)
+            assert page.locator("[data-testid=preview]").count() == 0
+            break
+        else:
+            raise AssertionError("no tenpai choice reached")
+        assert errors == []
+        context.close()
+    finally:
+        live.stop()
