@@ -81,16 +81,17 @@ def _pg_tool(name: str) -> str | None:
 
 
 @contextlib.contextmanager
-def scratch_postgres() -> Iterator[str]:
-    """A throwaway PostgreSQL (``initdb`` + ``pg_ctl`` in a temporary folder, as "nobody" when
-    run as root, since PostgreSQL refuses root); yields a SQLAlchemy URL."""
+def scratch_postgres(parent: str | None = None) -> Iterator[str]:
+    """A throwaway PostgreSQL (``initdb`` + ``pg_ctl`` in a temporary folder, under ``parent``
+    when given, as "nobody" when run as root, since PostgreSQL refuses root); yields a
+    SQLAlchemy URL."""
     initdb, pg_ctl = _pg_tool("initdb"), _pg_tool("pg_ctl")
     if importlib.util.find_spec("psycopg") is None:
         unavailable("PostgreSQL tests need the psycopg driver (pip install 'psycopg[binary]')")
     if not (initdb and pg_ctl):
         unavailable("PostgreSQL tests need initdb/pg_ctl (apt-get install -y postgresql)")
     # Not under pytest's temp root: that is private to root, and the server may run as "nobody".
-    folder = Path(tempfile.mkdtemp(prefix="sanma-pg-"))
+    folder = Path(tempfile.mkdtemp(prefix="sanma-pg-", dir=parent))
     folder.chmod(0o777)
     data, port = folder / "data", free_port()
     run_as = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
