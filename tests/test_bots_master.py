@@ -4,19 +4,23 @@ budget so the suite stays fast), the search's own futures, and scripted position
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from sanma.bots.base import ask
-from sanma.bots.defence import Threat
-from sanma.bots.heuristics import know, win_context
+from sanma.bots.defence import Threat, tenpai_chance, threats
+from sanma.bots.heuristics import discard_options, know, win_context
 from sanma.bots.master import FLOOR, MasterBot, placement, placement_weights, unseen_tiles
+from sanma.bots.master_defence import master_threats, tenpai_estimate
 from sanma.bots.registry import display_name, make_bot
 from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
 from sanma.engine.actions import Discard
+from sanma.engine.events import HandStarted, MeldCalled, RiichiAccepted, TileDiscarded, TileDrawn
+from sanma.engine.hand import Meld, MeldType
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten
 from sanma.engine.tiles import KIND_COUNT, kind_of, parse_kind
-from sanma.engine.visibility import redact
+from sanma.engine.visibility import HIDDEN, redact
 from tests.test_bots import bot_with, turn_legal, view_events
 
 
@@ -189,3 +193,93 @@ def test_all_last_weights_follow_the_placement_at_stake() -> None:
     # Second, 3,000 above the riichi seat: a deal-in to it costs the place.
     _, loss = placement_weights([36000, 39000, 33000], 0, [_threat(2, 1.0, 8000.0), _threat(1, 0.1, 5000.0)])
     assert loss >= 0.5 > FLOOR
+
+
+# -- the master's reading of its opponents (master_defence) and the calm guard ---------------
+
+
+def _opponent_view(
+    discards: int, tsumogiri: bool, pons: int = 0, riichi: bool = False
+) -> tuple[MasterBot, list[int], int]:
+    """The master (seat 0, 13 tiles + a draw) after seat 1 made ``pons`` open pons (fed by
+    seat 2) and ``discards`` discards, all drawn tiles let go when ``tsumogiri``."""
+    tiles = iter(range(108))
+    mine = [t for t in range(0, 108, 4)][:14]  # one copy of each of 14 kinds
+    used = set(mine)
+    events, _, _ = view_events("123456789p1134s", None)
+    events = events[:2]  # match and hand start only; rebuilt below with our own tiles
+    start = events[1]
+    assert isinstance(start, HandStarted)
+    hands = (tuple(mine[:13]), start.hands[1], start.hands[2])
+    events[1] = replace(start, hands=hands)
+
+    def fresh() -> int:
+        return next(t for t in tiles if t not in used and (t >> 2) < parse_kind("5z"))
+
+    for i in range(pons):
+        base = parse_kind("5z") + i
+        called = base * 4
+        events += [TileDrawn(2, HIDDEN), TileDiscarded(2, called, tsumogiri=False)]
+        meld = Meld(MeldType.PON, (called, called + 1, called + 2), called=called, from_seat=2)
+        events += [MeldCalled(1, meld)]
+        events += [TileDiscarded(1, fresh(), tsumogiri=False)]
+    for i in range(discards):
+        events += [TileDrawn(1, HIDDEN), TileDiscarded(1, fresh(), tsumogiri=tsumogiri, riichi=riichi and i == 0)]
+        if riichi and i == 0:
+            events.append(RiichiAccepted(1))
+    events.append(TileDrawn(0, mine[13]))
+    bot = MasterBot(0, 1, samples=8)
+    for e in events:
+        bot.observe(e)
+    return bot, mine, 1
+
+
+def test_riichi_is_tenpai_and_a_closed_hand_rarely_is() -> None:
+    bot, _, seat = _opponent_view(3, False, riichi=True)
+    assert tenpai_estimate(bot, seat) == 1.0
+    bot, _, seat = _opponent_view(3, False)
+    assert tenpai_estimate(bot, seat) < 0.03
+    bot, _, seat = _opponent_view(12, True)
+    assert 0.03 < tenpai_estimate(bot, seat) < 0.15
+
+
+def test_open_hands_get_closer_with_calls_turns_and_tsumogiri() -> None:
+    early = tenpai_estimate(*_opponent_view(3, False, pons=1)[::2])
+    late = tenpai_estimate(*_opponent_view(10, False, pons=1)[::2])
+    late_tsumogiri = tenpai_estimate(*_opponent_view(10, True, pons=1)[::2])
+    two_calls = tenpai_estimate(*_opponent_view(10, False, pons=2)[::2])
+    assert early < late < late_tsumogiri and late < two_calls
+    # The fitted rates (one call at turns 9-11: 41% tenpai; two calls: 62%) are above the Expert's.
+    bot, _, seat = _opponent_view(9, False, pons=2)
+    assert tenpai_estimate(bot, seat) > tenpai_chance(bot, seat)
+    assert 0.45 < tenpai_estimate(bot, seat) < 0.75
+
+
+def test_master_threats_match_the_experts_but_for_the_tenpai_chance() -> None:
+    bot, _, _ = _opponent_view(9, True, pons=2)
+    k = know(bot.view)
+    mine, theirs = master_threats(bot, k), threats(bot, k)
+    assert [replace(t, tenpai=0.0) for t in mine] == [replace(t, tenpai=0.0) for t in theirs]
+    assert mine[0].tenpai > theirs[0].tenpai
+
+
+def test_calm_guard_trades_no_width_for_a_genbutsu() -> None:
+    # 1-shanten either way: letting 8p or 4p go leaves the same 12 improving tiles. Plain
+    # speed lets 8p go; against an open hand that may be tenpai and has let 4p go, the
+    # guard lets the genbutsu go instead. With nobody near tenpai it plays plain speed.
+    events, mine, drawn = view_events("2244568p236668s", "9s")
+    assert drawn is not None
+    bot = bot_with("master", events)
+    assert isinstance(bot, MasterBot)
+    k = know(bot.view)
+    options = discard_options(k)
+    legal = turn_legal([*mine, drawn])
+    safe_4p = Threat(seat=1, tenpai=0.3, loss=8000.0, safe=frozenset({parse_kind("4p")}), flush_suit=0)
+    calm = _threat(2, 0.0, 5000.0)
+    bot._opps = [safe_4p, calm]
+    bot.guard = False
+    assert kind_of(bot._calm_discard(k, legal, options).action.tile) == parse_kind("8p")
+    bot.guard = True
+    assert kind_of(bot._calm_discard(k, legal, options).action.tile) == parse_kind("4p")
+    bot._opps = [replace(safe_4p, tenpai=0.02), calm]
+    assert kind_of(bot._calm_discard(k, legal, options).action.tile) == parse_kind("8p")

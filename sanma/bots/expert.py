@@ -152,7 +152,7 @@ class ExpertBot(BotPlayer):
         if win is not None:
             return win
         k = know(self.view)
-        opps = threats(self, k)
+        opps = self._threats(k)
         self.hazard = end_hazard(opps)
         self.pressed = under_pressure(opps)
         w = situation(self.view, k.seat)
@@ -177,6 +177,10 @@ class ExpertBot(BotPlayer):
             return Kita()
         kan = self._kan(k, legal, options, opps, w)
         return kan if kan is not None else best.action
+
+    def _threats(self, k: Knowledge) -> list[Threat]:
+        """Both opponents as threats (a hook: the master reads tenpai differently)."""
+        return threats(self, k)
 
     # -- discards ------------------------------------------------------------------------------
 

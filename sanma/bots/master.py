@@ -24,8 +24,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from sanma.bots.defence import Threat, tile_risk, typical_danger
-from sanma.bots.expert import PUSH_GAIN, Candidate, ExpertBot, Weights
+from sanma.bots.defence import Threat, threats, tile_risk, typical_danger
+from sanma.bots.expert import PUSH_GAIN, Candidate, ExpertBot, Weights, situation
 from sanma.bots.heuristics import (
     Knowledge,
     Option,
@@ -35,9 +35,11 @@ from sanma.bots.heuristics import (
     own_counts,
     pick_tile,
     tenpai_after,
+    tiles_of_kind,
     turns_left,
     win_context,
 )
+from sanma.bots.master_defence import master_threats
 from sanma.bots.search import Setup, estimate, paired_gap, sample_futures
 from sanma.engine.actions import Action, Discard
 from sanma.engine.kyoku import LegalActions
@@ -57,6 +59,12 @@ FLOOR = 0.1
 # 0.75 of the Expert's PUSH_GAIN): 1.972 against 1.984 over the same 1,050 East matches (noise).
 PUSH_SCALE = 0.75
 PRESS_GAIN = 2.0  # under pressure a point won counts this much (the Expert's push gain)
+# The calm guard: below this tenpai chance of every opponent, plain speed alone; a safer
+# tile must save this many points net of the width it gives up, each unseen improving
+# tile valued by shanten (tenpai, 1-, 2-, 3+-shanten) at about what it adds to the win chance.
+GUARD_FLOOR = 0.1
+GUARD_MARGIN = 30.0
+UKEIRE_POINTS = (300.0, 70.0, 30.0, 15.0)
 
 
 class MasterBot(ExpertBot):
@@ -75,6 +83,8 @@ class MasterBot(ExpertBot):
         press_gain: float = PRESS_GAIN,
         placement: bool = False,
         push_scale: float = PUSH_SCALE,
+        reader: bool = False,
+        guard: bool = False,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -85,8 +95,40 @@ class MasterBot(ExpertBot):
         self.press_gain = press_gain
         self.placement = placement  # weigh all-last gains and losses by the placement they move
         self.push_scale = push_scale  # under pressure, points won count this much more than the Expert's
+        self.reader = reader  # the fitted tenpai chance (master_defence) instead of the Expert's
+        self.guard = guard  # while nobody threatens, trade a little width for a safer tile
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
+        self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
+
+    def _threats(self, k: Knowledge) -> list[Threat]:
+        self._opps = master_threats(self, k) if self.reader else threats(self, k)
+        return self._opps
+
+    def _calm_discard(self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option]) -> Candidate:
+        """The Expert's plain-speed discard, unless a tile as fast and nearly as wide is
+        clearly safer against an opponent who may be tenpai already (an open hand late)."""
+        first = super()._calm_discard(k, legal, options)
+        if not self.guard or first.action.riichi or max((o.tenpai for o in self._opps), default=0.0) < GUARD_FLOOR:
+            return first
+        kind0 = first.action.tile >> 2
+        o0 = options[kind0]
+        loss = situation(self.view, k.seat).loss
+        per_tile = UKEIRE_POINTS[min(o0.shanten, len(UKEIRE_POINTS) - 1)]
+        risk0 = tile_risk(k, kind0, self._opps) * loss
+        best_kind, best_gain = kind0, GUARD_MARGIN
+        for kind in {a.tile >> 2 for a in legal if isinstance(a, Discard) and not a.riichi}:
+            o = options[kind]
+            if kind == kind0 or o.shanten != o0.shanten:
+                continue
+            gain = risk0 - tile_risk(k, kind, self._opps) * loss - per_tile * max(o0.ukeire - o.ukeire, 0)
+            if gain > best_gain:
+                best_kind, best_gain = kind, gain
+        if best_kind == kind0:
+            return first
+        o = options[best_kind]
+        action = pick_tile(tiles_of_kind(legal, best_kind, False), k.red_fives, self.view.drawn)
+        return Candidate(action, -25.0 * o.shanten + 0.5 * o.ukeire, 0.0, 0.0)
 
     def _best_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
