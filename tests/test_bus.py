@@ -176,6 +176,24 @@ def test_only_the_owner_renews_and_a_lease_expires_without_renewal(pair):
     run(pair, body)
 
 
+def test_renew_many_renews_only_the_owners_live_leases(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        assert await a.acquire("lease:m1", "node-a", 0.5)
+        assert await b.acquire("lease:m2", "node-b", 5)
+        assert await a.acquire("lease:m3", "node-a", 0.5)
+        assert await a.renew_many([], "node-a", 5) == []
+        assert await a.renew_many(["lease:m1", "lease:m2", "lease:m3", "lease:none"], "node-a", 5) == [
+            True,
+            False,
+            True,
+            False,
+        ]
+        await asyncio.sleep(0.7)  # past the first TTL: the renewed leases live on
+        assert [await b.owner(f"lease:m{i}") for i in (1, 2, 3)] == ["node-a", "node-b", "node-a"]
+
+    run(pair, body)
+
+
 def test_concurrent_acquires_give_exactly_one_owner(pair):
     async def body(a: Bus, b: Bus) -> None:
         for round_ in range(5):

@@ -128,6 +128,10 @@ class Bus(abc.ABC):
     async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
         """Extend ``owner``'s lease by ``ttl_s`` from now; ``False`` if it is not ``owner``'s any more."""
 
+    async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """``renew`` each key (in one round trip where the bus can); the results in order."""
+        return [await self.renew(key, owner, ttl_s) for key in keys]
+
     @abc.abstractmethod
     async def release(self, key: str, owner: str) -> bool:
         """Give the lease up, only if ``owner`` holds it."""
@@ -315,6 +319,17 @@ class RedisBus(Bus):
     async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
         """See ``Bus.renew``."""
         return bool(await self._renew(keys=[key], args=[owner, _ttl_ms(ttl_s)]))
+
+    async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """See ``Bus.renew_many`` (one pipeline)."""
+        if not keys:
+            return []
+        ttl_ms = _ttl_ms(ttl_s)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key in keys:
+                await self._renew(keys=[key], args=[owner, ttl_ms], client=pipe)
+            results = await pipe.execute()
+        return [bool(r) for r in results]
 
     async def release(self, key: str, owner: str) -> bool:
         """See ``Bus.release``."""

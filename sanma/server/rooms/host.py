@@ -248,14 +248,18 @@ class RoomHost:
 
     async def tick(self) -> None:
         """Renew this process's leases, then check the owners of the rooms it relays."""
-        for match_id in list(self._served):
-            if not await self.bus.renew(lease_key(match_id), self.node, self.lease_ttl_s):
+        owned = list(self._served)
+        kept = await self.bus.renew_many([lease_key(m) for m in owned], self.node, self.lease_ttl_s)
+        for match_id, ok in zip(owned, kept, strict=True):
+            if not ok and match_id in self._served:
                 log.warning("room %s: lease lost; stopping it here", match_id)
                 await self.abandon(match_id)
                 if self._lost is not None:
                     await self._lost(match_id)
         for remote in list(self._remotes):
-            if remote.idle or remote.moved:
+            remote.ticks += 1
+            # Forget handles whose connections all left, moved, or that nobody joined (a refused hello).
+            if remote.idle or remote.moved or (remote.ticks > 1 and not remote.joined):
                 self._remotes.discard(remote)
                 continue
             owner = await self.bus.owner(lease_key(remote.id))

@@ -99,6 +99,7 @@ class RemoteRoom:
         self._node = node
         self._links: dict[Outbox, _Link] = {}
         self._ever_joined = False
+        self.ticks = 0  # keeper ticks seen (RoomHost forgets a handle nobody joined)
         self._target: Room | None = None
         self._sends: asyncio.Queue[Callable[[], Awaitable[None]] | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
@@ -112,6 +113,11 @@ class RemoteRoom:
     def idle(self) -> bool:
         """Whether every connection that joined has left (the handle can be forgotten)."""
         return self._ever_joined and not self._links
+
+    @property
+    def joined(self) -> bool:
+        """Whether any connection ever joined through this handle."""
+        return self._ever_joined
 
     @property
     def moved(self) -> bool:
