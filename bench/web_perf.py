@@ -42,6 +42,7 @@ from sanma.engine.actions import Ron, Tsumo
 from sanma.engine.match import Match
 from sanma.engine.rules import DEFAULT
 from sanma.engine.visibility import redact
+from sanma.server.aids import prompt_aids
 from sanma.server.rooms.practice import bot_seed
 
 CHROMIUM = "/usr/bin/chromium"
@@ -192,10 +193,12 @@ def play_over_socket(url: str, matches: int) -> tuple[int, int]:
     return human, events
 
 
-def play_bare(seeds: list[int]) -> tuple[int, int, float]:
-    """The same matches with the engine and bots alone: (actions, events, CPU seconds)."""
+def play_bare(seeds: list[int]) -> tuple[int, int, float, float]:
+    """The same matches with the engine and bots alone: (actions, events, CPU seconds, and
+    CPU seconds per human prompt of the aids the server adds to it, not in the first total)."""
     rules = DEFAULT.with_options(length="one-hand", red_fives=True)
-    actions = events = 0
+    actions = events = prompts = 0
+    aids_cpu = 0.0
     start = time.process_time()
     for seed in seeds:
         bots = {s: make_bot("beginner", s, bot_seed(seed, s)) for s in (1, 2)}
@@ -209,6 +212,10 @@ def play_bare(seeds: list[int]) -> tuple[int, int, float]:
             seat = movers[0] if movers else 0
             legal = match.legal_actions(seat)
             if seat == 0:
+                before = time.process_time()
+                prompt_aids(match.kyoku, 0)
+                aids_cpu += time.process_time() - before
+                prompts += 1
                 wins = [a for a in legal if isinstance(a, Tsumo | Ron)]
                 action = wins[0] if wins else legal.default
             else:
@@ -220,7 +227,7 @@ def play_bare(seeds: list[int]) -> tuple[int, int, float]:
                 for s, bot in bots.items():
                     bot.observe(redact(e, s))
         events += len(match.events)
-    return actions, events, time.process_time() - start
+    return actions, events, time.process_time() - start - aids_cpu, aids_cpu / max(1, prompts)
 
 
 def main() -> None:
@@ -248,7 +255,7 @@ def main() -> None:
             proc.wait(timeout=15)
     # The page runs used seeds seed .. seed + 1 + runs + 1 (one per match created before).
     first = args.seed + 1 + args.runs + 1
-    actions, bare_events, bare_cpu = play_bare(list(range(first, first + args.matches)))
+    actions, bare_events, bare_cpu, aids_cpu = play_bare(list(range(first, first + args.matches)))
     print("| page stage | files | bytes | gzip bytes |\n|---|---:|---:|---:|")
     for stage, files, raw, packed in weights:
         print(f"| {stage} | {files} | {raw:,} | {packed:,} |")
@@ -262,6 +269,7 @@ def main() -> None:
     print(f"| server process (HTTP, WebSocket, store, redaction, aids, bots) | {per_server:.2f} |")
     print(f"| bare engine + bots, same matches | {per_bare:.2f} |")
     print(f"| ratio | {per_server / per_bare:.1f}x |")
+    print(f"| (prompt aids with the wait preview, per human prompt) | {aids_cpu * 1000:.2f} |")
     same = "same" if events == bare_events else f"DIFFERENT ({events} vs {bare_events})"
     print(
         f"\n{args.matches} one-hand matches, {actions} actions ({human} by the socket client), "
