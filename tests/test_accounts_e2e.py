@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page
 from sanma.server.settings import Settings
 from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
 from tests.test_server import SEEDS, LiveServer, free_port
-from tests.test_web_e2e import DESKTOP, browser, open_page, play_to_match_end, start_match  # noqa: F401
+from tests.test_web_e2e import DESKTOP, browser, play_to_match_end, shots, start_match  # noqa: F401
 
 XSS = "<img src=x onerror=f()>"
 INDIGO = "rgb(58, 79, 184)"  # back-indigo's first colour, #3a4fb8
@@ -62,7 +62,7 @@ def close_account(page: Page) -> None:
     page.wait_for_selector("#account-sheet", state="hidden")
 
 
-def test_account_pages_end_to_end(browser, live, inbox, tmp_path):  # noqa: F811
+def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noqa: F811
     page = fresh_page(browser, live)
     assert "⚠" in page.inner_text("#account-btn")  # no e-mail linked yet
     open_account(page)
@@ -85,6 +85,7 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path):  # noqa: F811
         "() => document.getElementById('acct-email-state').textContent.includes('p***r@example.org')"
     )
     assert page.locator("#acct-warn").count() == 0
+    page.screenshot(path=str(shots / "account-profile.png"))
 
     # Check in, buy and equip a tile back.
     page.click("[data-acct-tab=shop]")
@@ -94,12 +95,14 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path):  # noqa: F811
     page.click("[data-equip=back-indigo]")
     page.wait_for_selector("[data-item=back-indigo].on")
     assert "0" in page.inner_text("#coin-balance")
+    page.screenshot(path=str(shots / "account-shop.png"))
     close_account(page)
 
     # The equipped back on the opponents' hands in a match, played to its end.
     start_match(page)
     stop = page.locator(".opponent .backs .tile svg stop").first
     assert stop.evaluate("el => getComputedStyle(el).stopColor") == INDIGO
+    page.screenshot(path=str(shots / "account-tile-back.png"))
     play_to_match_end(page, tmp_path, "acct")
     page.click("[data-panel=again]")
     page.wait_for_selector("#play")
@@ -115,6 +118,7 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path):  # noqa: F811
     assert page.inner_text("#replay-step") != first
     assert page.locator("#replay .board .opponent .tile.back").count() > 0  # others' hands stay hidden
     assert page.locator("#replay-hand .tile").count() >= 13
+    page.screenshot(path=str(shots / "account-replay.png"))
     page.click("#replay-close")
     page.wait_for_selector("#hist-server")
 

@@ -107,7 +107,8 @@ function injectStyle() {
   .hist { width: 100%; border-collapse: collapse; font-size: 14px; }
   .hist td, .hist th { padding: 5px 6px; border-bottom: 1px solid rgba(255,255,255,.1); text-align: left; vertical-align: top; }
   .replay-board { position: relative; min-height: 340px; border-radius: 12px; overflow: hidden; }
-  .replay-board .board { position: relative; min-height: 300px; }
+  .acct:has(#replay) { width: min(1180px, 98vw); }
+  .replay-board .board { position: relative; min-height: 300px; zoom: .8; }
   .replay-hand { display: flex; flex-wrap: wrap; gap: 2px; margin: 6px 0; --tw: 34px; }
   .replay-event { font-family: ui-monospace, monospace; font-size: 13px; color: var(--muted); word-break: break-word; }
   `;

@@ -111,7 +111,9 @@ function stateAt(step) {
 
 function markup(html) {
   const box = document.createElement("template");
-  box.innerHTML = html; // render/ builds this markup from tiles and fixed texts, escaped there
+  // render/ builds this markup from tiles and fixed texts (escaped there).  The back's
+  // gradient gets its own id: url(#back) would find the first one, maybe in the hidden table.
+  box.innerHTML = html.replaceAll('id="back"', 'id="replay-back"').replaceAll("url(#back)", "url(#replay-back)");
   return box.content;
 }
 

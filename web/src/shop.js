@@ -62,7 +62,7 @@ export async function shopTab(say) {
             { class: `shop-item${worn ? " on" : ""}`, dataset: { item: item.id } },
             swatch(item),
             h("strong", {}, item.name[lang]),
-            h("small", {}, item.price ? `🪙 ${item.price}` : tr("shop.free")),
+            h("small", {}, item.price ? tr("shop.price", { n: item.price }) : tr("shop.free")),
             button,
           );
         }),
