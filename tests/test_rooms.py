@@ -312,3 +312,65 @@ def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, setting
     check_every_seat({0: a, 1: b}, settings, match)
     discards = [f for f in a.events() if f["e"]["type"] == "TileDiscarded"]
     assert discards[0]["e"]["seat"] == 0  # the first answer counted once
+
+
+# -- timers, autoplay, disconnects ----------------------------------------------------------
+
+
+def test_turn_timer_then_bank_then_autoplay_until_the_player_returns(settings):
+    fast = settings.with_changes(turn_s=0.3, bank_s=0.4, timeouts_to_auto=2, away_grace_s=60.0)
+    live = LiveServer(fast, seed_source=lambda: SEEDS[0])
+    try:
+        (host,), room = open_room(live, 1, bots={1: "beginner", 2: "beginner"})
+        match = room["match"]
+        p = Player(live, host.token, match)
+        first = p.until("prompt")
+        asked = time.monotonic()
+        assert first["timer"]["bank_s"] == 0.4 and 0 < first["timer"]["turn_s"] <= 0.3
+        expired = p.until("expired")
+        waited = time.monotonic() - asked
+        assert (expired["seq"], expired["a"]) == (first["seq"], first["default"])
+        assert 0.5 <= waited < 5  # the turn time, then the whole bank
+        second = p.until("prompt")
+        assert second["timer"]["bank_s"] == 0  # the bank is spent for this hand
+        assert p.until("expired")["seq"] == second["seq"]
+        assert p.until("presence") == {"t": "presence", "seat": 0, "state": "auto"}  # two in a row
+        p.close()
+        # Autoplay plays on meanwhile; a reconnect gives the seat back with the whole table.
+        again = Player(live, host.token, match)
+        assert again.until("welcome")["seat"] == 0
+        while (frame := again.recv())["t"] != "presence":
+            pass
+        assert frame == {"t": "presence", "seat": 0, "state": "connected"}
+        again.play()
+        assert again.error is None and again.ended()
+        check_every_seat({0: again}, fast, match)
+        again.close()
+    finally:
+        live.stop()
+
+
+def test_a_disconnected_seat_plays_on_and_the_others_see_it(settings):
+    live = LiveServer(settings.with_changes(away_grace_s=0.2), seed_source=lambda: SEEDS[1])
+    try:
+        apis, room = open_room(live, 2, bots={2: "beginner"})
+        match = room["match"]
+        a = Player(live, apis[0].token, match)
+        b = Player(live, apis[1].token, match)
+        b.until("welcome")
+        while a.recv() != {"t": "presence", "seat": 1, "state": "connected"}:
+            pass
+        b.close()
+        while a.recv() != {"t": "presence", "seat": 1, "state": "away"}:
+            pass
+        a.send({"t": "resync", "from": a.events()[-1]["v"] + 1})  # the prompt the loops above skipped
+        a.play()
+        assert a.error is None and a.ended()
+        check_every_seat({0: a}, live.settings, match)
+        back = Player(live, apis[1].token, match)
+        assert back.until("welcome")["seat"] == 1
+        while not back.ended():
+            back.recv()
+        check_every_seat({1: back}, live.settings, match)
+    finally:
+        live.stop()

@@ -177,7 +177,6 @@ class TableRoom:
         # The seat of every joined connection: given at join, never taken from a message.
         self._seat_of: dict[Outbox, int] = {}
         self._inbox: asyncio.Queue[_Reply | _Wake] = asyncio.Queue()
-        self._seq = 0
         self._task: asyncio.Task[None] | None = None
         self.failed: BaseException | None = None
         for event in match.events:
@@ -394,19 +393,21 @@ class TableRoom:
             await self._apply(*answered)
 
     def _ask(self, seat: int, legal: LegalActions) -> None:
-        self._seq += 1
+        # Unique per (version, seat) and growing, also across a rebuild: an answer to a prompt
+        # of an earlier process can never pass for one of a later prompt.
+        seq = self.v * 3 + seat + 1
         choices = {_key(action_to_wire(a, self.red_fives)): a for a in legal}
         assert legal.default is not None
         frame = {
             "t": "prompt",
-            "seq": self._seq,
+            "seq": seq,
             "v": self.v,
             "legal": [action_to_wire(a, self.red_fives) for a in legal],
             "default": action_to_wire(legal.default, self.red_fives),
             "aids": prompt_aids(self.match.kyoku, seat),
         }
         human = self._humans[seat]
-        human.prompt = Prompt(self._seq, frame, choices, self._clock())
+        human.prompt = Prompt(seq, frame, choices, self._clock())
         self._send_seat(seat, self._prompt_frame(seat, human.prompt))
 
     def _prompt_frame(self, seat: int, prompt: Prompt) -> dict[str, Any]:
@@ -488,13 +489,13 @@ class TableRoom:
         human.prompt = None
         default = self.match.legal_actions(seat).default
         assert default is not None
+        self._send_seat(seat, {"t": "expired", "seq": prompt.seq, "a": action_to_wire(default, self.red_fives)})
         if timed_out:
             human.bank_s = 0.0
             human.timeouts += 1
             if human.timeouts >= self.timers.timeouts_to_auto:
                 human.auto = True
                 self._presence_changed(seat)
-        self._send_seat(seat, {"t": "expired", "seq": prompt.seq, "a": action_to_wire(default, self.red_fives)})
         return default
 
     async def _apply(self, seat: int, action: Action) -> None:
