@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,7 +138,9 @@ class Player:
         while True:
             frame = json.loads(self.ws.recv(timeout=timeout))
             self.frames.append(frame)
-            assert frame["t"] in ("welcome", "event", "prompt"), frame
+            assert frame["t"] in ("welcome", "event", "prompt", "presence", "expired", "error"), frame
+            if frame["t"] == "error":
+                assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
             if frame["t"] == "event":
                 assert frame["v"] <= self.v + 1, f"a gap: v {frame['v']} after {self.v}"
                 self.v = max(self.v, frame["v"])
@@ -237,3 +240,39 @@ def test_killing_the_owner_mid_match_loses_nothing(nodes, database_url, redis_ur
     log = stored_log(database_url, match)
     assert isinstance(log[-1], MatchEnded)
     check_against_log(before + player.frames, log, 1)
+
+
+def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(nodes, database_url):
+    a, b = nodes
+    host, guest = (httpx.post(f"{n.http}/api/guest").json()["token"] for n in (a, b))
+
+    def call(node: Node, token: str, path: str, body: Any = None) -> dict[str, Any]:
+        r = httpx.post(f"{node.http}/api/rooms{path}", json=body, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code in (200, 201), r.text
+        return dict(r.json())
+
+    code = call(a, host, "", {"length": "one-hand", "red_fives": True})["code"]
+    call(b, guest, f"/{code}/join")  # the lobby is in the shared database
+    call(a, host, f"/{code}/bots", {"seat": 2, "level": "beginner"})
+    match = call(a, host, f"/{code}/start")["match"]
+    players = {0: Player(a, host, match), 1: Player(b, guest, match)}  # seat 1 reaches A's room through B
+    errors: list[BaseException] = []
+
+    def play(player: Player) -> None:
+        try:
+            assert player.play(player.next_prompt_or_end(timeout=60)) is None
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(p,), daemon=True) for p in players.values()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=180)
+    assert not errors, errors
+    log = stored_log(database_url, match)
+    assert isinstance(log[-1], MatchEnded)
+    for seat, player in players.items():
+        assert next(f for f in player.frames if f["t"] == "welcome")["seat"] == seat
+        check_against_log(player.frames, log, seat)
+        player.close()

@@ -129,12 +129,7 @@ async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Room:
         raise ProtocolError(protocol.NO_MATCH, "no such match for this guest")
     if hello.last_v > room.v:
         raise ProtocolError(protocol.BAD_SCHEMA, f"last_v {hello.last_v} is ahead of the match (v={room.v})")
-    if isinstance(room, TableRoom):
-        room.join(conn, hello.last_v, seat)
-    elif seat == room.record.human_seat:
-        room.join(conn, hello.last_v)
-    else:  # a room run by another process joins its owner's seat only (docs/rooms.md)
-        raise ProtocolError(protocol.ROOM_FAILED, "this seat cannot be reached through this server process")
+    room.join(conn, hello.last_v, seat)  # a RemoteRoom passes the seat on to the room's owner
     return room
 
 

@@ -201,7 +201,8 @@ class RoomHost:
                 assert room is not None
             box = served.outboxes.get(key) or BusOutbox(self._publisher, conn_channel(node, conn))
             served.outboxes[key] = box
-            room.join(box, int(message["last_v"]))
+            seat = message.get("seat")
+            room.join(box, int(message["last_v"]), None if seat is None else int(seat))
             return
         known = served.outboxes.get(key)
         if known is None:

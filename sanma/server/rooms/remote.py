@@ -54,8 +54,9 @@ class Room(Protocol):
     def v(self) -> int:
         """The version of the last published event."""
 
-    def join(self, outbox: Outbox, last_v: int) -> None:
-        """Attach a connection that already has the events up to ``last_v``."""
+    def join(self, outbox: Outbox, last_v: int, seat: int | None = None) -> None:
+        """Attach a connection of ``seat`` (from the hello's token; ``None``: the owner's
+        seat) that already has the events up to ``last_v``."""
 
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         """An answer to prompt ``seq``."""
@@ -76,6 +77,7 @@ class _Link:
 
     conn: str
     last_v: int
+    seat: int | None
     sub: Subscription | None = None
     relay: asyncio.Task[None] | None = None
 
@@ -126,19 +128,20 @@ class RemoteRoom:
 
     # -- the gateway's calls -----------------------------------------------------------------
 
-    def join(self, outbox: Outbox, last_v: int) -> None:
-        """Listen on a fresh connection channel, then ask the owner to join it."""
+    def join(self, outbox: Outbox, last_v: int, seat: int | None = None) -> None:
+        """Listen on a fresh connection channel, then ask the owner to join it for ``seat``
+        (the gateway found it from the hello's token)."""
         if self._target is not None:
-            self._target.join(outbox, last_v)
+            self._target.join(outbox, last_v, seat)
             return
-        link = _Link(uuid.uuid4().hex, last_v)
+        link = _Link(uuid.uuid4().hex, last_v, seat)
         self._links[outbox] = link
         self._ever_joined = True
 
         async def subscribe_then_join() -> None:
             link.sub = await self._bus.subscribe(conn_channel(self._node, link.conn))
             link.relay = asyncio.create_task(self._relay(outbox, link), name=f"relay-{self.id}-{link.conn}")
-            await self._call("join", link, last_v=last_v)
+            await self._call("join", link, last_v=last_v, seat=seat)
 
         self._send(subscribe_then_join)
 
@@ -195,7 +198,7 @@ class RemoteRoom:
         for _outbox, link in links:
             await self._unlink(link)
         for outbox, link in links:
-            target.join(outbox, link.last_v)
+            target.join(outbox, link.last_v, link.seat)
 
     async def rejoin(self) -> None:
         """Ask the (same) owner again for every connection: an earlier call reached nobody."""
@@ -204,7 +207,7 @@ class RemoteRoom:
             self._send(self._join_again(link))
 
     def _join_again(self, link: _Link) -> Callable[[], Awaitable[None]]:
-        return lambda: self._call("join", link, last_v=link.last_v)
+        return lambda: self._call("join", link, last_v=link.last_v, seat=link.seat)
 
     async def close(self) -> None:
         """Stop relaying (server shutdown)."""
