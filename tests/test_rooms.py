@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from sanma.engine.events import MatchEnded
@@ -84,6 +85,10 @@ class Player:
     def send(self, frame: dict[str, Any] | str) -> None:
         self.ws.send(frame if isinstance(frame, str) else json.dumps(frame))
 
+    def send_many(self, texts: list[str]) -> None:
+        for text in texts:
+            self.ws.send(text)
+
     def recv(self, timeout: float = 30) -> dict[str, Any]:
         frame = json.loads(self.ws.recv(timeout=timeout))
         self.frames.append(frame)
@@ -100,7 +105,7 @@ class Player:
     def ended(self) -> bool:
         return any(f["e"]["type"] == "MatchEnded" for f in self.events())
 
-    def play(self, stop_after: int | None = None) -> None:
+    def play(self, stop_after: int | None = None, pace_s: float = 0.0) -> None:
         """Answer every prompt (a win when offered, else the default) until the match ends, or
         until ``stop_after`` answers."""
         answered = 0
@@ -108,6 +113,7 @@ class Player:
             while not self.ended():
                 frame = self.recv()
                 if frame["t"] == "prompt" and frame["seq"] not in self.answered:
+                    time.sleep(pace_s)
                     self.answered.add(frame["seq"])
                     self.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
                     answered += 1
@@ -372,5 +378,42 @@ def test_a_disconnected_seat_plays_on_and_the_others_see_it(settings):
         while not back.ended():
             back.recv()
         check_every_seat({1: back}, live.settings, match)
+    finally:
+        live.stop()
+
+
+def test_bad_frames_from_one_seat_get_errors_a_flood_closes_it_and_the_table_plays_on(settings):
+    live = LiveServer(
+        settings.with_changes(rate_per_s=5.0, rate_burst=10, away_grace_s=0.2), seed_source=lambda: SEEDS[0]
+    )
+    try:
+        apis, room = open_room(live, 2, bots={2: "beginner"})
+        match = room["match"]
+        a = Player(live, apis[0].token, match)
+        first = a.until("prompt")  # seat 0's
+        b = Player(live, apis[1].token, match)
+        b.until("welcome")
+        bad: list[tuple[str, str]] = [
+            ("not json", "bad_json"),
+            ("x" * (settings.max_frame_bytes + 1), "too_big"),
+            (json.dumps({"t": "act", "seq": first["seq"], "seat": 0, "a": first["default"]}), "bad_schema"),
+            (json.dumps({"t": "act", "seq": first["seq"], "a": first["default"]}), "stale_seq"),  # seat 0's prompt
+            (json.dumps({"t": "hello", "token": apis[0].token, "match": match}), "already_joined"),
+        ]
+        for text, code in bad:
+            b.send(text)
+            assert b.until("error")["code"] == code, text
+        with pytest.raises(ConnectionClosed):  # a flood: rate_limited errors, then a close
+            b.send_many([json.dumps({"t": "ping"})] * 600)
+            while True:
+                b.recv(timeout=10)
+        while a.recv() != {"t": "presence", "seat": 1, "state": "away"}:
+            pass
+        assert not any(f["t"] == "error" for f in a.frames)
+        a.send({"t": "resync", "from": a.events()[-1]["v"] + 1})
+        a.play(pace_s=0.25)
+        assert a.error is None and a.ended()
+        check_every_seat({0: a}, live.settings, match)
+        assert first in a.frames and a.events()[[f["v"] for f in a.events()].index(first["v"] + 1)]["e"]["seat"] == 0
     finally:
         live.stop()
