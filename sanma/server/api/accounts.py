@@ -13,6 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from email.message import EmailMessage
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request
@@ -72,9 +73,9 @@ class AccountServices:
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
 
-    async def _deliver(self, message: object) -> None:
+    async def _deliver(self, message: EmailMessage) -> None:
         try:
-            await self.mailer.send(message)  # type: ignore[arg-type]
+            await self.mailer.send(message)
         except Exception:  # a failed delivery must not take the server down; the user asks again
             log.exception("could not send mail")
 
