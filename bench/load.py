@@ -114,20 +114,33 @@ class Node:
 
 
 @dataclass
-class Table:
-    """One simulated player and the match it plays."""
+class Client:
+    """One simulated player (one WebSocket) and what it was sent."""
 
     index: int
-    node: Node  # where the player connects
-    owner: Node  # where the match was created (its room's first owner)
+    table: Table
+    node: Node  # where it connects
     token: str = ""
     match: str = ""
     seat: int = 0
     v: int = 0
     acts: int = 0  # answers whose first event came back (acknowledged)
-    matches: list[str] = field(default_factory=list)
-    # Every event frame received, per match: {match: {v: event}} (the kill check).
-    seen: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    # Every event frame received, per match: {match: (seat, {v: event})} (the kill check).
+    seen: dict[str, tuple[int, dict[int, dict[str, Any]]]] = field(default_factory=dict)
+
+
+@dataclass
+class Table:
+    """One match at a time: a practice match (one client, two Beginner bots) or a friend room
+    of three clients; when a match ends, the table starts another."""
+
+    index: int
+    owner: Node  # where its matches are created (their rooms' first owner)
+    kind: str
+    clients: list[Client] = field(default_factory=list)
+    match: str = ""
+    seats: dict[str, int] = field(default_factory=dict)  # token -> seat in the current match
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass
@@ -139,30 +152,44 @@ class Stats:
 class Load:
     """The simulated players."""
 
-    def __init__(self, nodes: list[Node], pace_s: float, length: str, keep_events: bool) -> None:
+    def __init__(self, nodes: list[Node], args: argparse.Namespace, keep_events: bool) -> None:
         self.nodes = nodes
-        self.pace_s = pace_s
-        self.length = length
+        self.pace_s = args.pace
+        self.length = args.length
+        self.kind = args.kind
         self.keep_events = keep_events
         self.tables: list[Table] = []
         self.tasks: list[asyncio.Task[None]] = []
         self.stats = Stats()
         self.stop = asyncio.Event()
-        self.http = httpx.AsyncClient(timeout=30)
+        self.http = httpx.AsyncClient(timeout=60)
+
+    async def post(self, node: Node, path: str, token: str | None = None, body: Any = None) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        r = await self.http.post(f"{node.http}{path}", json=body, headers=headers)
+        r.raise_for_status()
+        return dict(r.json())
 
     async def new_match(self, table: Table) -> None:
-        if not table.token:
-            r = await self.http.post(f"{table.owner.http}/api/guest")
-            r.raise_for_status()
-            table.token = r.json()["token"]
-        body = {"length": self.length, "red_fives": True, "level": "beginner", "seat": table.index % 3}
-        r = await self.http.post(
-            f"{table.owner.http}/api/practice", json=body, headers={"Authorization": f"Bearer {table.token}"}
-        )
-        r.raise_for_status()
-        table.match, table.seat, table.v = r.json()["match"], r.json()["seat"], 0
-        table.matches.append(table.match)
-        table.seen[table.match] = {}
+        """Create the table's next match (through its owner) and seat its clients."""
+        for client in table.clients:
+            if not client.token:
+                client.token = (await self.post(table.owner, "/api/guest"))["token"]
+        host = table.clients[0]
+        options = {"length": self.length, "red_fives": True}
+        if table.kind == "practice":
+            body = {**options, "level": "beginner", "seat": table.index % 3}
+            created = await self.post(table.owner, "/api/practice", host.token, body)
+            table.match, table.seats = created["match"], {host.token: created["seat"]}
+        else:
+            room = await self.post(table.owner, "/api/rooms", host.token, {**options, "seat": 0})
+            seats = {host.token: 0}
+            for guest in table.clients[1:]:
+                seats[guest.token] = (await self.post(table.owner, f"/api/rooms/{room['code']}/join", guest.token))[
+                    "you"
+                ]
+            started = await self.post(table.owner, f"/api/rooms/{room['code']}/start", host.token)
+            table.match, table.seats = started["match"], seats
 
     async def add(self, count: int, cross: bool) -> None:
         """Start ``count`` more tables, alternating over the live nodes, 20 at a time."""
@@ -172,7 +199,8 @@ class Load:
             i = len(self.tables)
             owner = live[i % len(live)]
             node = live[(i + 1) % len(live)] if cross and len(live) > 1 else owner
-            table = Table(i, node, owner)
+            table = Table(i, owner, self.kind)
+            table.clients = [Client(i * 3 + k, table, node) for k in range(1 if self.kind == "practice" else 3)]
             self.tables.append(table)
             fresh.append(table)
         gate = asyncio.Semaphore(20)
@@ -180,25 +208,35 @@ class Load:
         async def start(table: Table) -> None:
             async with gate:
                 await self.new_match(table)
-            self.tasks.append(asyncio.create_task(self.play(table)))
+            for client in table.clients:
+                self.tasks.append(asyncio.create_task(self.play(client)))
 
         await asyncio.gather(*(start(t) for t in fresh))
 
-    async def play(self, table: Table) -> None:
+    def follow(self, client: Client) -> None:
+        """Point the client at its table's current match."""
+        table = client.table
+        if client.match != table.match:
+            client.match, client.seat, client.v = table.match, table.seats[client.token], 0
+            client.seen[client.match] = (client.seat, {})
+
+    async def play(self, client: Client) -> None:
         while not self.stop.is_set():
+            self.follow(client)
             try:
-                async with connect(table.node.ws, max_size=None, open_timeout=30) as ws:
-                    await self.session(table, ws)
+                async with connect(client.node.ws, max_size=None, open_timeout=30) as ws:
+                    await self.session(client, ws)
             except (ConnectionClosed, OSError, TimeoutError) as exc:
                 if self.stop.is_set():
                     return
-                if not table.node.alive:  # its process is gone: go to a live one
-                    table.node = next(n for n in self.nodes if n.alive)
-                self.stats.errors.append(f"table {table.index}: {type(exc).__name__}")
+                if not client.node.alive:  # its process is gone: go to a live one
+                    client.node = next(n for n in self.nodes if n.alive)
+                self.stats.errors.append(f"client {client.index}: {type(exc).__name__}")
                 await asyncio.sleep(0.5)
 
-    async def session(self, table: Table, ws: Any) -> None:
-        await ws.send(json.dumps({"t": "hello", "token": table.token, "match": table.match, "last_v": table.v}))
+    async def session(self, client: Client, ws: Any) -> None:
+        hello = {"t": "hello", "token": client.token, "match": client.match, "last_v": client.v}
+        await ws.send(json.dumps(hello))
         answer: asyncio.Task[None] | None = None
         pending: tuple[int, float] | None = None  # (v answered at, when sent)
 
@@ -214,31 +252,37 @@ class Load:
                 kind = frame["t"]
                 if kind == "event":
                     v = frame["v"]
-                    if v <= table.v:
+                    if v <= client.v:
                         continue
-                    if v > table.v + 1:
-                        await ws.send(json.dumps({"t": "resync", "from": table.v + 1}))
+                    if v > client.v + 1:
+                        await ws.send(json.dumps({"t": "resync", "from": client.v + 1}))
                         continue
-                    table.v = v
+                    client.v = v
                     if self.keep_events:
-                        table.seen[table.match][v] = frame["e"]
+                        client.seen[client.match][1][v] = frame["e"]
                     if pending is not None and v > pending[0]:
                         now = time.monotonic()
                         self.stats.latencies.append((now, (now - pending[1]) * 1000))
-                        table.acts += 1
+                        client.acts += 1
                         pending = None
                     if frame["e"]["type"] == "MatchEnded":
-                        await self.new_match(table)
+                        async with client.table.lock:  # the first client to see the end starts the next
+                            if client.table.match == client.match:
+                                await self.new_match(client.table)
                         return  # reconnect to the new match
-                elif kind == "prompt" and frame["v"] == table.v:
+                elif kind == "prompt" and frame["v"] == client.v:
                     if answer is not None:
                         answer.cancel()
                     answer = asyncio.create_task(reply(frame))
                 elif kind == "error" and frame["code"] not in ("stale_seq",):
-                    self.stats.errors.append(f"table {table.index}: {frame['code']}")
+                    self.stats.errors.append(f"client {client.index}: {frame['code']}")
         finally:
             if answer is not None:
                 answer.cancel()
+
+    @property
+    def clients(self) -> list[Client]:
+        return [c for t in self.tables for c in t.clients]
 
     async def close(self) -> None:
         self.stop.set()
@@ -279,6 +323,7 @@ def start_nodes(count: int, database_url: str, redis_url: str, pace_s: float, fo
         "SANMA_REDIS_URL": redis_url,
         "SANMA_BOT_DELAY": str(pace_s),
         "SANMA_LEASE_TTL": "5",
+        "SANMA_ROOM_JOINS_PER_MIN": "100000",  # one loopback address creates every room
     }
     nodes = [Node(f"node-{'ab'[i]}", env, folder) for i in range(count)]
     for node in nodes:
@@ -291,7 +336,7 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 
 async def ramp(args: argparse.Namespace, nodes: list[Node]) -> list[dict[str, Any]]:
-    load = Load(nodes, args.pace, args.length, keep_events=False)
+    load = Load(nodes, args, keep_events=False)
     rows: list[dict[str, Any]] = []
     try:
         for n in [int(s) for s in args.steps.split(",")]:
@@ -318,45 +363,51 @@ async def ramp(args: argparse.Namespace, nodes: list[Node]) -> list[dict[str, An
 
 
 async def kill(args: argparse.Namespace, nodes: list[Node], database_url: str) -> dict[str, Any]:
-    load = Load(nodes, args.pace, args.length, keep_events=True)
+    load = Load(nodes, args, keep_events=True)
     try:
         await load.add(args.tables, args.cross)
         await asyncio.sleep(args.warmup)
         a = nodes[0]
-        owned_by_a = sum(1 for t in load.tables if t.owner is a)
-        acts_before = sum(t.acts for t in load.tables)
-        v_at_kill = {t.index: (t.match, t.v) for t in load.tables}
+        owned_by_a = [t for t in load.tables if t.owner is a]
+        acts_before = sum(c.acts for c in load.clients)
+        v_at_kill = {c.index: (c.match, c.v) for c in load.clients}
         a.kill()
-        print(f"killed {a.name} (owner of {owned_by_a} of {len(load.tables)} tables) at {acts_before} acts", flush=True)
+        print(f"killed {a.name} (owner of {len(owned_by_a)} of {len(load.tables)} tables) at {acts_before} acts")
         await asyncio.sleep(args.after)
     finally:
         await load.close()
-    resumed = sum(1 for t in load.tables if (t.match, t.v) != v_at_kill[t.index] and t.owner is a)
+    # A table resumed when every client of it got further after the kill.
+    resumed = sum(1 for t in owned_by_a if all((c.match, c.v) != v_at_kill[c.index] for c in t.clients))
     engine = db.open_engine(database_url)
     seen = lost = changed = 0
+    logs: dict[str, list[Any]] = {}
     try:
-        for table in load.tables:
-            for match, frames in table.seen.items():
-                stored = load_events(engine, match)
-                log = replay([event_from_store(e) for e in stored]).events if stored else []
+        for client in load.clients:
+            for match, (seat, frames) in client.seen.items():
+                if match not in logs:
+                    stored = load_events(engine, match)
+                    logs[match] = replay([event_from_store(e) for e in stored]).events if stored else []
+                log = logs[match]
                 for v, wire in frames.items():
                     seen += 1
                     if v > len(log):
                         lost += 1
-                    elif event_to_wire(redact(log[v - 1], table.seat), True) != wire:
+                    elif event_to_wire(redact(log[v - 1], seat), True) != wire:
                         changed += 1
     finally:
         engine.dispose()
     result = {
+        "kind": args.kind,
         "tables": len(load.tables),
-        "owned_by_killed": owned_by_a,
+        "clients": len(load.clients),
+        "owned_by_killed": len(owned_by_a),
         "resumed": resumed,
-        "acts_acknowledged": sum(t.acts for t in load.tables),
+        "acts_acknowledged": sum(c.acts for c in load.clients),
         "acts_before_kill": acts_before,
         "events_seen": seen,
         "lost": lost,
         "changed": changed,
-        "errors": len(load.stats.errors),
+        "reconnects_and_errors": len(load.stats.errors),
     }
     print(json.dumps(result), flush=True)
     return result
@@ -366,6 +417,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=["ramp", "kill"])
     parser.add_argument("--nodes", type=int, default=1, choices=[1, 2])
+    parser.add_argument("--kind", default="practice", choices=["practice", "room"], help="1 or 3 clients a table")
     parser.add_argument("--steps", default="50,100,200,300,400")
     parser.add_argument("--tables", type=int, default=100, help="kill: tables")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds per action of each seat")
