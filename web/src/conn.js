@@ -2,8 +2,8 @@
 // order (a gap asks for resync), prompts kept only when they match the folded version.
 
 export class Connection {
-  constructor({ token, match, getV, onWelcome, onEvent, onPrompt, onError, onStatus }) {
-    Object.assign(this, { token, match, getV, onWelcome, onEvent, onPrompt, onError, onStatus });
+  constructor({ token, match, getV, onWelcome, onEvent, onPrompt, onError, onStatus, onOther }) {
+    Object.assign(this, { token, match, getV, onWelcome, onEvent, onPrompt, onError, onStatus, onOther });
     this.ws = null;
     this.closed = false;
     this.resyncing = false;
@@ -56,6 +56,7 @@ export class Connection {
         this.onError(frame);
         break;
       default:
+        this.onOther?.(frame); // e.g. a friend room's presence and expired frames
         break;
     }
   }

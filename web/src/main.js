@@ -12,6 +12,7 @@ import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml, initAccount } from "./account.js";
 import { syncHistory } from "./history.js";
+import { initRooms, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome } from "./rooms.js";
 
 const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
@@ -69,6 +70,7 @@ function renderStart() {
         ${choiceGroup("level", ["beginner", "normal", "expert", "master"], o.level, "level")}
       </div>
       <button class="primary play" id="play" data-cmd="play">${esc(t("start.play"))}</button>
+      ${roomsButtonHtml()}
       <p class="hint">${esc(t("start.hint"))}</p>
       <p class="error" id="start-error" role="alert"></p>
     </div>`;
@@ -210,6 +212,7 @@ function connect(match) {
       app.state.seat = w.seat;
       app.state.botLevel = w.bot_level;
       app.backlogUntil = w.v;
+      roomWelcome(w);
     },
     onEvent: (frame) => {
       fold(app.state, frame.e);
@@ -222,6 +225,7 @@ function connect(match) {
     },
     onPrompt: (p) => {
       app.prompt = p;
+      roomPrompt(p);
       app.ui.raised = null;
       if (!p.legal.some((a) => a.type === "discard" && a.riichi)) app.ui.riichi = false;
       if (!maybeAuto()) schedule();
@@ -232,6 +236,13 @@ function connect(match) {
         localStorage.removeItem(MATCH_KEY);
         app.conn.close();
         show("start");
+      }
+    },
+    // Friend rooms: presence, and a prompt whose time ran out (the server played its default).
+    onOther: (frame) => {
+      if (roomFrame(frame) && app.prompt?.seq === frame.seq) {
+        app.prompt = null;
+        schedule();
       }
     },
     onStatus: (status) => {
@@ -258,6 +269,7 @@ function act(action) {
   if (!app.prompt || !app.conn) return;
   const seq = app.prompt.seq;
   app.prompt = null;
+  roomPrompt(null);
   app.ui = { riichi: false, raised: null, focus: app.ui.focus };
   app.conn.send({ t: "act", seq, a: action });
   renderGame();
@@ -370,6 +382,7 @@ document.addEventListener("pointerout", (ev) => {
 
 function leaveToStart() {
   if (app.conn) app.conn.close();
+  roomLeave();
   app.conn = null;
   app.state = newState();
   app.prompt = null;
@@ -426,8 +439,12 @@ async function boot() {
       current = await currentMatch(app.token);
     }
     initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart() });
-    if (current.match) {
-      connect(current.match);
+    // Friend rooms: an invite link opens its lobby; a room match in play is resumed first.
+    const rooms = await initRooms({ getToken: () => app.token, enterMatch: (match) => connect(match) });
+    if (app.conn) return; // the invited room was already playing, with this guest seated: it is open
+    const resume = rooms.lobby ? null : rooms.match || current.match;
+    if (resume) {
+      connect(resume);
       return;
     }
   } catch (err) {

@@ -1,0 +1,113 @@
+"""Friend rooms in a real browser (Playwright + Debian's chromium, fixtures from
+tests/test_web_e2e.py): two guests in two browser contexts; the host creates a room from the
+start screen, the friend opens the invite link (in Indonesian), the host adds a bot and
+starts, both see presence badges and the turn timer, and both play a one-hand match to its
+end by clicking."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from sanma.engine.events import MatchEnded
+from sanma.server.settings import Settings
+from tests.test_server import SEEDS, LiveServer, free_port, full_log
+from tests.test_web_e2e import ACTIONABLE, DESKTOP, PHONE, browser, open_page, step
+
+__all__ = ["browser"]  # the fixture, used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser, Page
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    settings = Settings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        bot_delay_s=0.0,
+        rate_per_s=200.0,
+        rate_burst=400,
+        turn_s=60.0,  # the test clicks at its own pace; timers are tested in test_rooms.py
+        bank_s=30.0,
+    )
+    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
+    yield server
+    server.stop()
+
+
+def actionable(page: Page) -> bool:
+    return bool(page.evaluate(f"() => !!({ACTIONABLE})()"))
+
+
+def play_both_to_the_end(pages: list[Page]) -> dict[str, int]:
+    """Step whichever page has something to do, until both show the match-end panel."""
+    counts: dict[str, int] = {}
+    ended: set[int] = set()
+    deadline = time.monotonic() + 240
+    while len(ended) < len(pages):
+        assert time.monotonic() < deadline, f"the match did not end: {counts}"
+        idle = True
+        for i, page in enumerate(pages):
+            if i in ended or not actionable(page):
+                continue
+            idle = False
+            what = step(page)
+            counts[what] = counts.get(what, 0) + 1
+            if what == "hand-end":
+                page.click("[data-panel=next]")
+            elif what == "match-end":
+                ended.add(i)
+        if idle:
+            time.sleep(0.05)
+    return counts
+
+
+def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(browser: Browser, live: LiveServer) -> None:
+    host = open_page(browser, live, DESKTOP, lang="en")
+    host.wait_for_selector("[data-room-cmd=open]")
+    assert "Play with friends" in host.inner_text("[data-room-cmd=open]")
+    host.click("[data-room-cmd=open]")
+    host.click("button[data-room-opt=length][data-value=one-hand]")
+    host.click("[data-room-cmd=create]")
+    code = host.inner_text("#room-code-shown")
+    link = host.input_value("#room-link")
+    assert len(code) == 6 and link.endswith(f"/?room={code}")
+    assert host.locator(".room-seat.human").count() == 1 and host.locator("[data-room-cmd=start][disabled]").count()
+
+    friend = open_page(browser, live, PHONE, lang="id")
+    friend.wait_for_selector("[data-room-cmd=open]")
+    friend.goto(link)
+    friend.wait_for_selector("#room-code-shown")
+    assert friend.inner_text("#room-code-shown") == code
+    assert "Keluar dari room" in friend.inner_text("[data-room-cmd=leave]")  # Indonesian
+    assert friend.locator(".room-seat.human").count() == 2
+    assert "?room=" not in friend.url  # a reload does not join again
+
+    host.wait_for_function("() => document.querySelectorAll('.room-seat.human').length === 2")
+    host.select_option('select[data-room-level="2"]', "beginner")
+    host.click('[data-room-cmd=add-bot][data-seat="2"]')
+    host.wait_for_selector(".room-seat.bot")
+    host.click("[data-room-cmd=start]")
+
+    for page in (host, friend):
+        page.wait_for_selector(".hand-tile", timeout=20_000)
+        page.wait_for_selector("#rooms-sheet[hidden]", state="attached")
+    host.wait_for_selector('[data-presence-seat="1"][data-state=connected]', timeout=20_000)
+    assert host.locator('[data-presence-seat="2"][data-state=bot]').count() == 1
+    friend.wait_for_selector('[data-presence-seat="0"][data-state=connected]', timeout=20_000)
+    host.wait_for_selector("#turn-timer", timeout=20_000)  # seat 0 deals: its turn runs on the clock
+    assert "bank" in host.inner_text("#turn-timer")
+
+    counts = play_both_to_the_end([host, friend])
+    assert counts.get("match-end") == 2 and counts.get("discard", 0) > 4, counts
+    match = host.evaluate("() => localStorage.getItem('sanma.match')")
+    assert match and match == friend.evaluate("() => localStorage.getItem('sanma.match')")
+    assert isinstance(full_log(live.settings, match)[-1], MatchEnded)
+    for page in (host, friend):
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+        page.close()
