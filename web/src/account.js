@@ -85,6 +85,8 @@ function injectStyle() {
   const css = `
   .tile svg stop:first-child { stop-color: var(--back-a, #e07b26); }
   .tile svg stop:last-child { stop-color: var(--back-b, #b4521a); }
+  .tile svg rect[stroke-opacity] { stroke: var(--back-c, #ffe6b0); }
+  .tile svg path[fill-opacity] { fill: var(--back-c, #ffe6b0); }
   .tile.back::after { content: ""; position: absolute; inset: 10%; border-radius: 12%; background: var(--back-pattern, none); pointer-events: none; }
   html[data-cloth]:not([data-cloth="cloth-green"]) #game { background: radial-gradient(ellipse at 50% 42%, var(--cloth-a) 0%, var(--felt) 40%, var(--felt-dark) 100%); }
   .acct { width: min(760px, 96vw); max-height: 92vh; display: flex; flex-direction: column; padding: 14px 20px; }
