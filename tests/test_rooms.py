@@ -417,3 +417,20 @@ def test_bad_frames_from_one_seat_get_errors_a_flood_closes_it_and_the_table_pla
         assert first in a.frames and a.events()[[f["v"] for f in a.events()].index(first["v"] + 1)]["e"]["seat"] == 0
     finally:
         live.stop()
+
+
+def test_each_guest_gets_its_own_seat_wherever_the_host_sits(server):
+    host, friend = Api(server), Api(server)
+    code = host.ok("POST", "", {"length": "one-hand", "seat": 2}, 201)["code"]
+    friend.ok("POST", f"/{code}/join")  # the first empty seat: 0
+    host.ok("POST", f"/{code}/bots", {"seat": 1, "level": "beginner"})
+    match = host.ok("POST", f"/{code}/start")["match"]
+    for api, seat in ((host, 2), (friend, 0)):
+        p = Player(server, api.token, match)
+        welcome = p.until("welcome")
+        assert (welcome["seat"], welcome["kind"]) == (seat, "room")
+        hands = p.until("event")
+        while hands["e"]["type"] != "HandStarted":
+            hands = p.until("event")
+        assert [set(h) == {"?"} for h in hands["e"]["hands"]] == [s != seat for s in range(3)]
+        p.close()

@@ -234,8 +234,10 @@ class TableRoom:
 
     @property
     def seat(self) -> int:
-        """The first human seat (a practice match's only one)."""
-        return next(iter(self._humans))
+        """The owner's seat (a practice match's only human one; a room's host at the start): the
+        seat of a join that names none."""
+        owner = self.record.human_seat
+        return owner if owner in self._humans else next(iter(self._humans))
 
     @property
     def humans(self) -> dict[int, str]:
@@ -260,7 +262,7 @@ class TableRoom:
         return self.match.finished
 
     def join(self, outbox: Outbox, last_v: int, seat: int | None = None) -> None:
-        """Attach a connection of human ``seat`` (default: the first human seat): it gets the
+        """Attach a connection of human ``seat`` (default: the owner's, ``seat``): it gets the
         events after ``last_v``, then its current prompt.  Synchronous, so no event can slip
         between the backlog and the live stream.  A reconnect ends the seat's autoplay."""
         seat = self.seat if seat is None else seat
