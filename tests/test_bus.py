@@ -194,6 +194,24 @@ def test_renew_many_renews_only_the_owners_live_leases(pair):
     run(pair, body)
 
 
+def test_owners_and_a_shared_set(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        assert await a.acquire("lease:o1", "node-a", 5)
+        assert await b.acquire("lease:o3", "node-b", 5)
+        assert await b.owners(["lease:o1", "lease:o2", "lease:o3"]) == ["node-a", None, "node-b"]
+        assert await b.owners([]) == []
+        assert await a.members("rooms:live") == set()
+        await a.add_member("rooms:live", "m1")
+        await b.add_member("rooms:live", "m2")
+        await b.add_member("rooms:live", "m1")
+        assert await b.members("rooms:live") == {"m1", "m2"}
+        await a.remove_member("rooms:live", "m1")
+        await a.remove_member("rooms:live", "absent")
+        assert await b.members("rooms:live") == {"m2"}
+
+    run(pair, body)
+
+
 def test_concurrent_acquires_give_exactly_one_owner(pair):
     async def body(a: Bus, b: Bus) -> None:
         for round_ in range(5):

@@ -52,7 +52,7 @@ def database_url() -> Iterator[str]:
 class Node:
     """One ``sanma serve`` process on a free port."""
 
-    def __init__(self, name: str, database_url: str, redis_url: str, tmp: Path) -> None:
+    def __init__(self, name: str, database_url: str, redis_url: str, tmp: Path, **extra_env: str) -> None:
         self.name = name
         self.port = free_port()
         env = {
@@ -64,6 +64,7 @@ class Node:
             "SANMA_BOT_DELAY": "0",
             "SANMA_RATE_PER_S": "500",
             "SANMA_RATE_BURST": "1000",
+            **extra_env,
         }
         self.log = (tmp / f"{name}.log").open("w")
         self.proc = subprocess.Popen(
@@ -276,3 +277,37 @@ def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(
         assert next(f for f in player.frames if f["t"] == "welcome")["seat"] == seat
         check_against_log(player.frames, log, seat)
         player.close()
+
+
+def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(database_url, redis_url, tmp_path):
+    # A friend room's away seat plays on by default actions after a grace: the match runs
+    # by itself, so only adoption (no hello anywhere) can carry it on after its owner dies.
+    fast = {"SANMA_AWAY_GRACE": "0.4", "SANMA_TURN": "5", "SANMA_BANK": "0"}
+    a = Node("node-a", database_url, redis_url, tmp_path, **fast)
+    b = Node("node-b", database_url, redis_url, tmp_path, **fast)
+    try:
+        token = httpx.post(f"{a.http}/api/guest").json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        code = httpx.post(f"{a.http}/api/rooms", json={"length": "one-hand"}, headers=auth).json()["code"]
+        for seat in (1, 2):
+            r = httpx.post(f"{a.http}/api/rooms/{code}/bots", json={"seat": seat, "level": "beginner"}, headers=auth)
+            assert r.status_code == 200, r.text
+        match = httpx.post(f"{a.http}/api/rooms/{code}/start", headers=auth).json()["match"]
+        player = Player(a, token, match)
+        assert player.play(player.next_prompt_or_end(), steps=2) is not None
+        player.close()
+        a.kill()
+        before = len(stored_log(database_url, match))
+        deadline = time.monotonic() + 90
+        while True:
+            log = stored_log(database_url, match)
+            if isinstance(log[-1], MatchEnded):
+                break
+            assert time.monotonic() < deadline, f"the match did not go on (v={len(log)})"
+            time.sleep(0.5)
+        assert len(log) > before
+        assert lease_owner(redis_url, match) == "node-b"
+        check_against_log(player.frames, log[: player.v], 0)
+    finally:
+        a.stop()
+        b.stop()

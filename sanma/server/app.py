@@ -62,6 +62,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(db.upgrade, engine)
+        rooms.start()  # scale-out: renew leases, watch remote rooms, adopt orphaned ones
         try:
             yield
         finally:

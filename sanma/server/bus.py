@@ -140,6 +140,22 @@ class Bus(abc.ABC):
     async def owner(self, key: str) -> str | None:
         """Who holds the lease ``key`` now (``None``: nobody, or it expired)."""
 
+    async def owners(self, keys: list[str]) -> list[str | None]:
+        """``owner`` of each key (in one round trip where the bus can)."""
+        return [await self.owner(key) for key in keys]
+
+    @abc.abstractmethod
+    async def add_member(self, key: str, member: str) -> None:
+        """Put ``member`` in the set ``key`` (shared by every process; no expiry)."""
+
+    @abc.abstractmethod
+    async def remove_member(self, key: str, member: str) -> None:
+        """Take ``member`` out of the set ``key``."""
+
+    @abc.abstractmethod
+    async def members(self, key: str) -> set[str]:
+        """The members of the set ``key``."""
+
     async def close(self) -> None:
         """Close every subscription and the connection."""
         for subs in list(self._local.values()):
@@ -181,6 +197,7 @@ class MemoryBus(Bus):
     def __init__(self) -> None:
         super().__init__()
         self._leases: dict[str, tuple[str, float]] = {}
+        self._sets: dict[str, set[str]] = {}
 
     async def publish(self, channel: str, message: dict[str, Any]) -> int:
         """See ``Bus.publish``."""
@@ -231,6 +248,18 @@ class MemoryBus(Bus):
     async def owner(self, key: str) -> str | None:
         """See ``Bus.owner``."""
         return self._holder(key)
+
+    async def add_member(self, key: str, member: str) -> None:
+        """See ``Bus.add_member``."""
+        self._sets.setdefault(key, set()).add(member)
+
+    async def remove_member(self, key: str, member: str) -> None:
+        """See ``Bus.remove_member``."""
+        self._sets.get(key, set()).discard(member)
+
+    async def members(self, key: str) -> set[str]:
+        """See ``Bus.members``."""
+        return set(self._sets.get(key, ()))
 
 
 class RedisBus(Bus):
@@ -339,6 +368,24 @@ class RedisBus(Bus):
         """See ``Bus.owner``."""
         value = await self._redis.get(key)
         return None if value is None else str(value)
+
+    async def owners(self, keys: list[str]) -> list[str | None]:
+        """See ``Bus.owners`` (one ``MGET``)."""
+        if not keys:
+            return []
+        return [None if v is None else str(v) for v in await self._redis.mget(keys)]
+
+    async def add_member(self, key: str, member: str) -> None:
+        """See ``Bus.add_member``."""
+        await self._redis.sadd(key, member)
+
+    async def remove_member(self, key: str, member: str) -> None:
+        """See ``Bus.remove_member``."""
+        await self._redis.srem(key, member)
+
+    async def members(self, key: str) -> set[str]:
+        """See ``Bus.members``."""
+        return {str(m) for m in await self._redis.smembers(key)}
 
     async def close(self) -> None:
         """See ``Bus.close``."""

@@ -104,6 +104,11 @@ class RoomRegistry:
             room.start()
             return room
 
+    def start(self) -> None:
+        """Start the host's keeper (server startup; without it, it starts with the first room)."""
+        if self._host is not None:
+            self._host.start()
+
     async def _lose(self, match_id: str) -> None:
         """Another process took the room over (this one lost its lease): stop it here, and
         tell its connections, which reconnect and reach the new owner."""

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
@@ -94,12 +95,17 @@ class BusOutbox:
         self._publisher.put(self.channel, frame)
 
 
+LIVE_ROOMS = "rooms:live"
+"""The set of rooms whose match is being played (every process adopts those nobody owns)."""
+
+
 @dataclass(slots=True)
 class _Served:
     """A room this process owns: its channel subscription, listener and remote outboxes."""
 
     sub: Subscription
     room: Room | None = None
+    ended: bool = False  # its match ended (and it left LIVE_ROOMS)
     task: asyncio.Task[None] | None = None
     outboxes: dict[tuple[str, str], BusOutbox] = field(default_factory=dict)
 
@@ -114,6 +120,7 @@ class RoomHost:
         self.node = node or new_node_id()
         self.lease_ttl_s = lease_ttl_s
         self.tick_s = lease_ttl_s / 3
+        self.adopt_per_tick = 25
         self._served: dict[str, _Served] = {}
         self._remotes: set[RemoteRoom] = set()
         self._publisher = _Publisher(bus)
@@ -149,6 +156,7 @@ class RoomHost:
             await self.bus.renew(key, self.node, self.lease_ttl_s)
         sub = await self.bus.subscribe(room_channel(match_id))
         self._served[match_id] = _Served(sub)
+        await self.bus.add_member(LIVE_ROOMS, match_id)
         self._start_keeper()
         return True
 
@@ -233,6 +241,11 @@ class RoomHost:
 
     # -- the keeper ----------------------------------------------------------------------------
 
+    def start(self) -> None:
+        """Start the keeper now (at server startup), so this process adopts orphaned rooms
+        even before it has a room of its own."""
+        self._start_keeper()
+
     def _start_keeper(self) -> None:
         if self._keeper is None:
             self._keeper = asyncio.create_task(self._keep(), name="room-host-keeper")
@@ -248,7 +261,8 @@ class RoomHost:
                 log.warning("room host: keeper tick failed", exc_info=True)
 
     async def tick(self) -> None:
-        """Renew this process's leases, then check the owners of the rooms it relays."""
+        """Renew this process's leases, check the owners of the rooms it relays, and adopt
+        rooms still being played that nobody owns (their owner died with no player elsewhere)."""
         owned = list(self._served)
         kept = await self.bus.renew_many([lease_key(m) for m in owned], self.node, self.lease_ttl_s)
         for match_id, ok in zip(owned, kept, strict=True):
@@ -268,6 +282,32 @@ class RoomHost:
                 await self._take_over(remote)
             elif remote.orphaned and await self.bus.publish(room_channel(remote.id), {"op": "probe"}) > 0:
                 await remote.rejoin()  # the owner listens now: ask again
+        for match_id, served in list(self._served.items()):
+            if not served.ended and getattr(served.room, "finished", False):
+                served.ended = True
+                await self.bus.remove_member(LIVE_ROOMS, match_id)
+        await self._adopt_orphans()
+
+    async def _adopt_orphans(self) -> None:
+        """Take over (a share of) the live rooms whose lease lapsed: their timers and bots play
+        on even when no player of theirs is connected anywhere."""
+        if self._takeover is None:
+            return
+        candidates = sorted(await self.bus.members(LIVE_ROOMS) - set(self._served))
+        if not candidates:
+            return
+        owners = await self.bus.owners([lease_key(m) for m in candidates])
+        orphans = [m for m, owner in zip(candidates, owners, strict=True) if owner is None]
+        # Shuffled, and a few per tick, so that the surviving processes share a dead one's rooms.
+        random.shuffle(orphans)
+        for match_id in orphans[: self.adopt_per_tick]:
+            try:
+                room = await self._takeover(match_id)
+            except Exception:
+                log.warning("room %s: could not be adopted", match_id, exc_info=True)
+                continue
+            if room is None:  # no such match (any more)
+                await self.bus.remove_member(LIVE_ROOMS, match_id)
 
     async def _take_over(self, remote: RemoteRoom) -> None:
         if self._takeover is None:
