@@ -54,6 +54,9 @@ Clock = Callable[[], float]
 """Seconds on a monotonic clock (``time.monotonic``)."""
 
 # What the others see of a seat (``presence`` frames).
+# The bot level that plays a human seat on autoplay.
+STANDIN_LEVEL = "normal"
+
 CONNECTED = "connected"
 AWAY = "away"  # a human seat with no connection: plays on by default actions after a grace
 AUTO = "auto"  # a human seat handed to autoplay after timeouts in a row, until its player returns
@@ -166,6 +169,7 @@ class TableRoom:
         self._clock: Clock = time.monotonic
         self._engine = engine
         self._bots = bots
+        self._standins: dict[int, Player] = {}
         self._bot_delay_s = bot_delay_s
         self._speed = 1.0  # the player's pacing choice (protocol.SPEEDS), kept while the room lives
         self._bot_budget_s = bot_budget_s
@@ -201,6 +205,7 @@ class TableRoom:
         match = replay(events) if events else Match(record.seed, rules_from_json(record.rules))
         humans: dict[int, str] = {}
         bots: dict[int, Player] = {}
+        standins: dict[int, Player] = {}
         timers: TurnTimers | None = None
         if record.kind == "room":
             for p in store.players_of(engine, record.id):
@@ -212,23 +217,33 @@ class TableRoom:
             lobby = room_store.room_of_match(engine, record.id)
             if lobby is not None:
                 timers = TurnTimers.from_json(lobby.timers)
+            # Autoplay's bots: seeded apart from the seats' own (seat + 3), the same after a rebuild.
+            standins = {s: make_bot(STANDIN_LEVEL, s, bot_seed(record.seed, s + 3)) for s in humans}
         else:
             humans = {record.human_seat: record.guest_id}
             bots = {
                 s: make_bot(record.bot_level, s, bot_seed(record.seed, s)) for s in range(3) if s != record.human_seat
             }
         room = cls(record, match, engine, bots, bot_delay_s=bot_delay_s, bot_budget_s=bot_budget_s)
-        room.seat_guests(humans, timers)
+        room.seat_guests(humans, timers, standins)
         return room
 
-    def seat_guests(self, humans: dict[int, str], timers: TurnTimers | None) -> None:
-        """Say which guest sits at each human seat and set the turn timers (before ``start``)."""
-        if set(humans) != set(self._humans):
+    def seat_guests(
+        self, humans: dict[int, str], timers: TurnTimers | None, standins: dict[int, Player] | None = None
+    ) -> None:
+        """Say which guest sits at each human seat and set the turn timers (before ``start``);
+        ``standins``: the bot that plays each human seat while it is on autoplay (it is shown
+        the log so far, redacted for its seat, then every event)."""
+        if set(humans) != set(self._humans) or not set(standins or {}) <= set(humans):
             raise ValueError("every seat without a bot needs its guest")
         for seat, guest in humans.items():
             self._humans[seat].guest_id = guest
             self._humans[seat].bank_s = timers.bank_s if timers is not None else 0.0
         self.timers = timers
+        self._standins = dict(standins or {})
+        for seat, bot in self._standins.items():
+            for event in self.match.events:
+                bot.observe(redact(event, seat))
 
     # -- connections -----------------------------------------------------------------------
 
@@ -449,7 +464,7 @@ class TableRoom:
                 getter.cancel()
         if not getter.done() or getter.cancelled():
             seat = min(deadlines, key=lambda s: deadlines[s])
-            return seat, self._expire(seat)
+            return seat, await self._expire(seat)
         item = getter.result()
         if isinstance(item, _Wake):
             return None
@@ -482,23 +497,28 @@ class TableRoom:
             self._presence_changed(seat)
         return seat, action
 
-    def _expire(self, seat: int) -> Action:
-        """The seat's time ran out (or it is away or on autoplay): its default action."""
+    async def _expire(self, seat: int) -> Action:
+        """The seat's time ran out, or it is away: its default action; on autoplay: its stand-in
+        bot's choice.  The seat's connections are told which action was played."""
         human = self._humans[seat]
         prompt = human.prompt
         assert prompt is not None and self.timers is not None
         timed_out = bool(human.outboxes) and not human.auto
         human.prompt = None
-        default = self.match.legal_actions(seat).default
-        assert default is not None
-        self._send_seat(seat, {"t": "expired", "seq": prompt.seq, "a": action_to_wire(default, self.red_fives)})
+        legal = self.match.legal_actions(seat)
+        action = legal.default
+        standin = self._standins.get(seat)
+        if human.auto and standin is not None:
+            action = (await asyncio.to_thread(ask, standin, legal, self._bot_budget_s)).action
+        assert action is not None
+        self._send_seat(seat, {"t": "expired", "seq": prompt.seq, "a": action_to_wire(action, self.red_fives)})
         if timed_out:
             human.bank_s = 0.0
             human.timeouts += 1
             if human.timeouts >= self.timers.timeouts_to_auto:
                 human.auto = True
                 self._presence_changed(seat)
-        return default
+        return action
 
     async def _apply(self, seat: int, action: Action) -> None:
         try:
@@ -536,6 +556,8 @@ class TableRoom:
             for human in self._humans.values():
                 human.bank_s = self.timers.bank_s
         for seat, bot in self._bots.items():
+            bot.observe(redact(event, seat))
+        for seat, bot in self._standins.items():
             bot.observe(redact(event, seat))
 
     def _fan_out(self, event: Event) -> None:
