@@ -2,7 +2,9 @@
 scratch ``redis-server``.  A match created through process A is played through process B
 (frames relayed over Redis); killing A with SIGKILL mid-match, B takes the room over from
 the durable log and the match goes on to its end with every event already sent unchanged.
-Skipped locally without redis-server/PostgreSQL, a failure in CI."""
+Also: two players of one friend room on different processes, adoption of a room nobody is
+connected to, and two Chromium pages on the two processes playing one room.  Skipped
+locally without redis-server/PostgreSQL (or Chromium), a failure in CI."""
 
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ from sanma.server.codec import action_to_wire, event_from_store, event_to_wire
 from sanma.store import db
 from sanma.store.matches import load_events
 from tests.services import free_port, scratch_postgres, scratch_redis
+from tests.test_rooms_e2e import play_both_to_the_end
+from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
+
+__all__ = ["browser"]  # the Playwright fixture, used by name
 
 ROOT = Path(__file__).resolve().parents[1]
 LEASE_TTL_S = 1.5  # short, so that a takeover after SIGKILL takes a couple of seconds
@@ -308,6 +314,44 @@ def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(d
         assert len(log) > before
         assert lease_owner(redis_url, match) == "node-b"
         check_against_log(player.frames, log[: player.v], 0)
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_two_browsers_on_two_processes_play_one_room_to_the_end(browser, database_url, redis_url, tmp_path):
+    """The issue's end-to-end check: Chromium pages on different processes, one room, a full hand."""
+    slow = {"SANMA_TURN": "60", "SANMA_BANK": "30"}  # the pages click at their own pace
+    a = Node("node-a", database_url, redis_url, tmp_path, **slow)
+    b = Node("node-b", database_url, redis_url, tmp_path, **slow)
+    try:
+        host = open_page(browser, a, DESKTOP, lang="en")
+        host.wait_for_selector("[data-room-cmd=open]")
+        host.click("[data-room-cmd=open]")
+        host.click("button[data-room-opt=length][data-value=one-hand]")
+        host.click("[data-room-cmd=create]")
+        code = host.inner_text("#room-code-shown")
+        friend = open_page(browser, b, PHONE, lang="en")
+        friend.wait_for_selector("[data-room-cmd=open]")
+        friend.goto(f"{b.http}/?room={code}")  # the invite link, opened on the other process
+        friend.wait_for_selector("#room-code-shown")
+        host.wait_for_function("() => document.querySelectorAll('.room-seat.human').length === 2", timeout=20_000)
+        host.select_option('select[data-room-level="2"]', "beginner")
+        host.click('[data-room-cmd=add-bot][data-seat="2"]')
+        host.wait_for_selector(".room-seat.bot")
+        host.click("[data-room-cmd=start]")
+        for page in (host, friend):
+            page.wait_for_selector(".hand-tile", timeout=30_000)
+        friend.wait_for_selector('[data-presence-seat="0"][data-state=connected]', timeout=20_000)
+        counts = play_both_to_the_end([host, friend])
+        assert counts.get("match-end") == 2, counts
+        match = host.evaluate("() => localStorage.getItem('sanma.match')")
+        assert match and match == friend.evaluate("() => localStorage.getItem('sanma.match')")
+        assert lease_owner(redis_url, match) == "node-a"  # the friend's seat was relayed by B
+        assert isinstance(stored_log(database_url, match)[-1], MatchEnded)
+        for page in (host, friend):
+            assert page.errors == [], page.errors
+            page.close()
     finally:
         a.stop()
         b.stop()
