@@ -434,3 +434,27 @@ def test_each_guest_gets_its_own_seat_wherever_the_host_sits(server):
             hands = p.until("event")
         assert [set(h) == {"?"} for h in hands["e"]["hands"]] == [s != seat for s in range(3)]
         p.close()
+
+
+def test_racing_joins_fill_the_last_seat_once(server):
+    host = Api(server)
+    code = host.ok("POST", "", None, 201)["code"]
+    host.ok("POST", f"/{code}/bots", {"seat": 1, "level": "beginner"})
+    guests = [Api(server) for _ in range(6)]
+    results: list[httpx.Response] = []
+    gate = threading.Barrier(len(guests))
+
+    def join(api: Api) -> None:
+        gate.wait()
+        results.append(api.call("POST", f"/{code}/join"))
+
+    threads = [threading.Thread(target=join, args=(g,)) for g in guests]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(r.status_code for r in results) == [200] + [409] * 5
+    assert {r.json()["error"] for r in results if r.status_code == 409} == {"room_full"}
+    room = host.ok("GET", f"/{code}")
+    winner = next(r.json() for r in results if r.status_code == 200)
+    assert kinds(room) == ["human", "bot", "human"] and winner["you"] == 2
