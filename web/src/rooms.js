@@ -3,6 +3,7 @@
 // the match a small bar shows each seat's presence and the turn timer with the time bank.
 import { esc } from "./render/common.js";
 import { t } from "./i18n.js";
+import { seatName } from "./render/table.js";
 
 const ROOM_KEY = "sanma.room";
 const LEVELS = ["beginner", "normal", "expert", "master"];
@@ -303,7 +304,7 @@ function renderBar() {
     .filter((s) => s !== room.seat && room.presence[s])
     .map((s) => {
       const state = room.presence[s];
-      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(t(`presence.${state}`))}">${BADGE[state]} ${esc(t("rooms.seat", { n: s + 1 }))}: ${esc(t(`presence.${state}`))}</span>`;
+      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(t(`presence.${state}`))}">${BADGE[state]} ${esc(seatName(s, room.seat))}: ${esc(t(`presence.${state}`))}</span>`;
     })
     .join("");
   let timer = "";
