@@ -17,13 +17,23 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from sanma.engine.events import MatchEnded
+from sanma.engine.events import HandStarted, MatchEnded
+from sanma.engine.visibility import redact
 from sanma.server.api.rooms import CODE_ALPHABET, CODE_LENGTH
+from sanma.server.codec import event_to_wire
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import rooms as room_store
-from sanma.store.matches import get_match, players_of
-from tests.test_server import SEEDS, LiveServer, check_frames_against_log, choose, free_port, new_guest
+from sanma.store.matches import get_match, load_events, players_of
+from tests.test_server import (
+    SEEDS,
+    LiveServer,
+    check_frames_against_log,
+    choose,
+    free_port,
+    full_log,
+    new_guest,
+)
 
 
 @pytest.fixture
@@ -298,7 +308,10 @@ def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, setting
     apis, room = open_room(server, 2, bots={2: "beginner"})
     match = room["match"]
     stranger = Player(server, Api(server).token, match)
-    assert stranger.until("error")["code"] == "no_match"  # not seated: no stream at all
+    assert stranger.until("welcome")["spectator"] is True  # not seated: a spectator, a hand behind
+    stranger.send({"t": "act", "seq": 1, "a": {"type": "pass"}})
+    assert stranger.until("error")["code"] == "spectator"
+    assert stranger.events() == [{"t": "event", "v": 1, "e": stranger.events()[0]["e"]}]  # MatchStarted only
     stranger.close()
     a, b = (Player(server, api.token, match) for api in apis)
     assert a.until("welcome")["seat"] == 0 and b.until("welcome")["seat"] == 1
@@ -458,3 +471,45 @@ def test_racing_joins_fill_the_last_seat_once(server):
     room = host.ok("GET", f"/{code}")
     winner = next(r.json() for r in results if r.status_code == 200)
     assert kinds(room) == ["human", "bot", "human"] and winner["you"] == 2
+
+
+def test_a_spectator_sees_each_hand_only_once_it_is_over_and_nothing_concealed(server, settings):
+    host, friend = Api(server), Api(server)
+    code = host.ok("POST", "", {"length": "east"}, 201)["code"]
+    friend.ok("POST", f"/{code}/join")
+    host.ok("POST", f"/{code}/bots", {"seat": 2, "level": "beginner"})
+    match = host.ok("POST", f"/{code}/start")["match"]
+    players = [Player(server, api.token, match) for api in (host, friend)]
+    threads = [threading.Thread(target=p.play, daemon=True) for p in players]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60
+    while sum(f["e"]["type"] == "HandStarted" for f in list(players[0].frames) if f["t"] == "event") < 2:
+        assert time.monotonic() < deadline and players[0].error is None
+        time.sleep(0.02)
+    watcher = Player(server, Api(server).token, match)
+    welcome = watcher.until("welcome")
+    assert welcome["spectator"] is True and welcome["v"] >= 3  # at least the first hand, all of it
+    engine = db.open_engine(settings.db_url)
+    try:
+        while not watcher.ended():
+            frame = watcher.recv()
+            if frame["t"] == "event" and frame["e"]["type"] != "MatchEnded":
+                # Stored before sent: the hand of every event shown is over (a later one began, or the match ended).
+                stored = load_events(engine, match)
+                assert any(e["t"] in ("HandStarted", "MatchEnded") for e in stored[frame["v"] :]), frame["v"]
+    finally:
+        engine.dispose()
+    for t in threads:
+        t.join(timeout=120)
+    log = full_log(settings, match)
+    assert isinstance(log[-1], MatchEnded)
+    frames = watcher.events()
+    assert [f["v"] for f in frames] == list(range(1, len(log) + 1))
+    for f in frames:
+        assert f["e"] == event_to_wire(redact(log[f["v"] - 1], None), True)  # no concealed tile
+    # The welcome's v ends a hand: what follows it is a hand's start (or the log's end).
+    assert welcome["v"] == len(log) or isinstance(log[welcome["v"]], HandStarted)
+    for p in players:
+        assert p.error is None and p.ended()
+    watcher.close()

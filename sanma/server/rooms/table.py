@@ -33,7 +33,7 @@ from sqlalchemy import Engine
 from sanma.bots.base import Player, ask
 from sanma.engine.actions import Action, Pass
 from sanma.engine.errors import IllegalAction
-from sanma.engine.events import Event, HandStarted
+from sanma.engine.events import Event, HandStarted, MatchEnded
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
@@ -54,6 +54,9 @@ Clock = Callable[[], float]
 """Seconds on a monotonic clock (``time.monotonic``)."""
 
 # What the others see of a seat (``presence`` frames).
+# The error code of an answer sent by a spectator.
+SPECTATOR = "spectator"
+
 # The bot level that plays a human seat on autoplay.
 STANDIN_LEVEL = "normal"
 
@@ -180,6 +183,11 @@ class TableRoom:
             raise ValueError("a table has at least one human seat")
         # The seat of every joined connection: given at join, never taken from a message.
         self._seat_of: dict[Outbox, int] = {}
+        # Spectators of a friend room: the log redacted for nobody, up to ``_public_until``,
+        # the version before the hand in play (they see each hand once the next one starts).
+        self._watchers: set[Outbox] = set()
+        self._public: list[dict[str, Any]] = []
+        self._public_until = 0
         self._inbox: asyncio.Queue[_Reply | _Wake] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.failed: BaseException | None = None
@@ -308,8 +316,33 @@ class TableRoom:
             for s in range(3):
                 outbox.push(self._presence_frame(s))
 
+    def watch(self, outbox: Outbox, last_v: int) -> None:
+        """Attach a spectator of a friend room (a guest with no seat in it): the events of the
+        hands already over after ``last_v``, redacted for nobody, then each hand once the next
+        one starts (or the match ends); presence; never a prompt."""
+        if self.kind != "room":
+            raise ValueError("only a friend room's match can be watched")
+        outbox.push(
+            {
+                "t": "welcome",
+                "protocol": protocol.PROTOCOL_VERSION,
+                "match": self.id,
+                "kind": self.kind,
+                "seat": 0,  # the place the view is drawn from: a spectator holds no seat
+                "spectator": True,
+                "v": self._public_until,
+                "bot_level": self.record.bot_level,
+            }
+        )
+        for v in range(last_v + 1, self._public_until + 1):
+            outbox.push(self._public[v - 1])
+        self._watchers.add(outbox)
+        for s in range(3):
+            outbox.push(self._presence_frame(s))
+
     def leave(self, outbox: Outbox) -> None:
         """Detach a connection (a room plays the seat on by default once it has none left)."""
+        self._watchers.discard(outbox)
         seat = self._seat_of.pop(outbox, None)
         if seat is None:
             return
@@ -325,6 +358,9 @@ class TableRoom:
         seat = self._seat_of.get(outbox)
         if seat is not None:
             self._send_from(outbox, seat, max(1, from_v))
+        elif outbox in self._watchers:
+            for v in range(max(1, from_v), self._public_until + 1):
+                outbox.push(self._public[v - 1])
 
     def _send_from(self, outbox: Outbox, seat: int, first_v: int) -> None:
         human = self._humans[seat]
@@ -473,7 +509,9 @@ class TableRoom:
     def _check_reply(self, reply: _Reply) -> tuple[int, Action] | None:
         seat = self._seat_of.get(reply.outbox)
         if seat is None:
-            return None  # the connection left meanwhile
+            if reply.outbox in self._watchers:
+                reply.outbox.push(protocol.error_frame(SPECTATOR, "spectators do not play", seq=reply.seq))
+            return None  # else the connection left meanwhile
         human = self._humans[seat]
         prompt = human.prompt
         if prompt is None or reply.seq != prompt.seq:
@@ -559,13 +597,23 @@ class TableRoom:
             bot.observe(redact(event, seat))
         for seat, bot in self._standins.items():
             bot.observe(redact(event, seat))
+        if self.kind == "room":
+            self._public.append(protocol.event_frame(v, event_to_wire(redact(event, None), self.red_fives)))
+            if isinstance(event, HandStarted):
+                self._public_until = v - 1
+            elif isinstance(event, MatchEnded):
+                self._public_until = v
 
     def _fan_out(self, event: Event) -> None:
+        shown = self._public_until
         self._fan_out_local(event)
         for human in self._humans.values():
             frame = human.frames[-1]
             for outbox in list(human.outboxes):
                 outbox.push(frame)
+        for v in range(shown + 1, self._public_until + 1):
+            for outbox in list(self._watchers):
+                outbox.push(self._public[v - 1])
 
     def _send_seat(self, seat: int, frame: dict[str, Any]) -> None:
         for outbox in list(self._humans[seat].outboxes):
@@ -576,8 +624,12 @@ class TableRoom:
             if other != seat:
                 for outbox in list(human.outboxes):
                     outbox.push(frame)
+        for outbox in list(self._watchers):
+            outbox.push(frame)
 
     def _broadcast(self, frame: dict[str, Any]) -> None:
         for human in self._humans.values():
             for outbox in list(human.outboxes):
                 outbox.push(frame)
+        for outbox in list(self._watchers):
+            outbox.push(frame)
