@@ -355,3 +355,41 @@ def test_two_browsers_on_two_processes_play_one_room_to_the_end(browser, databas
     finally:
         a.stop()
         b.stop()
+
+
+def test_when_a_relaying_process_dies_the_owner_sees_its_player_away(database_url, redis_url, tmp_path):
+    a = Node("node-a", database_url, redis_url, tmp_path, SANMA_AWAY_GRACE="0.3")
+    b = Node("node-b", database_url, redis_url, tmp_path, SANMA_AWAY_GRACE="0.3")
+    try:
+        host, guest = (httpx.post(f"{n.http}/api/guest").json()["token"] for n in (a, b))
+        auth = {"Authorization": f"Bearer {host}"}
+        code = httpx.post(f"{a.http}/api/rooms", json={"length": "one-hand"}, headers=auth).json()["code"]
+        r = httpx.post(f"{b.http}/api/rooms/{code}/join", headers={"Authorization": f"Bearer {guest}"})
+        assert r.status_code == 200, r.text
+        httpx.post(f"{a.http}/api/rooms/{code}/bots", json={"seat": 2, "level": "beginner"}, headers=auth)
+        match = httpx.post(f"{a.http}/api/rooms/{code}/start", headers=auth).json()["match"]
+        player, friend = Player(a, host, match), Player(b, guest, match)
+        states: dict[int, str] = {}
+
+        def presence_until(who: Player, seat: int, state: str) -> None:
+            deadline = time.monotonic() + 30
+            while states.get(seat) != state:
+                assert time.monotonic() < deadline, f"seat {seat} never {state}: {states}"
+                frame = json.loads(who.ws.recv(timeout=30))
+                who.frames.append(frame)
+                if frame["t"] == "presence":
+                    states[frame["seat"]] = frame["state"]
+                elif frame["t"] == "prompt" and frame["v"] == who.v:
+                    who.answer(frame)
+                elif frame["t"] == "event":
+                    who.v = max(who.v, frame["v"])
+
+        presence_until(player, 1, "connected")  # the friend's join reached A through Redis
+        b.kill()
+        presence_until(player, 1, "away")  # a frame for it reached nobody: A let the connection go
+        friend.close()
+        assert player.play(player.next_prompt_or_end(timeout=60)) is None  # the away seat plays on
+        assert isinstance(stored_log(database_url, match)[-1], MatchEnded)
+    finally:
+        a.stop()
+        b.stop()

@@ -113,8 +113,9 @@ class Bus(abc.ABC):
         """Send ``message`` to every subscriber of ``channel``; the number of buses that got it."""
 
     @abc.abstractmethod
-    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
-        """Publish ``(channel, message)`` pairs in order, in one round trip where the bus can."""
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
+        """Publish ``(channel, message)`` pairs in order, in one round trip where the bus can;
+        for each, how many buses got it."""
 
     @abc.abstractmethod
     async def subscribe(self, channel: str) -> Subscription:
@@ -203,10 +204,9 @@ class MemoryBus(Bus):
         """See ``Bus.publish``."""
         return self._dispatch(channel, _encode(message))
 
-    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
         """See ``Bus.publish_many``."""
-        for channel, message in items:
-            self._dispatch(channel, _encode(message))
+        return [self._dispatch(channel, _encode(message)) for channel, message in items]
 
     async def subscribe(self, channel: str) -> Subscription:
         """See ``Bus.subscribe``."""
@@ -288,14 +288,14 @@ class RedisBus(Bus):
         """See ``Bus.publish``."""
         return int(await self._redis.publish(channel, _encode(message)))
 
-    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
         """See ``Bus.publish_many`` (one pipeline, no transaction: order is kept either way)."""
         if not items:
-            return
+            return []
         async with self._redis.pipeline(transaction=False) as pipe:
             for channel, message in items:
                 pipe.publish(channel, _encode(message))
-            await pipe.execute()
+            return [int(n) for n in await pipe.execute()]
 
     async def subscribe(self, channel: str) -> Subscription:
         """See ``Bus.subscribe``."""

@@ -52,8 +52,9 @@ class _Publisher:
     """One ordered queue of ``(channel, frame)`` for the whole process, published in batches
     (one round trip per batch on Redis); order is kept per channel and overall."""
 
-    def __init__(self, bus: Bus) -> None:
+    def __init__(self, bus: Bus, gone: Callable[[str], None]) -> None:
         self._bus = bus
+        self._gone = gone  # told each channel a frame reached nobody on (its connection went)
         self._queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
@@ -72,9 +73,12 @@ class _Publisher:
                     break
                 batch.append(more)
             try:
-                await self._bus.publish_many(batch)
+                receivers = await self._bus.publish_many(batch)
             except Exception:  # the bus is down: the frames are lost, the log is not (resync)
                 log.warning("bus: %d frame(s) could not be published", len(batch), exc_info=True)
+                continue
+            for channel in {c for (c, _), n in zip(batch, receivers, strict=True) if n == 0}:
+                self._gone(channel)
 
     async def close(self) -> None:
         if self._task is not None:
@@ -123,7 +127,9 @@ class RoomHost:
         self.adopt_per_tick = 25
         self._served: dict[str, _Served] = {}
         self._remotes: set[RemoteRoom] = set()
-        self._publisher = _Publisher(bus)
+        self._publisher = _Publisher(bus, self._connection_gone)
+        # conn channel -> (room, (node, conn)) of every remote connection joined here
+        self._channels: dict[str, tuple[str, tuple[str, str]]] = {}
         self._keeper: asyncio.Task[None] | None = None
         self._takeover: Takeover | None = None
         self._lost: Lost | None = None
@@ -167,7 +173,7 @@ class RoomHost:
         if served is None:
             raise KeyError(f"room {room.id} is not claimed by this process")
         served.room = room
-        served.outboxes.clear()
+        self._forget_outboxes(served)
         if served.task is None:
             served.task = asyncio.create_task(self._listen(room.id, served), name=f"host-{room.id}")
 
@@ -176,6 +182,7 @@ class RoomHost:
         served = self._served.pop(match_id, None)
         if served is None:
             return
+        self._forget_outboxes(served)
         await served.sub.close()
         if served.task is not None:
             served.task.cancel()
@@ -209,6 +216,7 @@ class RoomHost:
                 assert room is not None
             box = served.outboxes.get(key) or BusOutbox(self._publisher, conn_channel(node, conn))
             served.outboxes[key] = box
+            self._channels[box.channel] = (match_id, key)
             seat = message.get("seat")
             room.join(box, int(message["last_v"]), None if seat is None else int(seat))
             return
@@ -222,9 +230,27 @@ class RoomHost:
             room.resync(box, int(message["from"]))
         elif op == "leave":
             served.outboxes.pop(key, None)
+            self._channels.pop(box.channel, None)
             room.leave(box)
         else:
             raise ValueError(f"unknown op {op!r}")
+
+    def _forget_outboxes(self, served: _Served) -> None:
+        for box in served.outboxes.values():
+            self._channels.pop(box.channel, None)
+        served.outboxes.clear()
+
+    def _connection_gone(self, channel: str) -> None:
+        """A frame for a remote connection reached nobody: its process died (or it is leaving).
+        The room forgets it, so its seat shows away and plays on as the room's rules say."""
+        found = self._channels.pop(channel, None)
+        if found is None:
+            return
+        match_id, key = found
+        served = self._served.get(match_id)
+        box = served.outboxes.pop(key, None) if served is not None else None
+        if served is not None and served.room is not None and box is not None:
+            served.room.leave(box)
 
     # -- remote rooms --------------------------------------------------------------------------
 
