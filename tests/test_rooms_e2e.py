@@ -2,7 +2,7 @@
 tests/test_web_e2e.py): two guests in two browser contexts; the host creates a room from the
 start screen, the friend opens the invite link (in Indonesian), the host adds a bot and
 starts, both see presence badges and the turn timer, and both play a one-hand match to its
-end by clicking."""
+end by clicking; a third guest opening the link after the start watches, a hand behind."""
 
 from __future__ import annotations
 
@@ -103,7 +103,18 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(browser: B
     host.wait_for_selector("#turn-timer", timeout=20_000)  # seat 0 deals: its turn runs on the clock
     assert "bank" in host.inner_text("#turn-timer")
 
+    # A third guest opening the link after the start may watch, a hand behind.
+    watcher = open_page(browser, live, DESKTOP, lang="en")
+    watcher.wait_for_selector("[data-room-cmd=open]")
+    watcher.goto(link)
+    watcher.click("[data-room-cmd=watch]")
+    watcher.wait_for_selector("[data-testid=watching]", timeout=20_000)
+
     counts = play_both_to_the_end([host, friend])
+    # The one hand is over: the watcher now sees it, ending on its panel.
+    watcher.wait_for_selector("[data-testid=hand-end]", timeout=20_000)
+    assert watcher.locator("#actions .action").count() == 0
+    assert watcher.errors == [], watcher.errors  # type: ignore[attr-defined]
     assert counts.get("match-end") == 2 and counts.get("discard", 0) > 4, counts
     match = host.evaluate("() => localStorage.getItem('sanma.match')")
     assert match and match == friend.evaluate("() => localStorage.getItem('sanma.match')")

@@ -20,6 +20,7 @@ const room = {
   // During a room's match:
   presence: {},
   seat: null,
+  spectator: false,
   prompt: null,
   tick: null,
 };
@@ -99,6 +100,13 @@ function lobbyHtml() {
   const link = `${location.origin}${location.pathname}?room=${r.code}`;
   const isHost = r.you !== null && r.you === r.host;
   const full = r.seats.every((s) => s.kind !== "empty");
+  if (r.status === "playing" && r.you === null) {
+    return `
+    <h2>${esc(t("rooms.lobby"))} ${esc(r.code)}</h2>
+    <p class="hint">${esc(t("rooms.watch_hint"))}</p>
+    <ul class="room-seats">${r.seats.map((s) => seatHtml(s, false)).join("")}</ul>
+    <button type="button" class="primary" data-room-cmd="watch">👁 ${esc(t("rooms.watch"))}</button>`;
+  }
   const start = isHost
     ? `<button type="button" class="primary" data-room-cmd="start"${full ? "" : " disabled"}>${esc(t("rooms.start"))}</button>
        ${full ? "" : `<p class="hint">${esc(t("rooms.fill_seats"))}</p>`}`
@@ -153,7 +161,9 @@ function showLobby(data) {
     room.enterMatch(data.match);
     return;
   }
+  if (data.status !== "lobby") stopPoll(); // started without this guest: it may watch
   render();
+  if (data.status !== "lobby") return;
   if (!room.poll) room.poll = setInterval(refresh, POLL_MS);
 }
 
@@ -186,7 +196,17 @@ async function join(code) {
   const clean = (code || "").trim().toUpperCase();
   if (!clean) return;
   room.view = "home";
-  const data = await answer(call("POST", `/${encodeURIComponent(clean)}/join`));
+  const joined = await call("POST", `/${encodeURIComponent(clean)}/join`);
+  if (joined.status === 409 && joined.data.error === "room_started") {
+    // Playing without this guest: offer to watch it (a hand behind).
+    const seen = await call("GET", `/${encodeURIComponent(clean)}`);
+    if (seen.status === 200 && seen.data.match) {
+      room.error = "";
+      showLobby(seen.data);
+      return;
+    }
+  }
+  const data = await answer(Promise.resolve(joined));
   if (data) showLobby(data);
 }
 
@@ -199,6 +219,11 @@ async function onCommand(el) {
     render();
     document.getElementById("room-code")?.focus();
   } else if (cmd === "close") closeSheet();
+  else if (cmd === "watch" && room.data?.match) {
+    const match = room.data.match;
+    closeSheet();
+    room.enterMatch(match);
+  }
   else if (cmd === "create") {
     const data = await answer(call("POST", "", { length: room.options.length, red_fives: room.options.red_fives }));
     if (data) showLobby(data);
@@ -300,11 +325,13 @@ function renderBar() {
     return;
   }
   el.hidden = false;
+  const watching = room.spectator ? `<span class="watching" data-testid="watching">👁 ${esc(t("rooms.watching"))}</span>` : "";
   const badges = [0, 1, 2]
-    .filter((s) => s !== room.seat && room.presence[s])
+    .filter((s) => (room.spectator || s !== room.seat) && room.presence[s])
     .map((s) => {
       const state = room.presence[s];
-      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(t(`presence.${state}`))}">${BADGE[state]} ${esc(seatName(s, room.seat))}: ${esc(t(`presence.${state}`))}</span>`;
+      const name = room.spectator ? t("rooms.seat", { n: s + 1 }) : seatName(s, room.seat);
+      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(t(`presence.${state}`))}">${BADGE[state]} ${esc(name)}: ${esc(t(`presence.${state}`))}</span>`;
     })
     .join("");
   let timer = "";
@@ -315,12 +342,13 @@ function renderBar() {
     const low = turn === 0 ? " low" : "";
     timer = `<span class="turn-timer${low}" id="turn-timer">⏱ ${Math.ceil(turn)}s <span class="bank">+${Math.ceil(bank)}s ${esc(t("rooms.bank"))}</span></span>`;
   }
-  el.innerHTML = badges + timer;
+  el.innerHTML = watching + badges + timer;
 }
 
 /** A room match's welcome (``kind: "room"``); any other match hides the bar. */
 export function roomWelcome(w) {
   room.seat = w.kind === "room" ? w.seat : null;
+  room.spectator = Boolean(w.spectator);
   room.presence = {};
   roomPrompt(null);
 }
