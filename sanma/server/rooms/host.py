@@ -9,10 +9,13 @@ A room is run by exactly one process, its owner, which holds the lease ``lease:r
 - ``serve`` turns each message on ``room:<id>`` into the same call on the real room, with a
   ``BusOutbox`` that publishes the room's frames to ``conn:<node>:<conn>``;
 - ``remote`` gives a ``RemoteRoom`` for a room another process owns;
-- a keeper task renews the leases (a lost lease stops the room here: no two writers) and
-  watches the owners of the remote rooms this process relays: when an owner's lease is gone
-  (it died, or stalled past its TTL) it takes the room over from the durable log and moves
-  the connections to it.
+- a keeper task renews the leases (a lost lease stops the room here: no two writers),
+  watches the owners of the remote rooms this process relays (when an owner's lease is gone,
+  because it died or stalled past its TTL, it takes the room over from the durable log and
+  moves the connections to it), and adopts rooms listed in ``rooms:live`` that nobody owns,
+  so that a room plays on (timers, bots, away seats) even with no player connected;
+- a frame for a remote connection that reaches no process (its process died) makes the room
+  forget that connection, so its seat shows away.
 
 With ``MemoryBus`` (no ``SANMA_REDIS_URL``) the process is alone: every claim succeeds and
 nothing is ever remote.
