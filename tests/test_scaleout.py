@@ -8,6 +8,7 @@ locally without redis-server/PostgreSQL (or Chromium), a failure in CI."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +28,12 @@ from websockets.sync.client import ClientConnection, connect
 from sanma.engine.events import MatchEnded
 from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
+from sanma.server.bus import MemoryBus
 from sanma.server.codec import action_to_wire, event_from_store, event_to_wire
+from sanma.server.rooms.host import LIVE_ROOMS, RoomHost
+from sanma.server.rooms.remote import RemoteRoom
 from sanma.store import db
-from sanma.store.matches import load_events
+from sanma.store.matches import MatchRecord, load_events
 from tests.services import free_port, scratch_postgres, scratch_redis
 from tests.test_rooms_e2e import play_both_to_the_end
 from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
@@ -393,3 +398,144 @@ def test_when_a_relaying_process_dies_the_owner_sees_its_player_away(database_ur
     finally:
         a.stop()
         b.stop()
+
+
+# -- the seam in one process: two RoomHosts on one MemoryBus (no Redis, no database) --------
+
+
+class FakeRoom:
+    """Records the calls a RoomHost makes; answers a join with a welcome and its backlog."""
+
+    def __init__(self, match_id: str, frames: int) -> None:
+        self.id = match_id
+        self.record = MatchRecord(match_id, "g", "practice", {}, 1, "beginner", 0, "playing", NOW, NOW)
+        self.failed: BaseException | None = None
+        self.finished = False
+        self.log = [{"t": "event", "v": v, "e": {"type": "X"}} for v in range(1, frames + 1)]
+        self.outboxes: dict[Any, int | None] = {}
+        self.calls: list[tuple[Any, ...]] = []
+
+    @property
+    def v(self) -> int:
+        return len(self.log)
+
+    def join(self, outbox: Any, last_v: int, seat: int | None = None) -> None:
+        self.calls.append(("join", last_v, seat))
+        self.outboxes[outbox] = seat
+        outbox.push({"t": "welcome", "v": self.v, "seat": seat})
+        for frame in self.log[last_v:]:
+            outbox.push(frame)
+
+    def submit(self, outbox: Any, seq: int, action: dict[str, Any]) -> None:
+        self.calls.append(("act", seq, action))
+        self.log.append({"t": "event", "v": self.v + 1, "e": {"type": "Acted", "seq": seq}})
+        for box in self.outboxes:
+            box.push(self.log[-1])
+
+    def resync(self, outbox: Any, from_v: int) -> None:
+        self.calls.append(("resync", from_v))
+
+    def leave(self, outbox: Any) -> None:
+        self.calls.append(("leave",))
+        self.outboxes.pop(outbox, None)
+
+    def set_speed(self, speed: str) -> None:
+        self.calls.append(("speed", speed))
+
+
+NOW = datetime.now(UTC)
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+
+    def push(self, frame: dict[str, Any]) -> None:
+        self.frames.append(frame)
+
+
+async def settle(until: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
+    async def main() -> None:
+        bus = MemoryBus()
+        a, b = RoomHost(bus, "a", lease_ttl_s=0.3), RoomHost(bus, "b", lease_ttl_s=0.3)
+        owned = FakeRoom("m1", frames=3)
+        rebuilt: list[FakeRoom] = []
+
+        async def takeover_b(match_id: str) -> Any:
+            if await b.claim(match_id):
+                room = FakeRoom(match_id, frames=len(owned.log))  # "rebuilt from the log"
+                b.serve(room)
+                rebuilt.append(room)
+                return room
+            return await b.remote(owned.record, owned.v)
+
+        async def lost(_match_id: str) -> None:
+            return None
+
+        b.bind(takeover_b, lost)
+        assert await a.claim("m1") and not await b.claim("m1")
+        a.serve(owned)
+        assert await bus.members(LIVE_ROOMS) == {"m1"}
+        remote = await b.remote(owned.record, owned.v)
+        assert isinstance(remote, RemoteRoom) and remote.owner == "a" and remote.v == 3
+        inbox = Inbox()
+        remote.join(inbox, 1, 2)
+        await settle(lambda: len(inbox.frames) == 3)
+        assert inbox.frames == [{"t": "welcome", "v": 3, "seat": 2}, *owned.log[1:]]
+        remote.submit(inbox, 7, {"type": "pass"})
+        remote.resync(inbox, 2)
+        remote.set_speed("fast")
+        await settle(lambda: len(owned.calls) == 4)
+        assert owned.calls == [("join", 1, 2), ("act", 7, {"type": "pass"}), ("resync", 2), ("speed", "fast")]
+        await settle(lambda: len(inbox.frames) == 4)
+        assert inbox.frames[-1]["e"] == {"type": "Acted", "seq": 7}
+
+        # The owner dies without a word: its keeper stops, its lease lapses; B's keeper moves
+        # the connection to the room it rebuilt, at the last version the connection was sent.
+        a._keeper.cancel()  # type: ignore[union-attr]
+        a._served.clear()
+        await settle(lambda: remote.moved, timeout=5)
+        assert await bus.owner("lease:room:m1") == "b"
+        assert rebuilt and rebuilt[0].calls == [("join", 4, 2)]
+        assert inbox.frames[-1] == {"t": "welcome", "v": 4, "seat": 2}
+        remote.submit(inbox, 8, {"type": "pass"})  # straight to the new room now
+        assert rebuilt[0].calls[-1] == ("act", 8, {"type": "pass"})
+        remote.leave(inbox)
+        assert rebuilt[0].calls[-1] == ("leave",)
+
+        # A finished match leaves rooms:live at the next tick.
+        rebuilt[0].finished = True
+        await b.tick()
+        assert await bus.members(LIVE_ROOMS) == set()
+        await b.close()
+
+    asyncio.run(main())
+
+
+def test_a_relayed_connection_that_reaches_nobody_is_let_go():
+    async def main() -> None:
+        bus = MemoryBus()
+        a, b = RoomHost(bus, "a"), RoomHost(bus, "b")
+        room = FakeRoom("m2", frames=1)
+        assert await a.claim("m2")
+        a.serve(room)
+        remote = await b.remote(room.record, room.v)
+        inbox = Inbox()
+        remote.join(inbox, 0)
+        await settle(lambda: len(inbox.frames) == 2)
+        assert len(room.outboxes) == 1
+        await remote.close()  # B stops listening without a leave (as if it died)
+        room.submit(next(iter(room.outboxes)), 1, {"type": "pass"})  # a frame for nobody
+        await settle(lambda: not room.outboxes)
+        assert room.calls[-1] == ("leave",)
+        await a.close()
+        await b.close()
+
+    asyncio.run(main())

@@ -185,6 +185,8 @@ class RemoteRoom:
             await self._unlink(link)
 
         self._send(leave_then_close)
+        if not self._links:
+            self._sends.put_nowait(None)  # the sender stops once its queue is done
 
     # -- fail-over -----------------------------------------------------------------------------
 
@@ -199,6 +201,7 @@ class RemoteRoom:
             await self._unlink(link)
         for outbox, link in links:
             target.join(outbox, link.last_v, link.seat)
+        self._sends.put_nowait(None)
 
     async def rejoin(self) -> None:
         """Ask the (same) owner again for every connection: an earlier call reached nobody."""
@@ -214,7 +217,7 @@ class RemoteRoom:
         for link in list(self._links.values()):
             await self._unlink(link)
         self._links.clear()
-        if self._sender is not None:
+        if self._sender is not None and not self._sender.done():
             self._sends.put_nowait(None)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._sender, 2.0)
@@ -224,12 +227,17 @@ class RemoteRoom:
     def _send(self, work: Callable[[], Awaitable[None]]) -> None:
         """Run bus work in call order (a join's subscribe comes before its publish, and an
         answer never overtakes the join it follows)."""
-        if self._sender is None:
+        if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._run_sends(), name=f"remote-{self.id}")
         self._sends.put_nowait(work)
 
     async def _run_sends(self) -> None:
-        while (work := await self._sends.get()) is not None:
+        while True:
+            work = await self._sends.get()
+            if work is None:
+                if self._sends.empty():
+                    return
+                continue
             if self._target is not None:
                 continue  # moved: the new room got every connection with its version
             try:
