@@ -251,6 +251,7 @@ def test_not_json_and_not_a_game() -> None:
 # ---------------------------------------------------------------------------
 # replay through the engine and export back
 
+
 # Hands the engine cannot reproduce yet, with the reason (reported to the kyoku owner).
 @pytest.fixture(scope="module")
 def checks(games: list[RecordedGame]) -> dict[tuple[str, int], HandCheck]:
