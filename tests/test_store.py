@@ -208,6 +208,7 @@ def test_match_players_default_and_explicit(engine):
         engine, guest_id=host.id, rules={}, seed=2, bot_level="normal", human_seat=1, kind="room", players=seats
     )
     assert players_of(engine, room.id) == seats
+    assert latest_playing(engine, friend.id) == room.id  # seated, though not the owner
     assert get_match(engine, room.id).kind == "room"  # type: ignore[union-attr]
     for bad in (seats[:2], [*seats[:2], SeatPlayer(2, friend.id, "normal")], [*seats[:2], SeatPlayer(1, None, "x")]):
         with pytest.raises(ValueError, match="one per seat"):

@@ -176,11 +176,13 @@ def event_count(engine: Engine, match_id: str) -> int:
 
 
 def latest_playing(engine: Engine, guest_id: str) -> str | None:
-    """The id of the guest's most recent match still being played, if any."""
+    """The id of the most recent match still being played in which the guest has a seat
+    (a practice match, or a friend room's match whoever hosts it), if any."""
     with engine.connect() as conn:
         row = conn.execute(
             select(matches.c.id)
-            .where(matches.c.guest_id == guest_id, matches.c.status == "playing")
+            .join(match_players, match_players.c.match_id == matches.c.id)
+            .where(match_players.c.guest_id == guest_id, matches.c.status == "playing")
             .order_by(matches.c.created_at.desc())
         ).first()
     return None if row is None else str(row[0])

@@ -49,7 +49,7 @@ class PracticeCreated(BaseModel):
 
 
 class CurrentMatch(BaseModel):
-    """The guest's most recent match still being played (``null``: none)."""
+    """The most recent match still being played in which the guest has a seat (``null``: none)."""
 
     match: str | None
 
@@ -105,14 +105,16 @@ async def current_match(guest: Guest, app: AppServices) -> CurrentMatch:
 
 @router.get("/matches/{match_id}", responses={404: {"description": "no such match for this guest (`no_match`)"}})
 async def get_match(match_id: str, guest: Guest, app: AppServices) -> MatchInfo:
-    """A match of this guest: its seat, status, rules and log length."""
+    """A match in which this guest has a seat: the seat, status, rules and log length."""
     record = await asyncio.to_thread(match_store.get_match, app.engine, match_id)
-    if record is None or record.guest_id != guest:
+    players = [] if record is None else await asyncio.to_thread(match_store.players_of, app.engine, record.id)
+    seats = [p.seat for p in players if p.guest_id == guest]
+    if record is None or not seats:
         raise ApiError(404, "no_match", "no such match for this guest")
     count = await asyncio.to_thread(match_store.event_count, app.engine, record.id)
     return MatchInfo(
         match=record.id,
-        seat=record.human_seat,
+        seat=seats[0],
         status=record.status,
         bot_level=record.bot_level,
         rules=record.rules,
