@@ -13,9 +13,10 @@ from sanma.bots.master import FLOOR, MasterBot, placement, placement_weights, un
 from sanma.bots.master_defence import master_threats, tenpai_estimate
 from sanma.bots.registry import display_name, make_bot
 from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
-from sanma.engine.actions import Discard
+from sanma.engine.actions import Discard, Pass, Pon
 from sanma.engine.events import HandStarted, MeldCalled, RiichiAccepted, TileDiscarded, TileDrawn
 from sanma.engine.hand import Meld, MeldType
+from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten
@@ -283,3 +284,55 @@ def test_calm_guard_trades_no_width_for_a_genbutsu() -> None:
     assert kind_of(bot._calm_discard(k, legal, options).action.tile) == parse_kind("4p")
     bot._opps = [replace(safe_4p, tenpai=0.02), calm]
     assert kind_of(bot._calm_discard(k, legal, options).action.tile) == parse_kind("8p")
+
+
+def test_follow_up_pon_speeds_up_a_hand_opened_by_yakuhai() -> None:
+    # The master ponned white (5z) and let 1m go: 23p 456p 66s 88s 9s is 1-shanten; a pon
+    # of 6s makes it tenpai (on 1p-4p after 9s goes), and white is already its yaku.
+    events, mine, _ = view_events("55z23p456p66s88s1m9s", None, [(2, "5z", False)])
+    called = next(e.tile for e in events if isinstance(e, TileDiscarded))
+    whites = [t for t in mine if kind_of(t) == parse_kind("5z")]
+    one_m = next(t for t in mine if kind_of(t) == parse_kind("1m"))
+    six_s = next(t for t in range(108) if kind_of(t) == parse_kind("6s") and t not in mine)
+    meld = Meld(MeldType.PON, tuple(sorted((*whites, called))), called=called, from_seat=2)
+    events += [MeldCalled(0, meld), TileDiscarded(0, one_m, tsumogiri=False)]
+    events += [TileDrawn(1, HIDDEN), TileDiscarded(1, six_s, tsumogiri=False)]
+    legal = LegalActions((Pon(parse_kind("6s")), Pass()), Pass())
+    plain = MasterBot(0, 1)
+    follow = MasterBot(0, 1, follow_up=True)
+    for e in events:
+        plain.observe(e)
+        follow.observe(e)
+    assert ask(plain, legal).action == Pass()  # the Expert's calm calls: value tiles only
+    assert ask(follow, legal).action == Pon(parse_kind("6s"))
+
+
+def test_calm_dama_keeps_a_yaku_tenpai_quiet() -> None:
+    # Dropping 1z leaves 234p 567p 34s 678s 55s: tanyao (pinfu) on 2s-5s, a yaku on every
+    # wait. Nobody threatens: the plain master declares riichi, the dama master does not.
+    events, mine, drawn = view_events("234567p34678s55s", "1z")
+    assert drawn is not None
+    legal = LegalActions(
+        (*turn_legal([*mine, drawn]).actions, Discard(drawn, riichi=True)),
+        Discard(drawn),
+        frozenset((t, False) for t in [*mine, drawn]) | {(drawn, True)},
+    )
+    for dama, riichi in ((0.0, True), (1.0, False)):
+        bot = MasterBot(0, 1, dama=dama)
+        for e in events:
+            bot.observe(e)
+        action = ask(bot, legal).action
+        assert action == Discard(drawn, riichi=riichi)
+    # 123p 567p 35s 678s 55s waits on 4s alone with no yaku (1p: no tanyao; closed wait:
+    # no pinfu): only riichi makes it a hand, so the dama master declares riichi too.
+    events, mine, drawn = view_events("123567p35678s55s", "1z")
+    assert drawn is not None
+    legal = LegalActions(
+        (*turn_legal([*mine, drawn]).actions, Discard(drawn, riichi=True)),
+        Discard(drawn),
+        frozenset((t, False) for t in [*mine, drawn]) | {(drawn, True)},
+    )
+    bot = MasterBot(0, 1, dama=1.0)
+    for e in events:
+        bot.observe(e)
+    assert ask(bot, legal).action == Discard(drawn, riichi=True)

@@ -23,26 +23,31 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sanma.bots.defence import Threat, threats, tile_risk, typical_danger
-from sanma.bots.expert import PUSH_GAIN, Candidate, ExpertBot, Weights, situation
+from sanma.bots.expert import PUSH_GAIN, Candidate, ExpertBot, Weights, situation, under_pressure
 from sanma.bots.heuristics import (
     Knowledge,
     Option,
     Tenpai,
+    discard_options,
     estimate_points,
     keep_value,
+    know,
     own_counts,
     pick_tile,
     tenpai_after,
     tiles_of_kind,
     turns_left,
     win_context,
+    winning_action,
 )
 from sanma.bots.master_defence import master_threats
 from sanma.bots.search import Setup, estimate, paired_gap, sample_futures
-from sanma.engine.actions import Action, Discard
+from sanma.engine.actions import Action, Discard, Pon
 from sanma.engine.kyoku import LegalActions
+from sanma.engine.shanten import shanten
 from sanma.engine.tiles import EAST, KIND_COUNT, SOUTH, Tile, TileKind, is_red
 from sanma.engine.view import SeatView
 
@@ -85,6 +90,8 @@ class MasterBot(ExpertBot):
         push_scale: float = PUSH_SCALE,
         reader: bool = False,
         guard: bool = False,
+        dama: float = 0.0,
+        follow_up: bool = False,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -97,9 +104,41 @@ class MasterBot(ExpertBot):
         self.push_scale = push_scale  # under pressure, points won count this much more than the Expert's
         self.reader = reader  # the fitted tenpai chance (master_defence) instead of the Expert's
         self.guard = guard  # while nobody threatens, trade a little width for a safer tile
+        self.dama = dama  # while nobody threatens, a yaku'd tenpai this big (non-dealer) stays dama (0: off)
+        self.follow_up = follow_up  # while nobody threatens, pon what speeds up a hand opened by yakuhai
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
         self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
+
+    def decide(self, legal: LegalActions) -> Action:
+        """The Expert's answer, except for a follow-up pon while nobody threatens."""
+        if self.follow_up and any(isinstance(a, Pon) for a in legal) and winning_action(legal) is None:
+            k = know(self.view)
+            if not under_pressure(self._threats(k)):
+                pon = self._follow_up_pon(k, legal)
+                if pon is not None:
+                    return pon
+        return super().decide(legal)
+
+    def _follow_up_pon(self, k: Knowledge, legal: LegalActions) -> Pon | None:
+        """A pon that lowers shanten in a hand whose yaku is already an open yakuhai triplet
+        (the Expert's plain calls take only the value tiles themselves)."""
+        if not any(m.is_open and m.kind in k.value_kinds for m in k.melds) or not self.order:
+            return None
+        now = shanten(k.counts, k.meld_count)
+        if now <= 0:
+            return None
+        from_seat, called = self.order[-1]
+        for a in legal:
+            if not isinstance(a, Pon) or a.kind != called >> 2:
+                continue
+            after = self._after_pon(k, a, called, from_seat)
+            if after is None:
+                continue
+            best = min((o.shanten for kind, o in discard_options(after).items() if kind != a.kind), default=now)
+            if best < now:
+                return a
+        return None
 
     def _threats(self, k: Knowledge) -> list[Threat]:
         self._opps = master_threats(self, k) if self.reader else threats(self, k)
@@ -109,7 +148,9 @@ class MasterBot(ExpertBot):
         """The Expert's plain-speed discard, unless a tile as fast and nearly as wide is
         clearly safer against an opponent who may be tenpai already (an open hand late)."""
         first = super()._calm_discard(k, legal, options)
-        if not self.guard or first.action.riichi or max((o.tenpai for o in self._opps), default=0.0) < GUARD_FLOOR:
+        if first.action.riichi:
+            return self._calm_dama(k, legal, first)
+        if not self.guard or max((o.tenpai for o in self._opps), default=0.0) < GUARD_FLOOR:
             return first
         kind0 = first.action.tile >> 2
         o0 = options[kind0]
@@ -129,6 +170,21 @@ class MasterBot(ExpertBot):
         o = options[best_kind]
         action = pick_tile(tiles_of_kind(legal, best_kind, False), k.red_fives, self.view.drawn)
         return Candidate(action, -25.0 * o.shanten + 0.5 * o.ukeire, 0.0, 0.0)
+
+    def _calm_dama(self, k: Knowledge, legal: LegalActions, riichi: Candidate) -> Candidate:
+        """Dama instead of the riichi when every wait has a yaku and the hand is big enough:
+        opponents who do not feel threatened keep letting tiles go."""
+        if self.dama <= 0:
+            return riichi
+        hand = list(k.hand)
+        hand.remove(riichi.action.tile)
+        t = tenpai_after(k, hand, own_counts(k))
+        big = self.dama * (1.5 if k.seat_wind == EAST else 1.0)
+        if t is None or t.dama_yaku_share < 1.0 or t.dama < big:
+            return riichi
+        kind = riichi.action.tile >> 2
+        action = pick_tile(tiles_of_kind(legal, kind, False), k.red_fives, self.view.drawn)
+        return replace(riichi, action=action)
 
     def _best_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
