@@ -23,6 +23,9 @@ against the database (same event at the same ``v``, redacted for the seat): lost
     .venv/bin/python bench/load.py ramp --nodes 1 --steps 50,100,200,300,400
     .venv/bin/python bench/load.py ramp --nodes 2 --steps 100,200,300,400,600
     .venv/bin/python bench/load.py kill --tables 100
+
+``--gc-freeze S`` runs the servers with ``SANMA_GC_FREEZE=S`` (``server/gcpolicy.py``);
+``--pg-dir /dev/shm`` keeps PostgreSQL's files in memory (no disk fsync in the latency).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -146,6 +150,7 @@ class Table:
 @dataclass
 class Stats:
     latencies: list[tuple[float, float]] = field(default_factory=list)  # (when, ms)
+    pings: list[tuple[float, float]] = field(default_factory=list)  # (when, ms)
     errors: list[str] = field(default_factory=list)
 
 
@@ -163,6 +168,7 @@ class Load:
         self.stats = Stats()
         self.stop = asyncio.Event()
         self.http = httpx.AsyncClient(timeout=60)
+        self.ping_every_s = 10.0
 
     async def post(self, node: Node, path: str, token: str | None = None, body: Any = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -240,6 +246,20 @@ class Load:
         answer: asyncio.Task[None] | None = None
         pending: tuple[int, float] | None = None  # (v answered at, when sent)
 
+        ping_sent: float | None = None
+
+        async def ping() -> None:
+            # A ping's round trip is the floor under any latency here: what this machine's
+            # scheduling costs two processes, without the room, the store or the engine.
+            nonlocal ping_sent
+            await asyncio.sleep(random.uniform(0, self.ping_every_s))
+            while True:
+                ping_sent = time.monotonic()
+                await ws.send('{"t":"ping"}')
+                await asyncio.sleep(self.ping_every_s)
+
+        pinger = asyncio.create_task(ping())
+
         async def reply(prompt: dict[str, Any]) -> None:
             nonlocal pending
             await asyncio.sleep(self.pace_s)
@@ -270,6 +290,10 @@ class Load:
                             if client.table.match == client.match:
                                 await self.new_match(client.table)
                         return  # reconnect to the new match
+                elif kind == "pong" and ping_sent is not None:
+                    now = time.monotonic()
+                    self.stats.pings.append((now, (now - ping_sent) * 1000))
+                    ping_sent = None
                 elif kind == "prompt" and frame["v"] == client.v:
                     if answer is not None:
                         answer.cancel()
@@ -277,6 +301,7 @@ class Load:
                 elif kind == "error" and frame["code"] not in ("stale_seq",):
                     self.stats.errors.append(f"client {client.index}: {frame['code']}")
         finally:
+            pinger.cancel()
             if answer is not None:
                 answer.cancel()
 
@@ -303,6 +328,7 @@ async def measure(load: Load, tables: int, warmup_s: float, window_s: float) -> 
     await asyncio.sleep(window_s)
     cpu1, t1, gen1 = cpu_total(load.nodes), time.monotonic(), sum(me.cpu_times()[:2])
     ms = sorted(m for when, m in load.stats.latencies if t0 <= when <= t1)
+    pings = sorted(m for when, m in load.stats.pings if t0 <= when <= t1)
     return {
         "tables": tables,
         "acts": len(ms),
@@ -310,15 +336,21 @@ async def measure(load: Load, tables: int, warmup_s: float, window_s: float) -> 
         "p50_ms": percentile(ms, 50),
         "p99_ms": percentile(ms, 99),
         "max_ms": ms[-1] if ms else None,
+        "ping_p50_ms": percentile(pings, 50),
+        "ping_p99_ms": percentile(pings, 99),
         "cpu_s_per_table_min": (cpu1 - cpu0) / (tables * (t1 - t0) / 60),
         "cpu_cores": (cpu1 - cpu0) / (t1 - t0),
         "generator_cores": (gen1 - gen0) / (t1 - t0),
+        "rss_mb": sum(n.ps.memory_info().rss for n in load.nodes if n.alive) / 2**20,
         "loadavg": os.getloadavg()[0],  # the whole machine's: other work shares its cores
     }
 
 
-def start_nodes(count: int, database_url: str, redis_url: str, pace_s: float, folder: Path) -> list[Node]:
+def start_nodes(
+    count: int, database_url: str, redis_url: str, pace_s: float, folder: Path, gc_freeze_s: float
+) -> list[Node]:
     env = {
+        "SANMA_GC_FREEZE": str(gc_freeze_s),
         "SANMA_DATABASE_URL": database_url,
         "SANMA_REDIS_URL": redis_url,
         "SANMA_BOT_DELAY": str(pace_s),
@@ -348,8 +380,9 @@ async def ramp(args: argparse.Namespace, nodes: list[Node]) -> list[dict[str, An
             print(
                 f"{n:5d} tables  {row['acts_per_s']:7.1f} acts/s  p50 {fmt(row['p50_ms'])} ms  "
                 f"p99 {fmt(row['p99_ms'])} ms  max {fmt(row['max_ms'])} ms  "
+                f"ping p50/p99 {fmt(row['ping_p50_ms'])}/{fmt(row['ping_p99_ms'])} ms  "
                 f"cpu {row['cpu_s_per_table_min']:.3f} s/table-min ({row['cpu_cores']:.2f} cores, "
-                f"generator {row['generator_cores']:.2f})  "
+                f"generator {row['generator_cores']:.2f})  rss {row['rss_mb']:.0f} MB  "
                 f"load avg {row['loadavg']:.1f}",
                 flush=True,
             )
@@ -428,6 +461,7 @@ def main() -> int:
     parser.add_argument("--cross", action="store_true", help="players connect to the process not owning the room")
     parser.add_argument("--stop-ms", type=float, default=LATENCY_TARGET_MS * 3, help="stop ramping above this p99")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--gc-freeze", type=float, default=0.0, help="the servers' SANMA_GC_FREEZE (0: off)")
     parser.add_argument("--pg-dir", help="parent folder of the scratch PostgreSQL (e.g. /dev/shm: no disk fsync)")
     args = parser.parse_args()
     nodes_wanted = 2 if args.mode == "kill" else args.nodes
@@ -438,10 +472,13 @@ def main() -> int:
         db.upgrade(engine)
         engine.dispose()
         redis_url = stack.enter_context(scratch_redis()) if nodes_wanted > 1 else ""
-        nodes = start_nodes(nodes_wanted, database_url, redis_url, args.pace, folder)
+        nodes = start_nodes(nodes_wanted, database_url, redis_url, args.pace, folder, args.gc_freeze)
         try:
             cores = psutil.cpu_count()
-            print(f"{nodes_wanted} server process(es), {cores} cores, pace {args.pace} s, logs in {folder}")
+            print(
+                f"{nodes_wanted} server process(es), {cores} cores, pace {args.pace} s, "
+                f"gc freeze {args.gc_freeze} s, logs in {folder}"
+            )
             if args.mode == "ramp":
                 out: Any = asyncio.run(ramp(args, nodes))
             else:

@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     }
     settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
     app = create_app(settings)
+    from sanma.server import gcpolicy
+
+    gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # off unless SANMA_GC_FREEZE is set
     print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws_max_size=settings.ws_max_size)
     return 0

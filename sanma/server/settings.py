@@ -48,6 +48,10 @@ class Settings:
     node_id: str = ""
     # Seconds a room's lease lives without renewal (renewed every third of it).
     lease_ttl_s: float = 10.0
+    # sanma serve's garbage-collector policy (server/gcpolicy.py): freeze the heap every so many
+    # seconds (0 = Python's default collector), and thaw and collect it in full every so many.
+    gc_freeze_s: float = 0.0
+    gc_collect_s: float = 900.0
 
     # -- accounts (docs/accounts.md) --
     # Outgoing mail: None sends nothing and writes each message to ``data_dir/outbox/`` instead.
@@ -123,6 +127,8 @@ class Settings:
             redis_url=env.get("SANMA_REDIS_URL", d.redis_url),
             node_id=env.get("SANMA_NODE_ID", d.node_id),
             lease_ttl_s=_number(env, "SANMA_LEASE_TTL", d.lease_ttl_s, float, 0.5, 600.0),
+            gc_freeze_s=_number(env, "SANMA_GC_FREEZE", d.gc_freeze_s, float, 0.0, 86_400.0),
+            gc_collect_s=_number(env, "SANMA_GC_COLLECT", d.gc_collect_s, float, 0.0, 86_400.0),
         )
         return base.with_changes(**_account_settings(env, d))
 
