@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,14 @@ from tests.test_rooms_e2e import play_both_to_the_end
 from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
 
 __all__ = ["browser"]  # the Playwright fixture, used by name
+
+
+def run_in_own_loop(main: Any) -> None:
+    """``asyncio.run(main())`` on a thread of its own: the module's Playwright fixture keeps an
+    event loop running on the main thread, where ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(lambda: asyncio.run(main())).result()
+
 
 ROOT = Path(__file__).resolve().parents[1]
 LEASE_TTL_S = 1.5  # short, so that a takeover after SIGKILL takes a couple of seconds
@@ -516,7 +525,7 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         assert await bus.members(LIVE_ROOMS) == set()
         await b.close()
 
-    asyncio.run(main())
+    run_in_own_loop(main)
 
 
 def test_a_relayed_connection_that_reaches_nobody_is_let_go():
@@ -538,4 +547,4 @@ def test_a_relayed_connection_that_reaches_nobody_is_let_go():
         await a.close()
         await b.close()
 
-    asyncio.run(main())
+    run_in_own_loop(main)
