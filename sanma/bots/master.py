@@ -9,6 +9,14 @@ average minus the deal-ins its discards risked along the way (the Expert's dange
 discard); a candidate's own danger now is subtracted as the Expert does.  Riichi or dama
 for the chosen tile is still the Expert's call.
 
+It reads its opponents with a tenpai chance fitted on real positions
+(``sanma.bots.master_defence``: calls, turns and recent tsumogiri) instead of the Expert's
+hand-set steps, and while nobody threatens it lets a tile as fast and nearly as wide go
+when that tile is clearly safer against an open hand that may already be tenpai (the
+calm guard).  Two more switches are built and off (measured no better on the same walls):
+``dama`` keeps a yaku'd tenpai quiet while nobody threatens, ``follow_up`` pons what speeds
+up a hand already opened with a yakuhai triplet.
+
 Under pressure the master pushes a little less than the Expert (``PUSH_SCALE``).  Two more
 uses of the search are built but off by default (they did not measure better on the same
 walls): ``pressed`` searches push or fold while an opponent threatens, pricing each future
@@ -88,8 +96,8 @@ class MasterBot(ExpertBot):
         press_gain: float = PRESS_GAIN,
         placement: bool = False,
         push_scale: float = PUSH_SCALE,
-        reader: bool = False,
-        guard: bool = False,
+        reader: bool = True,
+        guard: bool = True,
         dama: float = 0.0,
         follow_up: bool = False,
     ) -> None:
