@@ -8,15 +8,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
 
 from sanma.server.settings import Settings
+from sanma.store import accounts as acc
+from sanma.store import db
 from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
 from tests.test_server import SEEDS, LiveServer, free_port
-from tests.test_web_e2e import DESKTOP, browser, play_to_match_end, shots, start_match  # noqa: F401
+from tests.test_web_e2e import (  # noqa: F401
+    DESKTOP,
+    PHONE,
+    assert_no_overflow,
+    browser,
+    play_to_match_end,
+    shots,
+    start_match,
+)
 
 XSS = "<img src=x onerror=f()>"
 INDIGO = "rgb(58, 79, 184)"  # back-indigo's first colour, #3a4fb8
@@ -39,8 +50,8 @@ def live(tmp_path: Path, inbox: Inbox) -> Iterator[LiveServer]:  # noqa: F811
     server.stop()
 
 
-def fresh_page(browser: Browser, live: LiveServer, lang: str = "en") -> Page:  # noqa: F811
-    context = browser.new_context(viewport=DESKTOP, accept_downloads=True)  # type: ignore[arg-type]
+def fresh_page(browser: Browser, live: LiveServer, lang: str = "en", viewport: dict[str, int] = DESKTOP) -> Page:  # noqa: F811
+    context = browser.new_context(viewport=viewport, accept_downloads=True)  # type: ignore[arg-type]
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -86,7 +97,7 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
         "() => document.getElementById('acct-email-state').textContent.includes('p***r@example.org')"
     )
     assert page.locator("#acct-warn").count() == 0
-    page.screenshot(path=str(shots / "account-profile.png"))
+    page.screenshot(path=str(shots / "desktop-account-profile.png"))
 
     # Check in, buy and equip a tile back.
     page.click("[data-acct-tab=shop]")
@@ -96,14 +107,14 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
     page.click("[data-equip=back-indigo]")
     page.wait_for_selector("[data-item=back-indigo].on")
     assert "0" in page.inner_text("#coin-balance")
-    page.screenshot(path=str(shots / "account-shop.png"))
+    page.screenshot(path=str(tmp_path / "account-shop.png"))  # see test_account_screens
     close_account(page)
 
     # The equipped back on the opponents' hands in a match, played to its end.
     start_match(page)
     stop = page.locator(".opponent .backs .tile svg stop").first
     assert stop.evaluate("el => getComputedStyle(el).stopColor") == INDIGO
-    page.screenshot(path=str(shots / "account-tile-back.png"))
+    page.screenshot(path=str(tmp_path / "account-tile-back.png"))
     play_to_match_end(page, tmp_path, "acct")
     page.click("[data-panel=again]")
     page.wait_for_selector("#play")
@@ -119,7 +130,7 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
     assert page.inner_text("#replay-step") != first
     assert page.locator("#replay .board .opponent .tile.back").count() > 0  # others' hands stay hidden
     assert page.locator("#replay-hand .tile").count() >= 13
-    page.screenshot(path=str(shots / "account-replay.png"))
+    page.screenshot(path=str(tmp_path / "account-replay.png"))
     page.click("#replay-close")
     page.wait_for_selector("#hist-server")
 
@@ -161,3 +172,90 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
     assert "tertaut" in fresh.inner_text("#acct-email-state").lower()
     for p in (page, other, fresh):
         assert p.errors == []  # type: ignore[attr-defined]
+
+
+def grant_two_past_checkins(live: LiveServer, page: Page) -> None:
+    """Yesterday's and the day before's check-ins (100 + 120 coins), so that today's (+140)
+    buys a tile back and a cloth: the shop and the table are shown with both equipped."""
+    guest = str(
+        page.evaluate("""async () => (await (await fetch('/api/account',
+        {headers: {Authorization: 'Bearer ' + localStorage.getItem('sanma.token')}})).json()).guest""")
+    )
+    engine = db.open_engine(live.settings.db_url)
+    try:
+        today = datetime.now(UTC).date()
+        for back in (2, 1):
+            acc.check_in(engine, guest, today - timedelta(days=back))
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("viewport", "name", "lang", "play"),
+    [
+        (DESKTOP, "desktop", "en", True),
+        (PHONE, "phone", "id", True),
+        (DESKTOP, "desktop", "id", False),
+        (PHONE, "phone", "en", False),
+    ],
+)
+def test_account_screens(
+    browser: Browser,  # noqa: F811
+    live: LiveServer,
+    tmp_path: Path,
+    shots: Path,  # noqa: F811
+    viewport: dict[str, int],
+    name: str,
+    lang: str,
+    play: bool,
+) -> None:
+    """The profile, the shop with a back and a cloth bought and equipped, the table wearing
+    them, the history and the replay: inside the screen at both sizes, in both languages
+    (the screenshots are for review)."""
+    page = fresh_page(browser, live, lang=lang, viewport=viewport)
+    page.wait_for_function("() => document.getElementById('account-btn').textContent.includes('⚠')")
+    grant_two_past_checkins(live, page)
+    open_account(page)
+    assert page.locator("#acct-warn").is_visible()
+    # The redrawn sheet keeps the keyboard focus on the tab that was pressed.
+    assert page.evaluate("() => document.activeElement.dataset.acctTab") == "profile"
+    for field in ("#acct-name", "#link-email", "#recover-email"):
+        assert page.locator(field).evaluate("el => !!el.labels?.length || !!el.getAttribute('aria-label')"), field
+    if play:
+        page.screenshot(path=str(shots / f"{name}-account-profile-{lang}.png"))
+    page.click("[data-acct-tab=shop]")
+    page.wait_for_selector("#checkin")
+    page.screenshot(path=str(shots / f"{name}-account-checkin-{lang}.png"))
+    page.click("#checkin")
+    page.wait_for_function("() => document.getElementById('coin-balance').textContent.includes('360')")
+    for item in ("back-indigo", "cloth-navy"):
+        page.click(f"[data-buy={item}]")
+        page.click(f"[data-equip={item}]")
+        page.wait_for_selector(f"[data-item={item}].on")
+    assert "60" in page.inner_text("#coin-balance")
+    page.screenshot(path=str(shots / f"{name}-account-shop-{lang}.png"))
+    size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert size[0] <= size[1]
+    close_account(page)
+    if not play:
+        return
+    start_match(page)
+    assert page.locator("html[data-cloth=cloth-navy]").count() == 1
+    stop = page.locator(".opponent .backs .tile svg stop").first
+    assert stop.evaluate("el => getComputedStyle(el).stopColor") == INDIGO
+    page.screenshot(path=str(shots / f"{name}-table-cosmetics.png"))
+    assert_no_overflow(page)
+    play_to_match_end(page, tmp_path, name)
+    page.click("[data-panel=again]")
+    page.wait_for_selector("#play")
+    open_account(page, "history")
+    page.wait_for_selector("#hist-server [data-replay]")
+    page.screenshot(path=str(shots / f"{name}-account-history-{lang}.png"))
+    page.click("#hist-server [data-replay]")
+    page.wait_for_selector("#replay-step")
+    for _ in range(12):
+        page.click("#replay-next")
+    page.screenshot(path=str(shots / f"{name}-account-replay-{lang}.png"))
+    size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert size[0] <= size[1]
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -16,9 +16,9 @@ import pytest
 from sanma.engine.events import MatchEnded
 from sanma.server.settings import Settings
 from tests.test_server import SEEDS, LiveServer, free_port, full_log
-from tests.test_web_e2e import ACTIONABLE, DESKTOP, PHONE, browser, open_page, step
+from tests.test_web_e2e import ACTIONABLE, DESKTOP, PHONE, assert_no_overflow, browser, open_page, shots, step
 
-__all__ = ["browser"]  # the fixture, used by name
+__all__ = ["browser", "shots"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -67,7 +67,9 @@ def play_both_to_the_end(pages: list[Page]) -> dict[str, int]:
     return counts
 
 
-def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(browser: Browser, live: LiveServer) -> None:
+def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
+    browser: Browser, live: LiveServer, shots: Path
+) -> None:
     host = open_page(browser, live, DESKTOP, lang="en")
     host.wait_for_selector("[data-room-cmd=open]")
     assert "Play with friends" in host.inner_text("[data-room-cmd=open]")
@@ -89,6 +91,8 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(browser: B
     assert "?room=" not in friend.url  # a reload does not join again
 
     host.wait_for_function("() => document.querySelectorAll('.room-seat.human').length === 2")
+    host.screenshot(path=str(shots / "desktop-rooms-lobby.png"))  # code, link, seats, host controls
+    friend.screenshot(path=str(shots / "phone-rooms-lobby-id.png"))
     host.select_option('select[data-room-level="2"]', "beginner")
     host.click('[data-room-cmd=add-bot][data-seat="2"]')
     host.wait_for_selector(".room-seat.bot")
@@ -102,6 +106,10 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(browser: B
     friend.wait_for_selector('[data-presence-seat="0"][data-state=connected]', timeout=20_000)
     host.wait_for_selector("#turn-timer", timeout=20_000)  # seat 0 deals: its turn runs on the clock
     assert "bank" in host.inner_text("#turn-timer")
+    friend.wait_for_selector("[data-presence-seat]")
+    host.screenshot(path=str(shots / "desktop-rooms-table.png"))  # presence badges and the timer
+    friend.screenshot(path=str(shots / "phone-rooms-table-id.png"))
+    assert_no_overflow(friend)
 
     # A third guest opening the link after the start may watch, a hand behind.
     watcher = open_page(browser, live, DESKTOP, lang="en")
@@ -122,3 +130,42 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(browser: B
     for page in (host, friend):
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
         page.close()
+
+
+@pytest.mark.parametrize(
+    ("viewport", "name", "lang"),
+    [(DESKTOP, "desktop", "id"), (PHONE, "phone", "en"), (PHONE, "phone", "id")],
+)
+def test_rooms_home_and_lobby_fit_the_screen_in_both_languages(
+    browser: Browser, live: LiveServer, shots: Path, viewport: dict[str, int], name: str, lang: str
+) -> None:
+    """The create / join sheet and a fresh lobby (host controls on two empty seats) stay
+    inside the screen, in the longer Indonesian strings too; the screenshots are for review."""
+    page = open_page(browser, live, viewport, lang=lang)
+    page.click("[data-room-cmd=open]")
+    page.wait_for_selector("[data-room-cmd=create]")
+    assert page.evaluate("() => document.activeElement.id") == "room-code"
+    page.screenshot(path=str(shots / f"{name}-rooms-home-{lang}.png"))
+    page.click("[data-room-cmd=create]")
+    page.wait_for_selector("#room-code-shown")
+    assert page.locator("[data-room-cmd=add-bot]").count() == 2
+    page.screenshot(path=str(shots / f"{name}-rooms-lobby-host-{lang}.png"))
+    # The keyboard copies the code (focused once the room exists), then Tab, Tab: the link.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    code = page.inner_text("#room-code-shown")
+    assert page.evaluate("() => document.activeElement.dataset.roomCmd") == "copy-code"
+    page.keyboard.press("Enter")
+    page.wait_for_function("c => navigator.clipboard.readText().then(t => t === c)", arg=code)
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.id") == "room-link"
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.dataset.roomCmd") == "copy"
+    assert page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle") == "solid"  # focus shows
+    page.keyboard.press("Enter")
+    link = page.input_value("#room-link")
+    page.wait_for_function("l => navigator.clipboard.readText().then(t => t === l)", arg=link)
+    size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert size[0] <= size[1]
+    panel = page.locator(".rooms-panel").bounding_box()
+    assert panel is not None and panel["x"] >= 0 and panel["x"] + panel["width"] <= viewport["width"] + 0.5
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -14,7 +14,6 @@ export function initAccount({ getToken, setToken, switched }) {
   session.getToken = getToken;
   session.setToken = setToken;
   onSwitch = switched || (() => {});
-  injectStyle();
   document.addEventListener("click", (ev) => {
     if (ev.target.closest?.("[data-cmd=account]")) openAccount();
   });
@@ -78,51 +77,12 @@ export function patternCss(pattern, color) {
   return "none";
 }
 
-// Presentation attributes of the back's SVG yield to CSS, so the equipped colours apply to
-// every back drawn by render/tiles.js without touching its markup.
-function injectStyle() {
-  if (document.getElementById("account-style")) return;
-  const css = `
-  .tile svg stop:first-child { stop-color: var(--back-a, #e07b26); }
-  .tile svg stop:last-child { stop-color: var(--back-b, #b4521a); }
-  .tile svg rect[stroke-opacity] { stroke: var(--back-c, #ffe6b0); }
-  .tile svg path[fill-opacity] { fill: var(--back-c, #ffe6b0); }
-  .tile.back::after { content: ""; position: absolute; inset: 10%; border-radius: 12%; background: var(--back-pattern, none); pointer-events: none; }
-  html[data-cloth]:not([data-cloth="cloth-green"]) #game { background: radial-gradient(ellipse at 50% 42%, var(--cloth-a) 0%, var(--felt) 40%, var(--felt-dark) 100%); }
-  .acct { width: min(760px, 96vw); max-height: 92vh; display: flex; flex-direction: column; padding: 14px 20px; }
-  .acct-head { display: flex; align-items: center; gap: 12px; }
-  .acct-head h2 { flex: 1; margin: 0; color: var(--gold); font-family: Georgia, "DejaVu Serif", serif; }
-  .acct-tabs { display: flex; gap: 6px; margin: 10px 0; }
-  .acct-body { overflow: auto; flex: 1; line-height: 1.45; }
-  .acct-body section { margin: 0 0 14px; }
-  .acct-body h3 { color: var(--gold); margin: 8px 0 6px; font-size: 17px; }
-  .acct-row { display: flex; gap: 8px; flex-wrap: wrap; align-items: center; margin: 4px 0; }
-  .acct-row input { flex: 1 1 180px; min-width: 0; padding: 7px 9px; border-radius: 8px; border: 1px solid rgba(255,255,255,.25); background: rgba(0,0,0,.25); color: var(--text); font-size: 15px; }
-  .acct-warn { border: 1px solid var(--gold); color: var(--gold); border-radius: 10px; padding: 8px 10px; margin: 0 0 10px; }
-  .acct-note { color: var(--muted); min-height: 1em; margin: 2px 0; }
-  .acct-error { color: #ffb3b3; min-height: 1em; margin: 2px 0; }
-  .shop-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 10px; }
-  .shop-item { border: 1px solid rgba(255,255,255,.16); border-radius: 10px; padding: 8px; display: flex; flex-direction: column; gap: 6px; align-items: center; }
-  .shop-item.on { border-color: var(--gold); }
-  .swatch { width: 46px; height: 60px; border-radius: 7px; position: relative; }
-  .swatch.cloth { width: 100%; height: 46px; }
-  .hist { width: 100%; border-collapse: collapse; font-size: 14px; }
-  .hist td, .hist th { padding: 5px 6px; border-bottom: 1px solid rgba(255,255,255,.1); text-align: left; vertical-align: top; }
-  .replay-board { position: relative; min-height: 340px; border-radius: 12px; overflow: hidden; }
-  .acct:has(#replay) { width: min(1180px, 98vw); }
-  .replay-board .board { position: relative; min-height: 300px; zoom: .8; }
-  .replay-hand { display: flex; flex-wrap: wrap; gap: 2px; margin: 6px 0; --tw: 34px; }
-  .replay-event { font-family: ui-monospace, monospace; font-size: 13px; color: var(--muted); word-break: break-word; }
-  `;
-  document.head.append(h("style", { id: "account-style" }, css));
-}
-
 // --- the sheet ------------------------------------------------------------------------------
 
 function sheet() {
   let el = document.getElementById("account-sheet");
   if (!el) {
-    el = h("div", { id: "account-sheet", class: "overlay sheet", hidden: true, role: "dialog", "aria-modal": "true" });
+    el = h("div", { id: "account-sheet", class: "overlay sheet", hidden: true, role: "dialog", "aria-modal": "true", "aria-labelledby": "acct-title" });
     document.body.append(el);
   }
   return el;
@@ -157,7 +117,7 @@ export async function render() {
         class: `choice${view.tab === name ? " on" : ""}`,
         "aria-pressed": String(view.tab === name),
         dataset: { acctTab: name },
-        on: { click: () => ((view.tab = name), (view.note = ""), (view.error = ""), render()) },
+        on: { click: () => openTab(name) },
       },
       tr(`tab.${name}`),
     ),
@@ -172,7 +132,7 @@ export async function render() {
     h(
       "div",
       { class: "acct-head" },
-      h("h2", {}, tr("title")),
+      h("h2", { id: "acct-title" }, tr("title")),
       h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, `✕ ${tr("close")}`),
     ),
     h("div", { class: "acct-tabs", role: "group" }, tabs),
@@ -181,6 +141,14 @@ export async function render() {
     h("div", { class: "acct-body" }, body),
   );
   el.replaceChildren(panel);
+}
+
+async function openTab(name) {
+  view.tab = name;
+  view.note = "";
+  view.error = "";
+  await render();
+  document.querySelector(`[data-acct-tab=${name}]`)?.focus(); // the redraw replaced the button
 }
 
 /** Show a note (ok) or an error under the tabs without redrawing. */
@@ -197,7 +165,7 @@ function say(note, error = "") {
 
 function profileTab() {
   const p = session.profile || {};
-  const nameInput = h("input", { id: "acct-name", maxlength: "24", value: p.name || "", autocomplete: "nickname" });
+  const nameInput = h("input", { id: "acct-name", maxlength: "24", value: p.name || "", autocomplete: "nickname", "aria-label": tr("profile.name") });
   const shown = h("strong", { id: "acct-name-shown" }, p.name || tr("profile.none"));
   const saveName = async () => {
     const { status, data } = await api("POST", "/api/account/name", { name: nameInput.value });
@@ -227,8 +195,8 @@ function profileTab() {
 }
 
 function codeFlow({ prefix, sendPath, verifyPath, verifyLabel, done }) {
-  const email = h("input", { id: `${prefix}-email`, type: "email", autocomplete: "email", maxlength: "254" });
-  const code = h("input", { id: `${prefix}-code`, inputmode: "numeric", autocomplete: "one-time-code", maxlength: "12", placeholder: tr("email.code") });
+  const email = h("input", { id: `${prefix}-email`, type: "email", autocomplete: "email", maxlength: "254", placeholder: tr("email.placeholder"), "aria-label": tr("email.address") });
+  const code = h("input", { id: `${prefix}-code`, inputmode: "numeric", autocomplete: "one-time-code", maxlength: "12", placeholder: tr("email.code"), "aria-label": tr("email.code") });
   const step2 = h(
     "div",
     { class: "acct-row", hidden: true },

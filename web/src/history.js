@@ -2,9 +2,9 @@
 // kept in this browser (localStorage, part of the backup), and a step-through replay of a
 // match's log as the player's seat saw it (the server redacts it; state.js folds it).
 import { api, errorText, h, tr } from "./account-core.js";
-import { t } from "./i18n.js";
+import { getLang, t, tileName } from "./i18n.js";
 import { tileHtml } from "./render/common.js";
-import { boardHtml, myTiles } from "./render/table.js";
+import { boardHtml, myTiles, seatName } from "./render/table.js";
 import { fold, newState } from "./state.js";
 
 const LOCAL_KEY = "sanma.history";
@@ -53,18 +53,20 @@ function seatsText(entry) {
 
 function rulesText(rules) {
   const length = rules?.length ? t(`length.${rules.length}`) : "";
-  return `${length}${rules?.red_fives === false ? "" : " · 🟥5"}`;
+  return rules?.red_fives === false ? length : `${length} · ${t("start.red_fives")}`;
 }
+
+const WHEN = { dateStyle: "medium", timeStyle: "short" };
 
 function row(entry, withReplay, say) {
   const when = new Date(entry.ended_at);
   return h(
     "tr",
     { dataset: { match: entry.match } },
-    h("td", {}, Number.isNaN(when.getTime()) ? "" : when.toLocaleString()),
+    h("td", { class: "hist-when" }, Number.isNaN(when.getTime()) ? "" : when.toLocaleString(getLang() === "en" ? "en-GB" : "id-ID", WHEN)),
     h("td", {}, rulesText(entry.rules)),
     h("td", { class: "hist-seats" }, seatsText(entry)),
-    h("td", {}, entry.placement ? tr("history.place", { n: entry.placement }) : ""),
+    h("td", { class: `hist-place place-${entry.placement}` }, entry.placement ? t(`place.${entry.placement}`) : ""),
     h("td", {}, entry.points !== null && entry.points !== undefined ? entry.points.toLocaleString("en-US") : ""),
     h(
       "td",
@@ -76,6 +78,11 @@ function row(entry, withReplay, say) {
   );
 }
 
+function head() {
+  const cols = ["when", "rules", "players", "placement", "points"].map((c) => h("th", { scope: "col" }, tr(`history.col.${c}`)));
+  return h("thead", {}, h("tr", {}, cols, h("td", {})));
+}
+
 /** The tab's content: the list, or the replay viewer when one is open. */
 export async function historyTab(say) {
   replay.match = null;
@@ -85,7 +92,7 @@ export async function historyTab(say) {
   const localOnly = localHistory().filter((e) => !known.has(e.match));
   const table = (entries, withReplay, id) =>
     entries.length
-      ? h("table", { class: "hist", id }, h("tbody", {}, entries.map((e) => row(e, withReplay, say))))
+      ? h("table", { class: "hist", id }, head(), h("tbody", {}, entries.map((e) => row(e, withReplay, say))))
       : h("p", {}, tr("history.empty"));
   return [
     h("section", {}, h("h3", {}, tr("history.server")), table(server, true, "hist-server")),
@@ -139,26 +146,65 @@ function drawReplay() {
     { id: "replay" },
     h(
       "div",
-      { class: "acct-row" },
-      h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: closeReplay } }, tr("replay.close")),
-      h("button", { type: "button", class: "choice", id: "replay-first", on: { click: go(1) } }, tr("replay.first")),
+      { class: "acct-row replay-nav" },
+      h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: closeReplay } }, `← ${tr("replay.close")}`),
+      h("span", { class: "spacer" }),
+      h("button", { type: "button", class: "choice", id: "replay-first", "aria-label": tr("replay.first_label"), on: { click: go(1) } }, tr("replay.first")),
       h("button", { type: "button", class: "choice", id: "replay-prev", on: { click: go(step - 1) } }, tr("replay.prev")),
       h("strong", { id: "replay-step" }, tr("replay.step", { i: step, n })),
       h("button", { type: "button", class: "choice", id: "replay-next", on: { click: go(step + 1) } }, tr("replay.next")),
-      h("button", { type: "button", class: "choice", id: "replay-last", on: { click: go(n) } }, tr("replay.last")),
+      h("button", { type: "button", class: "choice", id: "replay-last", "aria-label": tr("replay.last_label"), on: { click: go(n) } }, tr("replay.last")),
+      h("span", { class: "spacer" }),
     ),
-    h("p", { class: "replay-event", id: "replay-event" }, event ? describe(event) : ""),
+    h("p", { class: "replay-event", id: "replay-event", "aria-live": "polite" }, event ? describe(event, replay.data.seat) : ""),
     board,
     hand,
   );
+  // Redrawn on every step: the pressed button keeps the keyboard focus; the arrows step too.
+  const focused = holder.contains(document.activeElement) ? document.activeElement.id : "";
+  view.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
+      ev.preventDefault();
+      go(step + (ev.key === "ArrowLeft" ? -1 : 1))();
+      document.getElementById(ev.key === "ArrowLeft" ? "replay-prev" : "replay-next")?.focus();
+    }
+  });
   holder.replaceChildren(view);
+  if (focused) document.getElementById(focused)?.focus();
 }
 
-function describe(e) {
-  const parts = Object.entries(e)
-    .filter(([k]) => k !== "type")
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-  return `${e.type} ${parts.join(" ")}`.slice(0, 300);
+/** One event in words, as the replay's seat saw it (a hidden tile is not named). */
+function describe(e, me) {
+  const who = typeof e.seat === "number" ? seatName(e.seat, me) : "";
+  const tile = (x) => (typeof x === "string" && x !== "?" ? tileName(x) : "");
+  switch (e.type) {
+    case "MatchStarted":
+      return tr("replay.ev.match_started");
+    case "HandStarted":
+      return tr("replay.ev.hand_started");
+    case "TileDrawn":
+      return tile(e.tile) ? tr("replay.ev.drew_tile", { who, tile: tile(e.tile) }) : tr("replay.ev.drew", { who });
+    case "TileDiscarded":
+      return tr(e.riichi ? "replay.ev.riichi_discard" : "replay.ev.discard", { who, tile: tile(e.tile) });
+    case "RiichiAccepted":
+      return tr("replay.ev.riichi", { who });
+    case "MeldCalled":
+      return tr("replay.ev.call", { who, call: t(e.meld?.type === "pon" ? "action.pon" : "action.kan") });
+    case "KitaDeclared":
+      return tr("replay.ev.kita", { who });
+    case "DoraRevealed":
+      return tr("replay.ev.dora", { tile: tile(e.indicator) });
+    case "HandWon":
+      return tr(e.from_seat === e.seat ? "replay.ev.tsumo" : "replay.ev.ron", { who });
+    case "HandDrawn":
+      return t("end.draw");
+    case "HandAborted":
+      return t("end.abort");
+    case "MatchEnded":
+      return tr("replay.ev.match_ended");
+    default:
+      return "";
+  }
 }
 
 function closeReplay() {

@@ -13,6 +13,7 @@ const room = {
   getToken: null,
   enterMatch: null,
   view: null, // null (closed) | "home" | "lobby"
+  html: "", // the sheet's last markup
   data: null, // the room as GET /api/rooms/{code} answers
   error: "",
   poll: null,
@@ -43,6 +44,7 @@ function sheet() {
     el.hidden = true;
     el.setAttribute("role", "dialog");
     el.setAttribute("aria-modal", "true");
+    el.setAttribute("aria-labelledby", "rooms-title");
     document.getElementById("app").appendChild(el);
   }
   return el;
@@ -63,7 +65,8 @@ function homeHtml() {
   const lengths = ["one-hand", "east", "east-south"].map((v) => choice("length", v, o.length, t(`length.${v}`))).join("");
   const reds = ["true", "false"].map((v) => choice("red_fives", v, String(o.red_fives), t(`onoff.${v}`))).join("");
   return `
-    <h2>${esc(t("rooms.title"))}</h2>
+    <h2 id="rooms-title">${esc(t("rooms.title"))}</h2>
+    <div class="rooms-body">
     <section class="rooms-create">
       <h3>${esc(t("rooms.create"))}</h3>
       <fieldset class="option"><legend>${esc(t("start.length"))}</legend><div class="choices" role="radiogroup">${lengths}</div></fieldset>
@@ -72,9 +75,10 @@ function homeHtml() {
     </section>
     <section class="rooms-join">
       <h3>${esc(t("rooms.join"))}</h3>
-      <label>${esc(t("rooms.code"))} <input id="room-code" autocomplete="off" autocapitalize="characters" maxlength="8" spellcheck="false"></label>
+      <label class="room-join-row">${esc(t("rooms.code"))} <input id="room-code" autocomplete="off" autocapitalize="characters" maxlength="8" spellcheck="false"></label>
       <button type="button" class="primary" data-room-cmd="join">${esc(t("rooms.join_button"))}</button>
-    </section>`;
+    </section>
+    </div>`;
 }
 
 function seatHtml(s, host) {
@@ -82,11 +86,12 @@ function seatHtml(s, host) {
   if (s.kind === "empty") who = t("rooms.empty");
   else if (s.kind === "bot") who = `🤖 ${t("rooms.bot")} · ${t(`level.${s.level}`)}`;
   else who = s.you ? t("rooms.you") : t("rooms.guest");
-  const tags = [s.host ? `<span class="tag">${esc(t("rooms.host"))}</span>` : ""].join("");
+  const tags = s.host ? `<span class="tag">${esc(t("rooms.host"))}</span>` : "";
   let controls = "";
   if (host && s.kind === "empty") {
     const options = LEVELS.map((l) => `<option value="${l}"${l === "normal" ? " selected" : ""}>${esc(t(`level.${l}`))}</option>`).join("");
-    controls = `<select data-room-level="${s.seat}" aria-label="${esc(t("start.level"))}">${options}</select>
+    const label = `${t("start.level")} · ${t("rooms.seat", { n: s.seat + 1 })}`;
+    controls = `<select data-room-level="${s.seat}" aria-label="${esc(label)}">${options}</select>
       <button type="button" class="ghost" data-room-cmd="add-bot" data-seat="${s.seat}">${esc(t("rooms.add_bot"))}</button>`;
   } else if (host && s.kind === "bot") {
     controls = `<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${esc(t("rooms.remove_bot"))}</button>`;
@@ -102,7 +107,7 @@ function lobbyHtml() {
   const full = r.seats.every((s) => s.kind !== "empty");
   if (r.status === "playing" && r.you === null) {
     return `
-    <h2>${esc(t("rooms.lobby"))} ${esc(r.code)}</h2>
+    <h2 id="rooms-title">${esc(t("rooms.lobby"))} ${esc(r.code)}</h2>
     <p class="hint">${esc(t("rooms.watch_hint"))}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, false)).join("")}</ul>
     <button type="button" class="primary" data-room-cmd="watch">👁 ${esc(t("rooms.watch"))}</button>`;
@@ -112,15 +117,20 @@ function lobbyHtml() {
        ${full ? "" : `<p class="hint">${esc(t("rooms.fill_seats"))}</p>`}`
     : `<p class="hint">${esc(t("rooms.wait_host"))}</p>`;
   return `
-    <h2>${esc(t("rooms.lobby"))}</h2>
-    <p class="room-code">${esc(t("rooms.code"))}: <strong id="room-code-shown">${esc(r.code)}</strong></p>
-    <p class="room-link"><input id="room-link" readonly value="${esc(link)}" aria-label="${esc(t("rooms.invite"))}">
-      <button type="button" class="ghost" data-room-cmd="copy">${esc(t("rooms.copy"))}</button></p>
-    <p class="hint">${esc(t(`length.${r.length}`))} · ${esc(t("start.red_fives"))}: ${esc(t(`onoff.${r.red_fives}`))} ·
-      ⏱ ${esc(t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s }))}</p>
+    <h2 id="rooms-title">${esc(t("rooms.lobby"))}</h2>
+    <div class="room-share">
+      <p class="room-code"><span class="room-code-label">${esc(t("rooms.code"))}</span>
+        <strong id="room-code-shown">${esc(r.code)}</strong>
+        <button type="button" class="ghost" data-room-cmd="copy-code">${esc(t("rooms.copy_code"))}</button></p>
+      <p class="room-link"><label for="room-link">${esc(t("rooms.invite"))}</label>
+        <input id="room-link" readonly value="${esc(link)}">
+        <button type="button" class="ghost" data-room-cmd="copy">${esc(t("rooms.copy"))}</button></p>
+    </div>
+    <p class="room-rules">${esc(t(`length.${r.length}`))} · ${esc(t("start.red_fives"))}: ${esc(t(`onoff.${r.red_fives}`))} ·
+      ${esc(t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s }))}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost)).join("")}</ul>
     ${start}
-    <button type="button" class="ghost" data-room-cmd="leave">${esc(t("rooms.leave"))}</button>`;
+    <div class="room-foot"><button type="button" class="ghost" data-room-cmd="leave">${esc(t("rooms.leave"))}</button></div>`;
 }
 
 function render() {
@@ -131,9 +141,45 @@ function render() {
     return;
   }
   const body = room.view === "lobby" && room.data ? lobbyHtml() : homeHtml();
-  el.innerHTML = `<div class="panel rooms-panel">
+  const html = `<div class="panel rooms-panel rooms-${room.view}">
     <button type="button" class="ghost close" data-room-cmd="close" aria-label="${esc(t("rooms.close"))}">✕</button>
     ${body}<p class="error" role="alert">${esc(room.error)}</p></div>`;
+  // The lobby polls every 1.5 s: an unchanged lobby is left alone, and a changed one keeps
+  // the keyboard focus, the typed code and the bot levels being chosen.
+  if (html === room.html && el.firstElementChild) return;
+  const kept = keepInputs(el);
+  room.html = html;
+  el.innerHTML = html;
+  restoreInputs(el, kept);
+}
+
+function keyOf(node) {
+  if (!node || node === document.body) return null;
+  if (node.id) return `#${node.id}`;
+  for (const name of ["roomCmd", "roomOpt", "roomLevel"]) {
+    if (node.dataset?.[name] !== undefined) {
+      const attr = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      const extra = node.dataset.seat !== undefined ? `[data-seat="${node.dataset.seat}"]` : node.dataset.value !== undefined ? `[data-value="${node.dataset.value}"]` : "";
+      return `[data-${attr}="${node.dataset[name]}"]${extra}`;
+    }
+  }
+  return null;
+}
+
+function keepInputs(el) {
+  const active = el.contains(document.activeElement) ? keyOf(document.activeElement) : null;
+  const levels = [...el.querySelectorAll("select[data-room-level]")].map((s) => [s.dataset.roomLevel, s.value]);
+  return { active, levels, code: el.querySelector("#room-code")?.value };
+}
+
+function restoreInputs(el, kept) {
+  for (const [seat, value] of kept.levels) {
+    const select = el.querySelector(`select[data-room-level="${seat}"]`);
+    if (select) select.value = value;
+  }
+  const code = el.querySelector("#room-code");
+  if (code && kept.code) code.value = kept.code;
+  if (kept.active) el.querySelector(kept.active)?.focus();
 }
 
 function errorText(status, data) {
@@ -163,6 +209,8 @@ function showLobby(data) {
   }
   if (data.status !== "lobby") stopPoll(); // started without this guest: it may watch
   render();
+  const el = sheet();
+  if (!el.contains(document.activeElement)) el.querySelector("[data-room-cmd=copy-code], [data-room-cmd=watch]")?.focus();
   if (data.status !== "lobby") return;
   if (!room.poll) room.poll = setInterval(refresh, POLL_MS);
 }
@@ -228,14 +276,16 @@ async function onCommand(el) {
     const data = await answer(call("POST", "", { length: room.options.length, red_fives: room.options.red_fives }));
     if (data) showLobby(data);
   } else if (cmd === "join") await join(document.getElementById("room-code")?.value);
-  else if (cmd === "copy") {
+  else if (cmd === "copy" || cmd === "copy-code") {
     const input = document.getElementById("room-link");
     try {
-      await navigator.clipboard.writeText(input.value);
+      await navigator.clipboard.writeText(cmd === "copy" ? input.value : code);
     } catch {
-      input.select(); // no clipboard permission: leave it selected for a manual copy
+      input.select(); // no clipboard permission: leave the link selected for a manual copy
     }
-    el.textContent = t("rooms.copied");
+    const label = el.textContent;
+    el.textContent = `✓ ${t("rooms.copied")}`;
+    setTimeout(() => (el.textContent = label), 2000);
   } else if (cmd === "add-bot") {
     const level = document.querySelector(`[data-room-level="${el.dataset.seat}"]`)?.value || "normal";
     const data = await answer(call("POST", `/${code}/bots`, { seat: Number(el.dataset.seat), level }));
@@ -278,7 +328,6 @@ document.addEventListener("keydown", (ev) => {
 export async function initRooms({ getToken, enterMatch }) {
   room.getToken = getToken;
   room.enterMatch = enterMatch;
-  injectStyle();
   const params = new URLSearchParams(location.search);
   const invited = params.get("room");
   if (invited) {
@@ -315,8 +364,6 @@ function bar() {
   return el;
 }
 
-const BADGE = { connected: "🟢", away: "🟡", auto: "🤖", bot: "🤖" };
-
 function renderBar() {
   const el = bar();
   if (room.seat === null) {
@@ -325,13 +372,14 @@ function renderBar() {
     return;
   }
   el.hidden = false;
-  const watching = room.spectator ? `<span class="watching" data-testid="watching">👁 ${esc(t("rooms.watching"))}</span>` : "";
+  const watching = room.spectator ? `<span class="watching" data-testid="watching">${esc(t("rooms.watching"))}</span>` : "";
   const badges = [0, 1, 2]
     .filter((s) => (room.spectator || s !== room.seat) && room.presence[s])
     .map((s) => {
       const state = room.presence[s];
       const name = room.spectator ? t("rooms.seat", { n: s + 1 }) : seatName(s, room.seat);
-      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(t(`presence.${state}`))}">${BADGE[state]} ${esc(name)}: ${esc(t(`presence.${state}`))}</span>`;
+      const said = `${name}: ${t(`presence.${state}`)}`;
+      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(said)}"><span class="dot" aria-hidden="true"></span><span class="who">${esc(name)}</span><span class="state">${esc(t(`presence.${state}`))}</span></span>`;
     })
     .join("");
   let timer = "";
@@ -340,7 +388,7 @@ function renderBar() {
     const turn = Math.max(0, room.prompt.timer.turn_s - elapsed);
     const bank = Math.max(0, room.prompt.timer.bank_s - Math.max(0, elapsed - room.prompt.timer.turn_s));
     const low = turn === 0 ? " low" : "";
-    timer = `<span class="turn-timer${low}" id="turn-timer">⏱ ${Math.ceil(turn)}s <span class="bank">+${Math.ceil(bank)}s ${esc(t("rooms.bank"))}</span></span>`;
+    timer = `<span class="turn-timer${low}" id="turn-timer"><b>${Math.ceil(turn)}s</b> <span class="bank">+${Math.ceil(bank)}s <span class="word">${esc(t("rooms.bank"))}</span></span></span>`;
   }
   el.innerHTML = watching + badges + timer;
 }
@@ -380,30 +428,4 @@ export function roomFrame(frame) {
 export function roomLeave() {
   room.seat = null;
   roomPrompt(null);
-}
-
-function injectStyle() {
-  if (document.getElementById("rooms-style")) return;
-  const style = document.createElement("style");
-  style.id = "rooms-style";
-  style.textContent = `
-    .rooms-panel { max-width: 34rem; width: 100%; position: relative; }
-    .rooms-panel .close { position: absolute; top: .4rem; right: .4rem; }
-    .rooms-panel section { margin: .8rem 0; }
-    .rooms-panel input { font: inherit; padding: .35rem .5rem; border-radius: .4rem; border: 1px solid #8a9; }
-    #room-code { text-transform: uppercase; letter-spacing: .15em; width: 8em; }
-    #room-link { width: min(22rem, 70vw); }
-    .room-code strong { font-size: 1.6rem; letter-spacing: .2em; }
-    .room-seats { list-style: none; padding: 0; display: grid; gap: .4rem; }
-    .room-seat { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; padding: .4rem .6rem; border-radius: .5rem; background: rgba(255,255,255,.08); }
-    .room-seat .seat-no { font-weight: 600; min-width: 4.5em; }
-    .room-seat .controls { margin-left: auto; display: flex; gap: .3rem; }
-    .room-seat .tag { font-size: .8em; padding: 0 .4em; border-radius: .3em; background: #d4a72c; color: #222; }
-    .friends { margin-top: .6rem; }
-    .room-bar { display: inline-flex; gap: .6rem; align-items: center; flex-wrap: wrap; font-size: .85rem; }
-    .room-bar .turn-timer { font-variant-numeric: tabular-nums; font-weight: 600; }
-    .room-bar .turn-timer.low { color: #ffb347; }
-    .room-bar .bank { opacity: .75; font-weight: 400; }
-  `;
-  document.head.appendChild(style);
 }

@@ -6,12 +6,12 @@ import { getLang } from "./i18n.js";
 function swatch(item) {
   const [a, b, c] = item.colors;
   if (item.slot === "cloth") {
-    return h("span", { class: "swatch cloth", style: { background: `radial-gradient(ellipse at 50% 40%, ${a}, ${b} 55%, ${c})` } });
+    return h("span", { class: "swatch cloth", "aria-hidden": "true", style: { background: `radial-gradient(ellipse at 50% 40%, ${a}, ${b} 55%, ${c})` } });
   }
   const pattern = patternCss(item.pattern, c);
   return h(
     "span",
-    { class: "swatch", style: { background: `linear-gradient(135deg, ${a}, ${b})`, boxShadow: `inset 0 0 0 3px ${c}77` } },
+    { class: "swatch", "aria-hidden": "true", style: { background: `linear-gradient(135deg, ${a}, ${b})`, boxShadow: `inset 0 0 0 3px ${c}77` } },
     pattern === "none" ? null : h("span", { style: { position: "absolute", inset: "12%", borderRadius: "5px", background: pattern } }),
   );
 }
@@ -38,6 +38,7 @@ export async function shopTab(say) {
               await refreshProfile();
               await render();
               say(tr("coins.granted", { n: done.coins, s: done.streak }));
+              document.querySelector("[data-acct-tab=shop]")?.focus();
             },
           },
         },
@@ -53,15 +54,18 @@ export async function shopTab(say) {
         .map((item) => {
           const owned = p.owned.includes(item.id);
           const worn = p[slot] === item.id;
+          const name = item.name[lang];
+          // The button's words alone ("Buy · 150") do not say which item: the label does.
+          const said = (text) => `${text}: ${name}`;
           let button;
-          if (worn) button = h("button", { type: "button", class: "choice on", disabled: true }, tr("shop.equipped"));
-          else if (owned) button = h("button", { type: "button", class: "choice", dataset: { equip: item.id }, on: { click: () => equip(slot, item.id, say) } }, tr("shop.equip"));
-          else button = h("button", { type: "button", class: "choice", dataset: { buy: item.id }, disabled: p.coins < item.price, on: { click: () => buy(item.id, say) } }, tr("shop.buy", { n: item.price }));
+          if (worn) button = h("button", { type: "button", class: "choice on", disabled: true, "aria-label": said(tr("shop.equipped")) }, tr("shop.equipped"));
+          else if (owned) button = h("button", { type: "button", class: "choice", dataset: { equip: item.id }, "aria-label": said(tr("shop.equip")), on: { click: () => equip(slot, item.id, say) } }, tr("shop.equip"));
+          else button = h("button", { type: "button", class: "choice", dataset: { buy: item.id }, disabled: p.coins < item.price, "aria-label": said(tr("shop.buy", { n: item.price })), on: { click: () => buy(item.id, say) } }, tr("shop.buy", { n: item.price }));
           return h(
             "div",
             { class: `shop-item${worn ? " on" : ""}`, dataset: { item: item.id } },
             swatch(item),
-            h("strong", {}, item.name[lang]),
+            h("strong", {}, name),
             h("small", {}, item.price ? tr("shop.price", { n: item.price }) : tr("shop.free")),
             button,
           );
@@ -79,6 +83,12 @@ async function buy(item, say) {
   if (status !== 200) return say("", errorText(data, status));
   await refreshProfile();
   await render();
+  refocus(item); // the redraw replaced the pressed button: Equip is the next step
+}
+
+function refocus(item) {
+  const next = document.querySelector(`[data-item="${item}"] button:not([disabled])`) || document.querySelector("[data-acct-tab=shop]");
+  next?.focus();
 }
 
 async function equip(slot, item, say) {
@@ -87,4 +97,5 @@ async function equip(slot, item, say) {
   session.profile = data;
   await applyEquipment();
   await render();
+  refocus(item);
 }
