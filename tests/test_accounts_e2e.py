@@ -233,6 +233,8 @@ def test_account_screens(
         page.click(f"[data-equip={item}]")
         page.wait_for_selector(f"[data-item={item}].on")
     assert "60" in page.inner_text("#coin-balance")
+    # The check-in shot shows the tile backs; this one scrolls down to the cloths.
+    page.locator("[data-item=cloth-navy]").evaluate("el => el.scrollIntoView({block: 'end'})")
     page.screenshot(path=str(shots / f"{name}-account-shop-{lang}.png"))
     size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     assert size[0] <= size[1]
@@ -256,6 +258,18 @@ def test_account_screens(
     for _ in range(12):
         page.click("#replay-next")
     page.screenshot(path=str(shots / f"{name}-account-replay-{lang}.png"))
+    # The step is told in words (no raw event fields), the tiles carry their names, and the
+    # keyboard steps on with the focus kept on the pressed button.
+    said = page.inner_text("#replay-event")
+    assert said and "=" not in said and "{" not in said, said
+    labels = page.locator("#replay-hand .tile").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    assert labels and all(labels), labels
+    before = page.inner_text("#replay-step")
+    page.focus("#replay-next")
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.id") == "replay-next"
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#replay-step") == before
     size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     assert size[0] <= size[1]
     assert page.errors == []  # type: ignore[attr-defined]

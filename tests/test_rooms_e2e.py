@@ -115,12 +115,15 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     watcher = open_page(browser, live, DESKTOP, lang="en")
     watcher.wait_for_selector("[data-room-cmd=open]")
     watcher.goto(link)
+    watcher.wait_for_selector("[data-room-cmd=watch]")
+    watcher.screenshot(path=str(shots / "desktop-rooms-watch.png"))
     watcher.click("[data-room-cmd=watch]")
     watcher.wait_for_selector("[data-testid=watching]", timeout=20_000)
 
     counts = play_both_to_the_end([host, friend])
     # The one hand is over: the watcher now sees it, ending on its panel.
     watcher.wait_for_selector("[data-testid=hand-end]", timeout=20_000)
+    watcher.screenshot(path=str(shots / "desktop-rooms-watching.png"))
     assert watcher.locator("#actions .action").count() == 0
     assert watcher.errors == [], watcher.errors  # type: ignore[attr-defined]
     assert counts.get("match-end") == 2 and counts.get("discard", 0) > 4, counts

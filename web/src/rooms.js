@@ -372,6 +372,7 @@ function renderBar() {
     return;
   }
   el.hidden = false;
+  el.classList.toggle("spectating", room.spectator); // three badges: the states go to the tooltips
   const watching = room.spectator ? `<span class="watching" data-testid="watching">${esc(t("rooms.watching"))}</span>` : "";
   const badges = [0, 1, 2]
     .filter((s) => (room.spectator || s !== room.seat) && room.presence[s])
