@@ -214,6 +214,19 @@ def test_owners_and_a_shared_set(pair):
     run(pair, body)
 
 
+def test_listeners_counts_listening_buses(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        assert await b.listeners([]) == []
+        assert await b.listeners(["conn:x:1", "conn:x:2"]) == [0, 0]
+        sub = await a.subscribe("conn:x:1")
+        await a.subscribe("conn:x:1")  # a second local subscriber: still one bus
+        assert await b.listeners(["conn:x:1", "conn:x:2"]) == [1, 0]
+        await sub.close()
+        assert await b.listeners(["conn:x:1"]) == [1]
+
+    run(pair, body)
+
+
 def test_concurrent_acquires_give_exactly_one_owner(pair):
     async def body(a: Bus, b: Bus) -> None:
         for round_ in range(5):

@@ -146,6 +146,10 @@ class Bus(abc.ABC):
         return [await self.owner(key) for key in keys]
 
     @abc.abstractmethod
+    async def listeners(self, channels: list[str]) -> list[int]:
+        """How many buses (processes) listen on each channel now (one round trip)."""
+
+    @abc.abstractmethod
     async def add_member(self, key: str, member: str) -> None:
         """Put ``member`` in the set ``key`` (shared by every process; no expiry)."""
 
@@ -248,6 +252,10 @@ class MemoryBus(Bus):
     async def owner(self, key: str) -> str | None:
         """See ``Bus.owner``."""
         return self._holder(key)
+
+    async def listeners(self, channels: list[str]) -> list[int]:
+        """See ``Bus.listeners``."""
+        return [1 if self._local.get(c) else 0 for c in channels]
 
     async def add_member(self, key: str, member: str) -> None:
         """See ``Bus.add_member``."""
@@ -374,6 +382,13 @@ class RedisBus(Bus):
         if not keys:
             return []
         return [None if v is None else str(v) for v in await self._redis.mget(keys)]
+
+    async def listeners(self, channels: list[str]) -> list[int]:
+        """See ``Bus.listeners`` (``PUBSUB NUMSUB``)."""
+        if not channels:
+            return []
+        counts = dict(await self._redis.pubsub_numsub(*channels))
+        return [int(counts.get(c, 0)) for c in channels]
 
     async def add_member(self, key: str, member: str) -> None:
         """See ``Bus.add_member``."""

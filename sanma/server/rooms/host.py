@@ -14,8 +14,9 @@ A room is run by exactly one process, its owner, which holds the lease ``lease:r
   because it died or stalled past its TTL, it takes the room over from the durable log and
   moves the connections to it), and adopts rooms listed in ``rooms:live`` that nobody owns,
   so that a room plays on (timers, bots, away seats) even with no player connected;
-- a frame for a remote connection that reaches no process (its process died) makes the room
-  forget that connection, so its seat shows away.
+- a remote connection whose process stopped listening (it died: a frame for it reaches
+  nobody, or the keeper finds no listener on its channel) is forgotten by the room, so its
+  seat shows away.
 
 With ``MemoryBus`` (no ``SANMA_REDIS_URL``) the process is alone: every claim succeeds and
 nothing is ever remote.
@@ -311,6 +312,12 @@ class RoomHost:
                 await self._take_over(remote)
             elif remote.orphaned and await self.bus.publish(room_channel(remote.id), {"op": "probe"}) > 0:
                 await remote.rejoin()  # the owner listens now: ask again
+        # Remote connections whose process stopped listening (it died): let them go now,
+        # rather than at the room's next frame, which a pending prompt may hold back a while.
+        channels = list(self._channels)
+        for channel, n in zip(channels, await self.bus.listeners(channels), strict=True):
+            if n == 0:
+                self._connection_gone(channel)
         for match_id, served in list(self._served.items()):
             if not served.ended and getattr(served.room, "finished", False):
                 served.ended = True
