@@ -239,6 +239,7 @@ def test_account_screens(
     size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     assert size[0] <= size[1]
     close_account(page)
+    assert page.evaluate("() => document.activeElement.id") == "account-btn"
     if not play:
         return
     start_match(page)

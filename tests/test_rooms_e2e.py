@@ -171,4 +171,7 @@ def test_rooms_home_and_lobby_fit_the_screen_in_both_languages(
     assert size[0] <= size[1]
     panel = page.locator(".rooms-panel").bounding_box()
     assert panel is not None and panel["x"] >= 0 and panel["x"] + panel["width"] <= viewport["width"] + 0.5
+    page.keyboard.press("Escape")  # closes the sheet, the focus back on the button that opened it
+    page.wait_for_selector("#rooms-sheet", state="hidden")
+    assert page.evaluate("() => document.activeElement.dataset.roomCmd") == "open"
     assert page.errors == []  # type: ignore[attr-defined]

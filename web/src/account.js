@@ -102,6 +102,7 @@ export function closeAccount() {
   view.open = false;
   sheet().hidden = true;
   sheet().replaceChildren();
+  document.getElementById("account-btn")?.focus(); // back where the sheet was opened
 }
 
 /** Redraw the open sheet. */

@@ -240,6 +240,12 @@ function closeSheet() {
   render();
 }
 
+/** Closed by ✕ or Escape: the focus goes back to the button that opened the sheet. */
+function closeByUser() {
+  closeSheet();
+  document.querySelector("[data-room-cmd=open]")?.focus();
+}
+
 async function join(code) {
   const clean = (code || "").trim().toUpperCase();
   if (!clean) return;
@@ -266,7 +272,7 @@ async function onCommand(el) {
     room.error = "";
     render();
     document.getElementById("room-code")?.focus();
-  } else if (cmd === "close") closeSheet();
+  } else if (cmd === "close") closeByUser();
   else if (cmd === "watch" && room.data?.match) {
     const match = room.data.match;
     closeSheet();
@@ -319,7 +325,7 @@ document.addEventListener("click", (ev) => {
 
 document.addEventListener("keydown", (ev) => {
   if (room.view === null) return;
-  if (ev.key === "Escape") closeSheet();
+  if (ev.key === "Escape") closeByUser();
   else if (ev.key === "Enter" && ev.target.id === "room-code") join(ev.target.value);
 });
 
