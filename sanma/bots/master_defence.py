@@ -11,6 +11,7 @@ each time.
 
 ``tenpai_estimate`` is a logistic fit of that data (calls, turns, tsumogiri among the last
 three discards); riichi is tenpai.  ``master_threats`` is ``defence.threats`` with it.
+Refit with ``bench/master_tenpai_fit.py``.
 """
 
 from __future__ import annotations
