@@ -372,3 +372,30 @@ def test_http_api_refusals_share_one_shape_and_the_schema_is_published(server):
     assert {"/api/guest", "/api/practice", "/api/practice/current", "/api/matches/{match_id}"} <= set(schema["paths"])
     options = schema["components"]["schemas"]["PracticeOptions"]["properties"]
     assert set(options["level"]["enum"]) == {"beginner", "normal", "expert", "master"}
+
+
+def test_ended_rooms_leave_memory_and_are_rebuilt_on_a_later_hello(settings):
+    live = LiveServer(settings.with_changes(keep_ended_s=0.0), seed_source=lambda: SEEDS[0])
+    try:
+        rooms = live.server.config.app.state.rooms
+        token = new_guest(live)
+        first = new_match(live, token)
+        client = Client(live, token, first)
+        play_to_end(client, client.next_prompt_or_end())
+        seen = client.events()
+        client.close()
+        assert rooms.live_count == 1
+        second = new_match(live, token)  # the registry drops the ended room on its next call
+        assert rooms.live_count == 1
+        assert httpx.get(f"{live.http}/api/practice/current", headers={"Authorization": f"Bearer {token}"}).json() == {
+            "match": second
+        }
+        # The ended match is still there for a hello: rebuilt from the store, the same events.
+        again = Client(live, token, first)
+        again.until("welcome")
+        while again.events()[-1:] == [] or again.events()[-1]["e"]["type"] != "MatchEnded":
+            again.recv()
+        assert again.events() == seen
+        again.close()
+    finally:
+        live.stop()

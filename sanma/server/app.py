@@ -55,6 +55,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         bot_delay_s=settings.bot_delay_s,
         bot_budget_s=settings.bot_budget_s,
         host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
+        keep_ended_s=settings.keep_ended_s,
     )
     seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
     seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))

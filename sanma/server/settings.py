@@ -48,6 +48,8 @@ class Settings:
     node_id: str = ""
     # Seconds a room's lease lives without renewal (renewed every third of it).
     lease_ttl_s: float = 10.0
+    # Seconds a room whose match ended stays in memory before a later hello rebuilds it.
+    keep_ended_s: float = 300.0
     # sanma serve's garbage-collector policy (server/gcpolicy.py): freeze the heap every so many
     # seconds (0 = Python's default collector), and thaw and collect it in full every so many.
     gc_freeze_s: float = 0.0
@@ -100,7 +102,7 @@ class Settings:
         """Settings from ``SANMA_HOST``, ``SANMA_PORT``, ``SANMA_DATA_DIR``,
         ``SANMA_DATABASE_URL``, ``SANMA_BOT_DELAY``, ``SANMA_BOT_BUDGET``,
         ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S``, ``SANMA_RATE_BURST``, ``SANMA_REDIS_URL``,
-        ``SANMA_NODE_ID`` and ``SANMA_LEASE_TTL``; unset ones
+        ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL`` and ``SANMA_KEEP_ENDED``; unset ones
         keep their defaults.  A malformed value raises ``SanmaError`` naming the variable.
 
         >>> Settings.from_env({"SANMA_PORT": "9000", "SANMA_BOT_DELAY": "0"}).port
@@ -127,6 +129,7 @@ class Settings:
             redis_url=env.get("SANMA_REDIS_URL", d.redis_url),
             node_id=env.get("SANMA_NODE_ID", d.node_id),
             lease_ttl_s=_number(env, "SANMA_LEASE_TTL", d.lease_ttl_s, float, 0.5, 600.0),
+            keep_ended_s=_number(env, "SANMA_KEEP_ENDED", d.keep_ended_s, float, 0.0, 86_400.0),
             gc_freeze_s=_number(env, "SANMA_GC_FREEZE", d.gc_freeze_s, float, 0.0, 86_400.0),
             gc_collect_s=_number(env, "SANMA_GC_COLLECT", d.gc_collect_s, float, 0.0, 86_400.0),
         )

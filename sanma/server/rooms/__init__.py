@@ -7,6 +7,7 @@ a restart, or after it failed) is rebuilt from the store on first use.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from sqlalchemy import Engine
@@ -34,12 +35,18 @@ class RoomRegistry:
         bot_delay_s: float,
         bot_budget_s: float,
         host: RoomHost | None = None,
+        keep_ended_s: float = 300.0,
     ) -> None:
         self._engine = engine
         self._make_bot = make_bot
         self._timing: dict[str, float] = {"bot_delay_s": bot_delay_s, "bot_budget_s": bot_budget_s}
         self._rooms: dict[str, PracticeRoom] = {}
         self._lock = asyncio.Lock()
+        # Rooms whose match ended stay this long (the end panels, late reconnects), then are
+        # dropped: a later hello rebuilds them from the store. Keeps memory and the collector's
+        # work proportional to the live matches, not to every match ever played here.
+        self.keep_ended_s = keep_ended_s
+        self._ended_at: dict[str, float] = {}
         # Scale-out (rooms/host.py): which process owns each room; None = this process alone.
         self._host = host
         if host is not None:
@@ -71,8 +78,9 @@ class RoomRegistry:
         if self._host is not None:
             await self._host.claim(record.id)  # a new id: nobody else can hold its lease
             self._host.serve(room)
-        self._rooms[record.id] = room
-        room.start()
+        async with self._lock:
+            await self._drop_ended()
+            self._run(room)
         return room
 
     async def get(self, match_id: str) -> PracticeRoom | RemoteRoom | None:
@@ -80,6 +88,7 @@ class RoomRegistry:
         With a host, a room another live process owns is a ``RemoteRoom``; one nobody owns
         (new, or its owner died) is claimed and rebuilt here."""
         async with self._lock:
+            await self._drop_ended()
             room = self._rooms.get(match_id)
             if room is not None and room.failed is None:
                 return room
@@ -100,9 +109,33 @@ class RoomRegistry:
                 raise
             if self._host is not None:
                 self._host.serve(room)
-            self._rooms[match_id] = room
-            room.start()
+            self._run(room)
             return room
+
+    def _run(self, room: PracticeRoom) -> None:
+        self._rooms[room.id] = room
+        self._ended_at.pop(room.id, None)
+
+        def ended(_task: asyncio.Task[None]) -> None:
+            if self._rooms.get(room.id) is room and room.failed is None:
+                self._ended_at[room.id] = time.monotonic()
+
+        room.start().add_done_callback(ended)
+
+    async def _drop_ended(self) -> None:
+        """(Under the lock.) Forget the rooms whose match ended more than ``keep_ended_s`` ago (and give their
+        leases back); connections still holding one keep it until they close."""
+        cutoff = time.monotonic() - self.keep_ended_s
+        for match_id in [m for m, at in self._ended_at.items() if at <= cutoff]:
+            del self._ended_at[match_id]
+            self._rooms.pop(match_id, None)
+            if self._host is not None:
+                await self._host.abandon(match_id)
+
+    @property
+    def live_count(self) -> int:
+        """How many rooms this process holds in memory now."""
+        return len(self._rooms)
 
     def start(self) -> None:
         """Start the host's keeper (server startup; without it, it starts with the first room)."""
@@ -113,6 +146,7 @@ class RoomRegistry:
         """Another process took the room over (this one lost its lease): stop it here, and
         tell its connections, which reconnect and reach the new owner."""
         room = self._rooms.pop(match_id, None)
+        self._ended_at.pop(match_id, None)
         if room is not None:
             await room.stop()
             room.failed = RuntimeError("the room moved to another server process")
