@@ -333,6 +333,60 @@ def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, setting
     assert discards[0]["e"]["seat"] == 0  # the first answer counted once
 
 
+# -- display names --------------------------------------------------------------------------
+
+HOSTILE_NAME = "<script>x</script>"
+
+
+def test_seats_and_welcomes_carry_display_names(server):
+    host, friend, unnamed = Api(server), Api(server), Api(server)
+    for api, name in ((host, "Ana"), (friend, HOSTILE_NAME)):
+        r = httpx.post(f"{server.http}/api/account/name", json={"name": name}, headers=api.headers)
+        assert r.status_code == 200, r.text
+    room = host.ok("POST", "", {"length": "one-hand", "red_fives": True}, 201)
+    code = room["code"]
+    assert [s["name"] for s in room["seats"]] == ["Ana", None, None]
+    friend.ok("POST", f"/{code}/join")
+    host.ok("POST", f"/{code}/bots", {"seat": 2, "level": "expert"})
+    seen = unnamed.ok("GET", f"/{code}")  # a stranger's view: names, no "you"
+    assert [(s["kind"], s["name"], s["level"], s["you"]) for s in seen["seats"]] == [
+        ("human", "Ana", None, False),
+        ("human", HOSTILE_NAME, None, False),  # user text comes back verbatim: the client escapes it
+        ("bot", None, "expert", False),
+    ]
+    room = host.ok("POST", f"/{code}/start")
+    expected = [
+        {"seat": 0, "name": "Ana", "bot_level": None},
+        {"seat": 1, "name": HOSTILE_NAME, "bot_level": None},
+        {"seat": 2, "name": None, "bot_level": "expert"},
+    ]
+    seated = Player(server, friend.token, room["match"])
+    welcome = seated.until("welcome")
+    assert (welcome["seat"], welcome["players"]) == (1, expected)
+    seated.close()
+    watcher = Player(server, unnamed.token, room["match"])  # a spectator gets the same list
+    welcome = watcher.until("welcome")
+    assert welcome["spectator"] is True and welcome["players"] == expected
+    watcher.close()
+
+
+def test_an_unnamed_guest_has_a_null_name_and_practice_has_no_players(server):
+    host, friend = Api(server), Api(server)
+    room = host.ok("POST", "", None, 201)
+    room = friend.ok("POST", f"/{room['code']}/join")
+    assert [(s["kind"], s["name"], s["you"]) for s in room["seats"]] == [
+        ("human", None, False),
+        ("human", None, True),
+        ("empty", None, False),
+    ]
+    r = httpx.post(f"{server.http}/api/practice", json={}, headers=host.headers)
+    assert r.status_code in (200, 201), r.text
+    practice = Player(server, host.token, r.json()["match"])
+    welcome = practice.until("welcome")
+    assert welcome["kind"] == "practice" and "players" not in welcome
+    practice.close()
+
+
 # -- timers, autoplay, disconnects ----------------------------------------------------------
 
 

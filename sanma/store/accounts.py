@@ -191,6 +191,19 @@ def get_account(engine: Engine, guest_id: str) -> Account:
     )
 
 
+def display_names(engine: Engine, guest_ids: list[str]) -> dict[str, str | None]:
+    """The display name of each of ``guest_ids`` (``None``: none chosen), in one query."""
+    names: dict[str, str | None] = dict.fromkeys(guest_ids)
+    if not names:
+        return names
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(accounts.c.guest_id, accounts.c.display_name).where(accounts.c.guest_id.in_(list(names)))
+        ).all()
+    names.update({guest: name for guest, name in rows})
+    return names
+
+
 def set_display_name(engine: Engine, guest_id: str, name: str) -> None:
     """Store an already validated display name."""
     _ensure(engine, guest_id)

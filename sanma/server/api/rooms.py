@@ -28,6 +28,7 @@ from sanma.server.api.practice import Length, Level
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.protocol import TokenBucket
 from sanma.server.rooms.table import TurnTimers
+from sanma.store import accounts
 from sanma.store import matches as match_store
 from sanma.store import rooms as store
 from sanma.store.matches import SeatPlayer
@@ -81,10 +82,13 @@ class BotChoice(BaseModel):
 
 
 class SeatView(BaseModel):
-    """One seat: ``empty``, a ``human`` (``you`` when it is the caller) or a ``bot`` of ``level``."""
+    """One seat: ``empty``, a ``human`` (``you`` when it is the caller; ``name``: the guest's
+    display name, ``null`` when none is chosen: user text, to be shown escaped) or a ``bot`` of
+    ``level``."""
 
     seat: int
     kind: Literal["empty", "human", "bot"]
+    name: str | None
     level: str | None
     host: bool
     you: bool
@@ -169,7 +173,10 @@ AppLobby = Annotated[Lobby, Depends(lobby)]
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def _view(room: RoomRecord, guest: str) -> RoomView:
+async def _view(app: Services, room: RoomRecord, guest: str) -> RoomView:
+    """``room`` as ``guest`` sees it, with the seated guests' display names (one query)."""
+    seated = [s.guest_id for s in room.seats if s.guest_id is not None]
+    names = await asyncio.to_thread(accounts.display_names, app.engine, seated)
     seats = []
     for i, seat in enumerate(room.seats):
         kind: Literal["empty", "human", "bot"] = (
@@ -179,6 +186,7 @@ def _view(room: RoomRecord, guest: str) -> RoomView:
             SeatView(
                 seat=i,
                 kind=kind,
+                name=None if seat.guest_id is None else names.get(seat.guest_id),
                 level=seat.bot_level,
                 host=seat.guest_id is not None and seat.guest_id == room.host_guest,
                 you=seat.guest_id == guest,
@@ -271,7 +279,7 @@ async def create_room(guest: Guest, app: AppServices, lobby: AppLobby, options: 
             host_seat=options.seat,
         )
         if room is not None:
-            return _view(room, guest)
+            return await _view(app, room, guest)
     raise ApiError(503, "busy", "no free room code; try again")
 
 
@@ -287,7 +295,7 @@ async def get_room(code: str, guest: Guest, app: AppServices, lobby: AppLobby, r
         raise
     if room.seat_of(guest) is None:
         _limited(lobby, request, guest)
-    return _view(room, guest)
+    return await _view(app, room, guest)
 
 
 @router.post("/{code}/join", responses={**_NO_ROOM, **_CONFLICT})
@@ -313,7 +321,7 @@ async def join_room(
 
     room = await _change(app, code, sit)
     assert room is not None
-    return _view(room, guest)
+    return await _view(app, room, guest)
 
 
 @router.post("/{code}/seat", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -333,7 +341,7 @@ async def move_seat(code: str, guest: Guest, app: AppServices, choice: SeatChoic
 
     room = await _change(app, code, move)
     assert room is not None
-    return _view(room, guest)
+    return await _view(app, room, guest)
 
 
 @router.post("/{code}/bots", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -348,7 +356,7 @@ async def add_bot(code: str, guest: Guest, app: AppServices, choice: BotChoice) 
 
     room = await _change(app, code, add)
     assert room is not None
-    return _view(room, guest)
+    return await _view(app, room, guest)
 
 
 @router.delete("/{code}/bots/{seat}", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -363,7 +371,7 @@ async def remove_bot(code: str, seat: Annotated[int, Path(ge=0, le=2)], guest: G
 
     room = await _change(app, code, remove)
     assert room is not None
-    return _view(room, guest)
+    return await _view(app, room, guest)
 
 
 @router.post("/{code}/leave", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -410,7 +418,7 @@ async def start_room(code: str, guest: Guest, app: AppServices) -> RoomView:
     started = await asyncio.to_thread(store.save_room, app.engine, replace(room, status="playing", match_id=match_id))
     assert started is not None, "a starting room changes only here"
     await app.rooms.get(match_id)  # the room's task runs from now on, joined or not
-    return _view(started, guest)
+    return await _view(app, started, guest)
 
 
 async def _create_match(app: Services, room: RoomRecord) -> str:

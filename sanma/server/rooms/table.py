@@ -41,6 +41,7 @@ from sanma.engine.visibility import redact
 from sanma.server import protocol
 from sanma.server.aids import prompt_aids
 from sanma.server.codec import action_to_wire, event_from_store, event_to_store, event_to_wire, rules_from_json
+from sanma.store import accounts
 from sanma.store import matches as store
 from sanma.store import rooms as room_store
 from sanma.store.matches import MatchRecord
@@ -191,6 +192,9 @@ class TableRoom:
         self._inbox: asyncio.Queue[_Reply | _Wake] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.failed: BaseException | None = None
+        # A friend room's players for the welcome (``[{seat, name, bot_level}]``, names as they
+        # were when the room was built); ``None`` for practice, whose client names its own bots.
+        self.players: list[dict[str, Any]] | None = None
         for event in match.events:
             self._fan_out_local(event)
 
@@ -215,8 +219,19 @@ class TableRoom:
         bots: dict[int, Player] = {}
         standins: dict[int, Player] = {}
         timers: TurnTimers | None = None
+        players: list[dict[str, Any]] | None = None
         if record.kind == "room":
-            for p in store.players_of(engine, record.id):
+            seated = store.players_of(engine, record.id)
+            names = accounts.display_names(engine, [p.guest_id for p in seated if p.guest_id is not None])
+            players = [
+                {
+                    "seat": p.seat,
+                    "name": None if p.guest_id is None else names.get(p.guest_id),
+                    "bot_level": p.bot_level,
+                }
+                for p in seated
+            ]
+            for p in seated:
                 if p.guest_id is not None:
                     humans[p.seat] = p.guest_id
                 else:
@@ -234,6 +249,7 @@ class TableRoom:
             }
         room = cls(record, match, engine, bots, bot_delay_s=bot_delay_s, bot_budget_s=bot_budget_s)
         room.seat_guests(humans, timers, standins)
+        room.players = players
         return room
 
     def seat_guests(
@@ -301,6 +317,7 @@ class TableRoom:
                 "seat": seat,
                 "v": self.v,
                 "bot_level": self.record.bot_level,
+                **self._players_field(),
             }
         )
         self._send_from(outbox, seat, last_v + 1)
@@ -332,6 +349,7 @@ class TableRoom:
                 "spectator": True,
                 "v": self._public_until,
                 "bot_level": self.record.bot_level,
+                **self._players_field(),
             }
         )
         for v in range(last_v + 1, self._public_until + 1):
@@ -339,6 +357,10 @@ class TableRoom:
         self._watchers.add(outbox)
         for s in range(3):
             outbox.push(self._presence_frame(s))
+
+    def _players_field(self) -> dict[str, Any]:
+        """The welcome's ``players`` (a friend room's only)."""
+        return {} if self.players is None else {"players": [dict(p) for p in self.players]}
 
     def leave(self, outbox: Outbox) -> None:
         """Detach a connection (a room plays the seat on by default once it has none left)."""
