@@ -67,12 +67,28 @@ def play_both_to_the_end(pages: list[Page]) -> dict[str, int]:
     return counts
 
 
+HOSTILE_NAME = "<script>x</script>"  # user text: must show as text, never as markup
+NAME_OF_SEAT = '(s) => document.querySelector(`[data-presence-seat="${s}"] .who`)?.textContent'
+
+
+def set_name(page: Page, name: str) -> None:
+    """Choose the page's guest's display name through the API, with the page's own token."""
+    status = page.evaluate(
+        """async (name) => (await fetch('/api/account/name', {method: 'POST', body: JSON.stringify({name}),
+            headers: {'Content-Type': 'application/json',
+                      Authorization: 'Bearer ' + localStorage.getItem('sanma.token')}})).status""",
+        name,
+    )
+    assert status == 200
+
+
 def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     browser: Browser, live: LiveServer, shots: Path
 ) -> None:
     host = open_page(browser, live, DESKTOP, lang="en")
     host.wait_for_selector("[data-room-cmd=open]")
     assert "Play with friends" in host.inner_text("[data-room-cmd=open]")
+    set_name(host, "Ana")
     host.click("[data-room-cmd=open]")
     host.click("button[data-room-opt=length][data-value=one-hand]")
     host.click("[data-room-cmd=create]")
@@ -83,6 +99,7 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
 
     friend = open_page(browser, live, PHONE, lang="id")
     friend.wait_for_selector("[data-room-cmd=open]")
+    set_name(friend, HOSTILE_NAME)
     friend.goto(link)
     friend.wait_for_selector("#room-code-shown")
     assert friend.inner_text("#room-code-shown") == code
@@ -91,6 +108,11 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     assert "?room=" not in friend.url  # a reload does not join again
 
     host.wait_for_function("() => document.querySelectorAll('.room-seat.human').length === 2")
+    # Names in the lobby: the friend's shown as text (no script element made of it).
+    assert host.inner_text('.room-seat[data-seat="1"] .who') == HOSTILE_NAME
+    assert host.inner_text('.room-seat[data-seat="0"] .who') == "Ana · You"
+    assert friend.inner_text('.room-seat[data-seat="0"] .who') == "Ana"
+    assert host.locator("#rooms-sheet script").count() == 0
     host.screenshot(path=str(shots / "desktop-rooms-lobby.png"))  # code, link, seats, host controls
     friend.screenshot(path=str(shots / "phone-rooms-lobby-id.png"))
     host.select_option('select[data-room-level="2"]', "beginner")
@@ -104,6 +126,11 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     host.wait_for_selector('[data-presence-seat="1"][data-state=connected]', timeout=20_000)
     assert host.locator('[data-presence-seat="2"][data-state=bot]').count() == 1
     friend.wait_for_selector('[data-presence-seat="0"][data-state=connected]', timeout=20_000)
+    # At the table: display names, the bot by its level (in the friend's Indonesian), no bot names.
+    assert host.evaluate(NAME_OF_SEAT, 1) == HOSTILE_NAME and host.evaluate(NAME_OF_SEAT, 2) == "Beginner bot"
+    assert friend.evaluate(NAME_OF_SEAT, 0) == "Ana" and friend.evaluate(NAME_OF_SEAT, 2) == "Bot Pemula"
+    assert HOSTILE_NAME in host.inner_text("#board") and "Kenji" not in host.inner_text("#board")
+    assert host.locator("#game script").count() == 0
     host.wait_for_selector("#turn-timer", timeout=20_000)  # seat 0 deals: its turn runs on the clock
     assert "bank" in host.inner_text("#turn-timer")
     friend.wait_for_selector("[data-presence-seat]")
@@ -119,6 +146,9 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     watcher.screenshot(path=str(shots / "desktop-rooms-watch.png"))
     watcher.click("[data-room-cmd=watch]")
     watcher.wait_for_selector("[data-testid=watching]", timeout=20_000)
+    watcher.wait_for_selector('[data-presence-seat="2"]', timeout=20_000)
+    # A spectator is nobody's "You": every seat by its name.
+    assert [watcher.evaluate(NAME_OF_SEAT, s) for s in range(3)] == ["Ana", HOSTILE_NAME, "Beginner bot"]
 
     counts = play_both_to_the_end([host, friend])
     # The one hand is over: the watcher now sees it, ending on its panel.

@@ -3,7 +3,7 @@
 // the match a small bar shows each seat's presence and the turn timer with the time bank.
 import { esc } from "./render/common.js";
 import { t } from "./i18n.js";
-import { seatName } from "./render/table.js";
+import { seatName, setPlayers } from "./render/table.js";
 
 const ROOM_KEY = "sanma.room";
 const LEVELS = ["beginner", "normal", "expert", "master"];
@@ -85,7 +85,8 @@ function seatHtml(s, host) {
   let who;
   if (s.kind === "empty") who = t("rooms.empty");
   else if (s.kind === "bot") who = `🤖 ${t("rooms.bot")} · ${t(`level.${s.level}`)}`;
-  else who = s.you ? t("rooms.you") : t("rooms.guest");
+  else if (s.you) who = s.name ? `${s.name} · ${t("rooms.you")}` : t("rooms.you");
+  else who = s.name || t("seat.player", { n: s.seat + 1 });
   const tags = s.host ? `<span class="tag">${esc(t("rooms.host"))}</span>` : "";
   let controls = "";
   if (host && s.kind === "empty") {
@@ -384,7 +385,7 @@ function renderBar() {
     .filter((s) => (room.spectator || s !== room.seat) && room.presence[s])
     .map((s) => {
       const state = room.presence[s];
-      const name = room.spectator ? t("rooms.seat", { n: s + 1 }) : seatName(s, room.seat);
+      const name = seatName(s, room.spectator ? null : room.seat);
       const said = `${name}: ${t(`presence.${state}`)}`;
       return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(said)}"><span class="dot" aria-hidden="true"></span><span class="who">${esc(name)}</span><span class="state">${esc(t(`presence.${state}`))}</span></span>`;
     })
@@ -404,6 +405,7 @@ function renderBar() {
 export function roomWelcome(w) {
   room.seat = w.kind === "room" ? w.seat : null;
   room.spectator = Boolean(w.spectator);
+  setPlayers(w.kind === "room" ? w.players : null, room.spectator);
   room.presence = {};
   roomPrompt(null);
 }
@@ -434,5 +436,6 @@ export function roomFrame(frame) {
 /** Back to the start screen: no bar. */
 export function roomLeave() {
   room.seat = null;
+  setPlayers(null);
   roomPrompt(null);
 }

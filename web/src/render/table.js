@@ -6,10 +6,35 @@ import { tileSvg } from "./tiles.js";
 
 export const BOT_NAMES = ["Kenji", "Sari"];
 
-/** Display name of a seat as seen from `me`. */
+// A friend room's players from its welcome ([{seat, name, bot_level}]); null in practice, whose
+// bots keep their own names.  A spectator holds no seat, so nobody is "You" for it.
+const table = { players: null, spectator: false };
+
+/** The players of the match just joined (null: practice) and whether we only watch it. */
+export function setPlayers(players, spectator = false) {
+  table.players = Array.isArray(players) ? players : null;
+  table.spectator = Boolean(spectator);
+}
+
+/** Display name of a seat as seen from `me` (null/undefined: a spectator). User text: callers
+ * put it into HTML only through esc() or textContent. */
 export function seatName(seat, me) {
-  if (seat === me) return t("seat.you");
-  return BOT_NAMES[(seat - me + 3) % 3 - 1];
+  const watching = me === null || me === undefined || table.spectator;
+  if (!table.players) {
+    if (watching) return t("seat.player", { n: seat + 1 });
+    return seat === me ? t("seat.you") : BOT_NAMES[(seat - me + 3) % 3 - 1];
+  }
+  if (!watching && seat === me) return t("seat.you");
+  const name = playerName(seat);
+  // Two seats with the same name (two bots of a level, two friends called alike) tell apart by seat.
+  const twin = [0, 1, 2].some((s) => s !== seat && (watching || s !== me) && playerName(s) === name);
+  return twin ? `${name} (${seat + 1})` : name;
+}
+
+function playerName(seat) {
+  const p = table.players.find((x) => x.seat === seat);
+  if (p && p.bot_level) return t("seat.bot", { level: t(`level.${p.bot_level}`) });
+  return (p && p.name) || t("seat.player", { n: seat + 1 });
 }
 
 function windLabel(tile) {
