@@ -399,3 +399,30 @@ def test_ended_rooms_leave_memory_and_are_rebuilt_on_a_later_hello(settings):
         again.close()
     finally:
         live.stop()
+
+
+def test_practice_turn_timer_is_chosen_and_runs_only_while_the_player_is_there(settings):
+    live = LiveServer(settings.with_changes(turn_s=0.3, bank_s=0.0), seed_source=lambda: SEEDS[0])
+    try:
+        token = new_guest(live)
+        plain = Client(live, token, new_match(live, token))
+        assert "timer" not in plain.until("prompt")  # no timer unless chosen
+        plain.close()
+        match = new_match(live, token, timer=True)
+        client = Client(live, token, match)
+        prompt = client.until("prompt")
+        assert 0 < prompt["timer"]["turn_s"] <= 0.3 and prompt["timer"]["bank_s"] == 0
+        expired = client.until("expired")  # nobody answered: the default was played for us
+        assert (expired["seq"], expired["a"]) == (prompt["seq"], prompt["default"])
+        following = client.until("prompt")
+        last_v = client.events()[-1]["v"]
+        client.close()
+        time.sleep(1.5)  # five turns' time away: practice waits
+        again = Client(live, token, match, last_v=last_v)
+        assert again.until("welcome")["v"] == last_v
+        resumed = again.until("prompt")
+        assert resumed["seq"] == following["seq"]
+        assert resumed["timer"]["turn_s"] > 0.15  # the clock started again on return
+        again.close()
+    finally:
+        live.stop()

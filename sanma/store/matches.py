@@ -27,6 +27,7 @@ class MatchRecord:
     status: str
     created_at: datetime
     updated_at: datetime
+    timers: dict[str, Any] | None = None  # a practice match's chosen turn timers
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,7 @@ def create_match(
     human_seat: int,
     kind: str = "practice",
     players: list[SeatPlayer] | None = None,
+    timers: dict[str, Any] | None = None,
 ) -> MatchRecord:
     """Store a new match (status ``playing``, empty log) and return it.
 
@@ -55,7 +57,9 @@ def create_match(
     ``human_seat``; ``players`` says who sits at each seat (default: the owner at
     ``human_seat``, bots of ``bot_level`` elsewhere)."""
     now = datetime.now(UTC)
-    record = MatchRecord(uuid.uuid4().hex, guest_id, kind, rules, seed, bot_level, human_seat, "playing", now, now)
+    record = MatchRecord(
+        uuid.uuid4().hex, guest_id, kind, rules, seed, bot_level, human_seat, "playing", now, now, timers
+    )
     if players is None:
         players = [
             SeatPlayer(s, guest_id, None) if s == human_seat else SeatPlayer(s, None, bot_level) for s in range(3)
@@ -77,6 +81,7 @@ def create_match(
                 status=record.status,
                 created_at=now,
                 updated_at=now,
+                timers=None if timers is None else json.dumps(timers, sort_keys=True),
             )
         )
         conn.execute(
@@ -126,6 +131,7 @@ def get_match(engine: Engine, match_id: str) -> MatchRecord | None:
         status=row["status"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        timers=None if row["timers"] is None else json.loads(row["timers"]),
     )
 
 

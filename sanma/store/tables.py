@@ -49,6 +49,9 @@ matches = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     # JSON, set when the match ends: {"points": [...], "placements": [...], "final_scores": [...]} by seat.
     Column("result", Text, nullable=True),
+    # JSON: a practice match's turn timers when the player chose them (rooms/table.py TurnTimers);
+    # NULL: none (a friend room's are in ``rooms``).
+    Column("timers", Text, nullable=True),
 )
 
 # Who sat where: a guest (``guest_id``) or a bot (``bot_level``), one row per seat.

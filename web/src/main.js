@@ -18,7 +18,7 @@ const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
 const SPEEDS = ["normal", "fast", "instant"];
 const MATCH_KEY = "sanma.match";
-const DEFAULT_OPTIONS = { length: "east", red_fives: true, level: "normal" };
+const DEFAULT_OPTIONS = { length: "east", red_fives: true, level: "normal", timer: false };
 const $ = (id) => document.getElementById(id);
 
 const app = {
@@ -66,7 +66,10 @@ function renderStart() {
       <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${esc(t("start.tagline"))}</p></div>
       <div class="options">
         ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
-        ${choiceGroup("red_fives", ["true", "false"], String(o.red_fives), "onoff")}
+        <div class="option-pair">
+          ${choiceGroup("red_fives", ["true", "false"], String(o.red_fives), "onoff")}
+          ${choiceGroup("timer", ["false", "true"], String(Boolean(o.timer)), "onoff")}
+        </div>
         ${choiceGroup("level", ["beginner", "normal", "expert", "master"], o.level, "level")}
       </div>
       <button class="primary play" id="play" data-cmd="play">${esc(t("start.play"))}</button>
@@ -308,7 +311,7 @@ async function onPlay() {
   const o = loadOptions();
   $("play").disabled = true;
   try {
-    const res = await startPractice(app.token, { length: o.length, red_fives: o.red_fives, level: o.level });
+    const res = await startPractice(app.token, { length: o.length, red_fives: o.red_fives, level: o.level, timer: Boolean(o.timer) });
     connect(res.match);
   } catch (err) {
     $("start-error").textContent = t("start.failed");
@@ -319,7 +322,7 @@ async function onPlay() {
 
 function onOption(name, value) {
   const o = loadOptions();
-  o[name] = name === "red_fives" ? value === "true" : value;
+  o[name] = name === "red_fives" || name === "timer" ? value === "true" : value;
   localStorage.setItem(OPTIONS_KEY, JSON.stringify(o));
   renderStart();
 }

@@ -373,7 +373,8 @@ function bar() {
 
 function renderBar() {
   const el = bar();
-  if (room.seat === null) {
+  if (room.seat === null && !room.prompt?.timer) {
+    // Practice shows the bar only for the timer the player chose.
     el.hidden = true;
     el.innerHTML = "";
     return;

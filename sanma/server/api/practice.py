@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool
 from sanma.bots.registry import LEVELS
 from sanma.engine.rules import DEFAULT, MATCH_LENGTHS
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
+from sanma.server.rooms.table import TurnTimers
 from sanma.store import guests as guest_store
 from sanma.store import matches as match_store
 
@@ -38,6 +39,8 @@ class PracticeOptions(BaseModel):
     red_fives: StrictBool = True
     level: Level = "normal"
     seat: Literal[0, 1, 2, "random"] = 0
+    # Turn timers as in friend rooms (SANMA_TURN / SANMA_BANK); they run only while the player is connected.
+    timer: StrictBool = False
 
 
 class PracticeCreated(BaseModel):
@@ -90,8 +93,10 @@ async def create_practice(guest: Guest, app: AppServices, options: PracticeOptio
     options = options or PracticeOptions()
     seat = app.seat_source() if options.seat == "random" else options.seat
     rules = DEFAULT.with_options(length=options.length, red_fives=options.red_fives)
+    s = app.settings
+    timers = TurnTimers(s.turn_s, s.bank_s, s.timeouts_to_auto, s.away_grace_s) if options.timer else None
     room = await app.rooms.create_practice(
-        guest_id=guest, rules=rules, level=options.level, human_seat=seat, seed=app.seed_source()
+        guest_id=guest, rules=rules, level=options.level, human_seat=seat, seed=app.seed_source(), timers=timers
     )
     return PracticeCreated(match=room.id, seat=seat, v=room.v)
 

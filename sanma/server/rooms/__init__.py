@@ -19,6 +19,7 @@ from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.rooms.host import RoomHost
 from sanma.server.rooms.practice import BotFactory, PracticeRoom, bot_seed
 from sanma.server.rooms.remote import RemoteRoom, Room
+from sanma.server.rooms.table import TurnTimers
 from sanma.store import matches as store
 
 __all__ = ["PracticeRoom", "RemoteRoom", "Room", "RoomHost", "RoomRegistry"]
@@ -58,9 +59,10 @@ class RoomRegistry:
         return self._engine
 
     async def create_practice(
-        self, *, guest_id: str, rules: Rules, level: str, human_seat: int, seed: int
+        self, *, guest_id: str, rules: Rules, level: str, human_seat: int, seed: int, timers: TurnTimers | None = None
     ) -> PracticeRoom:
-        """Store a new practice match with its first events, and start its room."""
+        """Store a new practice match with its first events, and start its room (``timers``:
+        the turn timers the player chose; none by default)."""
         bots = {s: self._make_bot(level, s, bot_seed(seed, s)) for s in range(3) if s != human_seat}
         match = Match(seed, rules)
         record = await asyncio.to_thread(
@@ -71,10 +73,13 @@ class RoomRegistry:
             seed=seed,
             bot_level=level,
             human_seat=human_seat,
+            timers=None if timers is None else timers.to_json(),
         )
         first = [event_to_store(e) for e in match.events]
         await asyncio.to_thread(store.append_events, self._engine, record.id, 1, first, ended=False)
         room = PracticeRoom(record, match, self._engine, bots, **self._timing)
+        if timers is not None:
+            room.seat_guests({human_seat: guest_id}, timers)
         if self._host is not None:
             await self._host.claim(record.id)  # a new id: nobody else can hold its lease
             self._host.serve(room)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import time
@@ -244,6 +245,7 @@ class TableRoom:
             standins = {s: make_bot(STANDIN_LEVEL, s, bot_seed(record.seed, s + 3)) for s in humans}
         else:
             humans = {record.human_seat: record.guest_id}
+            timers = None if record.timers is None else TurnTimers.from_json(record.timers)
             bots = {
                 s: make_bot(record.bot_level, s, bot_seed(record.seed, s)) for s in range(3) if s != record.human_seat
             }
@@ -320,6 +322,10 @@ class TableRoom:
                 **self._players_field(),
             }
         )
+        if self.kind == "practice" and self.timers is not None and human.prompt is not None and not human.outboxes:
+            # Practice's chosen timer stood still while its player was away: it starts again now.
+            human.prompt = dataclasses.replace(human.prompt, asked_at=self._clock())
+            self._inbox.put_nowait(_Wake())
         self._send_from(outbox, seat, last_v + 1)
         was = self.presence(seat)
         human.auto = False
@@ -374,6 +380,8 @@ class TableRoom:
             human.away_since = self._clock()
             if self.kind == "room":
                 self._presence_changed(seat)
+            elif self.timers is not None:
+                self._inbox.put_nowait(_Wake())  # practice's timer stops while its player is away
 
     def resync(self, outbox: Outbox, from_v: int) -> None:
         """Send the events from ``from_v`` on again, then the current prompt."""
@@ -502,6 +510,8 @@ class TableRoom:
             return None
         if human.auto:
             return prompt.asked_at + self.bot_delay_s
+        if not human.outboxes and self.kind == "practice":
+            return None  # practice waits for its one player: the chosen timer runs only at the table
         deadline = prompt.asked_at + self.timers.turn_s + human.bank_s
         if not human.outboxes:
             deadline = min(deadline, max(prompt.asked_at, human.away_since) + self.timers.away_grace_s)
