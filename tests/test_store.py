@@ -7,17 +7,9 @@ those cases skip with the reason.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import random
-import shutil
-import socket
-import subprocess
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
-from typing import NoReturn
 
 import pytest
 from sqlalchemy import Engine, inspect, text
@@ -40,67 +32,17 @@ from sanma.store.matches import (
     players_of,
     result_of,
 )
+from tests.services import scratch_postgres
 
-# -- a scratch PostgreSQL, when one can be started here ------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _tool(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    for candidate in sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True):
-        return str(candidate)
-    return None
-
-
-def _unavailable(reason: str) -> NoReturn:
-    """Skip on a developer's machine; in CI (where .ci/run installs PostgreSQL) a missing
-    server is a failure, so that a skip can never hide the PostgreSQL half of the suite."""
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must test the store on PostgreSQL: {reason}")
-    pytest.skip(reason)
+# -- a scratch PostgreSQL, when one can be started here (tests/services.py) ------------------
 
 
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
-    """A scratch PostgreSQL server for the session (``initdb`` + ``pg_ctl`` in a temporary
-    folder, as the unprivileged "nobody" when run as root, since PostgreSQL refuses root);
-    skips with the reason when initdb/pg_ctl or the psycopg driver is missing (fails in CI)."""
-    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
-    if importlib.util.find_spec("psycopg") is None:
-        _unavailable("PostgreSQL store tests need the psycopg driver (pip install 'psycopg[binary]')")
-    if not (initdb and pg_ctl):
-        _unavailable("PostgreSQL store tests need initdb/pg_ctl (apt-get install -y postgresql)")
-    # Not under pytest's temp root: that is private to root, and the server may run as "nobody".
-    folder = Path(tempfile.mkdtemp(prefix="sanma-pg-"))
-    folder.chmod(0o777)
-    data, port = folder / "data", _free_port()
-    run_as = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
-    options = f"-p {port} -k {folder} -h 127.0.0.1"
-    try:
-        subprocess.run(
-            [*run_as, initdb, "-D", str(data), "-U", "sanma", "--auth=trust"], check=True, capture_output=True
-        )
-        subprocess.run(
-            [*run_as, pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-w", "-o", options, "start"],
-            check=True,
-            capture_output=True,
-        )
-    except (subprocess.CalledProcessError, OSError) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        detail = (getattr(exc, "stderr", b"") or b"").decode(errors="replace")[-300:]
-        _unavailable(f"could not start a scratch PostgreSQL: {exc} {detail}")
-    try:
-        yield f"postgresql+psycopg://sanma@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"], capture_output=True)
-        shutil.rmtree(folder, ignore_errors=True)
+    """A scratch PostgreSQL server for the session; skips with the reason where none can be
+    started (fails in CI, where .ci/run installs it)."""
+    with scratch_postgres() as url:
+        yield url
 
 
 def _head() -> str:
