@@ -8,13 +8,14 @@ from dataclasses import replace
 
 from sanma.bots.base import ask
 from sanma.bots.defence import Threat, tenpai_chance, threats
-from sanma.bots.heuristics import discard_options, know, win_context
+from sanma.bots.expert import Weights
+from sanma.bots.heuristics import Option, discard_options, know, win_context
 from sanma.bots.master import FLOOR, MasterBot, placement, placement_weights, unseen_tiles
 from sanma.bots.master_defence import master_threats, tenpai_estimate
 from sanma.bots.registry import display_name, make_bot
 from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
 from sanma.engine.actions import Discard, Pass, Pon
-from sanma.engine.events import HandStarted, MeldCalled, RiichiAccepted, TileDiscarded, TileDrawn
+from sanma.engine.events import Event, HandStarted, MeldCalled, RiichiAccepted, TileDiscarded, TileDrawn
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
@@ -337,3 +338,70 @@ def test_calm_dama_keeps_a_yaku_tenpai_quiet() -> None:
     for e in events:
         bot.observe(e)
     assert ask(bot, legal).action == Discard(drawn, riichi=True)
+
+
+def _chase_legal(hand: str) -> tuple[list[Event], LegalActions]:
+    """Seat 1 has declared riichi letting 1z go; the master draws another 1z (genbutsu)
+    and may let it go with or without riichi."""
+    events, mine, drawn = view_events(hand, "1z", [(1, "1z", True)])
+    assert drawn is not None
+    legal = LegalActions(
+        (*turn_legal([*mine, drawn]).actions, Discard(drawn, riichi=True)),
+        Discard(drawn),
+        frozenset((t, False) for t in [*mine, drawn]) | {(drawn, True)},
+    )
+    return events, legal
+
+
+def test_chase_riichi_only_with_a_wide_wait() -> None:
+    # 123p 567p 13s 678s 55s: a closed wait on 2s (4 tiles), riichi its only yaku. Against
+    # a riichi the Expert chases with riichi; with chase_live=5 the master stays dama
+    # (it can still fold). 234p 567p 34s 678s 55s waits on 2s-5s-8s (9 tiles): riichi.
+    for hand, wide in (("123567p13678s55s", False), ("234567p34678s55s", True)):
+        events, legal = _chase_legal(hand)
+        for chase in (0, 5):
+            bot = MasterBot(0, 1, chase_live=chase)
+            for e in events:
+                bot.observe(e)
+            action = ask(bot, legal).action
+            assert isinstance(action, Discard) and kind_of(action.tile) == parse_kind("1z")
+            assert action.riichi == (chase == 0 or wide)
+
+
+def test_slow_push_counts_less_only_for_hands_not_yet_tenpai_under_pressure() -> None:
+    events, _, _ = view_events("123567p13678s55s", "1z", [(1, "1z", True)])
+    plain, slow = MasterBot(0, 1), MasterBot(0, 1, slow_push=0.5)
+    for bot in (plain, slow):
+        for e in events:
+            bot.observe(e)
+    k = know(plain.view)
+    w = Weights(2.0, 1.0)
+    slow_one = Option(-1, 1, 12, {})
+    tenpai = Option(-1, 0, 4, {})
+    plain.pressed = slow.pressed = True
+    assert slow._push(k, slow_one, 8000.0, 100.0, w) < plain._push(k, slow_one, 8000.0, 100.0, w)
+    assert slow._push(k, tenpai, 8000.0, 100.0, w) == plain._push(k, tenpai, 8000.0, 100.0, w)
+    slow.pressed = plain.pressed = False
+    assert slow._push(k, slow_one, 8000.0, 100.0, w) == plain._push(k, slow_one, 8000.0, 100.0, w)
+
+
+def test_chase_and_slow_push_play_legally_and_deterministically() -> None:
+    rules = Rules(length="east")
+    runs = []
+    for _ in range(2):
+        match = Match(33, rules)
+        bots = [MasterBot(0, 33, samples=8, chase_live=5, slow_push=0.6), make_bot("expert", 1, 34)]
+        bots.append(make_bot("expert", 2, 35))
+        for event in match.events:
+            for s, bot in enumerate(bots):
+                bot.observe(redact(event, s))
+        while not match.finished:
+            seat = match.awaiting()[0]
+            answer = ask(bots[seat], match.legal_actions(seat))
+            assert answer.status == "ok", answer.detail
+            for event in match.apply(seat, answer.action):
+                for s, bot in enumerate(bots):
+                    bot.observe(redact(event, s))
+        match.check_invariants()
+        runs.append(match.events)
+    assert runs[0] == runs[1]

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from sanma.bots.defence import Threat, threats, tile_risk, typical_danger
-from sanma.bots.expert import PUSH_GAIN, Candidate, ExpertBot, Weights, situation, under_pressure
+from sanma.bots.expert import PUSH_GAIN, RIICHI_BONUS, Candidate, ExpertBot, Weights, situation, under_pressure
 from sanma.bots.heuristics import (
     Knowledge,
     Option,
@@ -78,6 +78,9 @@ PRESS_GAIN = 2.0  # under pressure a point won counts this much (the Expert's pu
 GUARD_FLOOR = 0.1
 GUARD_MARGIN = 30.0
 UKEIRE_POINTS = (300.0, 70.0, 30.0, 15.0)
+# Chasing a riichi (switch ``chase_live``): a riichi hand at least this big (with the
+# Expert's ura/ippatsu bonus) is declared whatever its wait.
+CHASE_VALUE = 8000.0
 
 
 class MasterBot(ExpertBot):
@@ -100,6 +103,8 @@ class MasterBot(ExpertBot):
         guard: bool = True,
         dama: float = 0.0,
         follow_up: bool = False,
+        chase_live: int = 0,
+        slow_push: float = 1.0,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -114,6 +119,11 @@ class MasterBot(ExpertBot):
         self.guard = guard  # while nobody threatens, trade a little width for a safer tile
         self.dama = dama  # while nobody threatens, a yaku'd tenpai this big (non-dealer) stays dama (0: off)
         self.follow_up = follow_up  # while nobody threatens, pon what speeds up a hand opened by yakuhai
+        # Against a riichi, riichi only with at least this many live wait tiles (or a big hand);
+        # otherwise the same tile dama, keeping the ability to fold (0: off).
+        self.chase_live = chase_live
+        # Under pressure, points won by a hand not yet tenpai count this much (1.0: off).
+        self.slow_push = slow_push
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
         self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
@@ -197,6 +207,33 @@ class MasterBot(ExpertBot):
     def _best_discard(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
     ) -> Candidate:
+        best = self._searched_discard(k, legal, options, opps, w)
+        if best.action.riichi and self.chase_live > 0 and not self._chase_ok(k, best):
+            action = pick_tile(tiles_of_kind(legal, best.action.tile >> 2, False), k.red_fives, self.view.drawn)
+            return replace(best, action=action)
+        return best
+
+    def _chase_ok(self, k: Knowledge, riichi: Candidate) -> bool:
+        """Whether a riichi is worth declaring now: always when nobody else is in riichi,
+        else only with a wide wait or a big hand (a riichi into a riichi cannot fold)."""
+        if not any(self.view.riichi[s] for s in range(3) if s != k.seat):
+            return True
+        hand = list(k.hand)
+        hand.remove(riichi.action.tile)
+        t = tenpai_after(k, hand, own_counts(k))
+        return t is None or t.live >= self.chase_live or t.riichi * RIICHI_BONUS >= CHASE_VALUE
+
+    def _push(self, k: Knowledge, o: Option, value: float, per_turn: float, w: Weights) -> float:
+        """The Expert's push value; under pressure a hand not yet tenpai may count its
+        points won for less (``slow_push``): fold earlier with a slow, cheap hand."""
+        if self.pressed and o.shanten >= 1 and self.slow_push != 1.0:
+            w = Weights(w.gain * self.slow_push, w.loss)
+        return super()._push(k, o, value, per_turn, w)
+
+    def _searched_discard(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> Candidate:
+        """The Expert's discard, or a close rival the search shows to be better."""
         w = self._weights(k, opps, w)
         expert = super()._best_discard(k, legal, options, opps, w)
         if not k.closed or self.samples <= 0:
