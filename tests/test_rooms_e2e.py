@@ -160,6 +160,16 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     match = host.evaluate("() => localStorage.getItem('sanma.match')")
     assert match and match == friend.evaluate("() => localStorage.getItem('sanma.match')")
     assert isinstance(full_log(live.settings, match)[-1], MatchEnded)
+    # The host's history replays the room match with the names of its table, not the bots'.
+    host.click("[data-panel=again]")
+    host.wait_for_selector("#play")
+    host.click("#account-btn")
+    host.wait_for_selector("#account-panel")
+    host.click("[data-acct-tab=history]")
+    host.click(f"#hist-server [data-replay='{match}']")
+    host.wait_for_selector("#replay-step")
+    replay_text = host.inner_text("#account-panel")
+    assert HOSTILE_NAME in replay_text and "Kenji" not in replay_text and "Sari" not in replay_text
     for page in (host, friend):
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
         page.close()

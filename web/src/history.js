@@ -4,11 +4,11 @@
 import { api, errorText, h, tr } from "./account-core.js";
 import { getLang, t, tileName } from "./i18n.js";
 import { tileHtml } from "./render/common.js";
-import { boardHtml, myTiles, seatName } from "./render/table.js";
+import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
 import { fold, newState } from "./state.js";
 
 const LOCAL_KEY = "sanma.history";
-const replay = { match: null, data: null, step: 0 };
+const replay = { match: null, data: null, step: 0, players: null };
 
 /** Every match this browser knows, newest first. */
 export function localHistory() {
@@ -72,7 +72,7 @@ function row(entry, withReplay, say) {
       "td",
       {},
       withReplay
-        ? h("button", { type: "button", class: "choice", dataset: { replay: entry.match }, on: { click: () => openReplay(entry.match, say) } }, tr("history.replay"))
+        ? h("button", { type: "button", class: "choice", dataset: { replay: entry.match }, on: { click: () => openReplay(entry, say) } }, tr("history.replay"))
         : null,
     ),
   );
@@ -100,9 +100,12 @@ export async function historyTab(say) {
   ];
 }
 
-async function openReplay(match, say) {
+async function openReplay(entry, say) {
+  const match = entry.match;
   const { status, data } = await api("GET", `/api/matches/${encodeURIComponent(match)}/replay`);
   if (status !== 200) return say("", errorText(data, status));
+  // A room match names its seats as they were at the table; practice keeps its bots' names.
+  replay.players = entry.kind === "room" ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
   replay.match = match;
   replay.data = data;
   replay.step = Math.min(data.events.length, 2);
@@ -125,6 +128,10 @@ function markup(html) {
 }
 
 function drawReplay() {
+  withPlayers(replay.players, drawReplayNow);
+}
+
+function drawReplayNow() {
   const holder = document.querySelector("#account-panel .acct-body");
   if (!holder || !replay.data) return;
   const n = replay.data.events.length;

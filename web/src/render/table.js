@@ -16,6 +16,17 @@ export function setPlayers(players, spectator = false) {
   table.spectator = Boolean(spectator);
 }
 
+/** Run `fn` with `players` in force (a replay of a room match), then put back the live table's. */
+export function withPlayers(players, fn) {
+  const saved = { ...table };
+  setPlayers(players);
+  try {
+    return fn();
+  } finally {
+    Object.assign(table, saved);
+  }
+}
+
 /** Display name of a seat as seen from `me` (null/undefined: a spectator). User text: callers
  * put it into HTML only through esc() or textContent. */
 export function seatName(seat, me) {
