@@ -66,12 +66,19 @@ class AccountServices:
             checks_by_client=KeyedLimiter(settings.code_checks_per_client_per_h, hour),
         )
 
-    def mail(self, purpose: Purpose, to: str, code: str, lang: Lang) -> None:
-        """Send the code in the background (the answer does not wait for SMTP)."""
+    def mail(self, purpose: Purpose, to: str, code: str, lang: Lang, *, deliver: bool = True) -> None:
+        """Send the code in the background (the answer does not wait for SMTP).  With
+        ``deliver=False`` the message is built and serialised just the same but goes nowhere:
+        an unknown address costs the server the same work, so timing does not tell it apart."""
         message = code_message(self.settings.smtp_from, to, code, purpose, lang, self.settings.code_ttl_s)
-        task = asyncio.get_running_loop().create_task(self._deliver(message))
+        work = self._deliver(message) if deliver else self._serialise_only(message)
+        task = asyncio.get_running_loop().create_task(work)
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
+
+    @staticmethod
+    async def _serialise_only(message: EmailMessage) -> None:
+        await asyncio.to_thread(message.as_bytes)
 
     async def _deliver(self, message: EmailMessage) -> None:
         try:
@@ -356,8 +363,7 @@ async def ask_recover_code(
         return account
 
     account = await asyncio.to_thread(remember)
-    if account is not None:
-        accounts.mail("recover", email, code, body.lang)
+    accounts.mail("recover", email, code, body.lang, deliver=account is not None)
     return Sent(sent=True)
 
 
