@@ -71,7 +71,10 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
 
     app = FastAPI(
         title="Sanma",
-        summary="Three-player riichi mahjong: guests, practice, friend rooms, accounts, shop and history; the game itself runs over the WebSocket /ws (docs/protocol.md).",
+        summary=(
+            "Three-player riichi mahjong: guests, practice, friend rooms, accounts, shop and history;"
+            " the game itself runs over the WebSocket /ws (docs/protocol.md)."
+        ),
         version="1",
         lifespan=lifespan,
         docs_url="/api/docs",
