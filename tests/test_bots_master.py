@@ -370,7 +370,7 @@ def test_chase_riichi_only_with_a_wide_wait() -> None:
 
 def test_slow_push_counts_less_only_for_hands_not_yet_tenpai_under_pressure() -> None:
     events, _, _ = view_events("123567p13678s55s", "1z", [(1, "1z", True)])
-    plain, slow = MasterBot(0, 1), MasterBot(0, 1, slow_push=0.5)
+    plain, slow = MasterBot(0, 1, slow_push=1.0), MasterBot(0, 1, slow_push=0.5)
     for bot in (plain, slow):
         for e in events:
             bot.observe(e)

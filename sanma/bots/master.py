@@ -81,6 +81,10 @@ UKEIRE_POINTS = (300.0, 70.0, 30.0, 15.0)
 # Chasing a riichi (switch ``chase_live``): a riichi hand at least this big (with the
 # Expert's ura/ippatsu bonus) is declared whatever its wait.
 CHASE_VALUE = 8000.0
+# Under pressure a hand not yet tenpai counts its points won this much (on top of
+# PUSH_SCALE): it folds earlier. Paired A/B over 1,200 East matches (seeds 48, 49):
+# -0.040 +-0.030 in placement, deal-ins 15% -> 12% of hands.
+SLOW_PUSH = 0.4
 
 
 class MasterBot(ExpertBot):
@@ -104,7 +108,7 @@ class MasterBot(ExpertBot):
         dama: float = 0.0,
         follow_up: bool = False,
         chase_live: int = 0,
-        slow_push: float = 1.0,
+        slow_push: float = SLOW_PUSH,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
