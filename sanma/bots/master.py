@@ -17,7 +17,9 @@ calm guard).  Two more switches are built and off (measured no better on the sam
 ``dama`` keeps a yaku'd tenpai quiet while nobody threatens, ``follow_up`` pons what speeds
 up a hand already opened with a yakuhai triplet.
 
-Under pressure the master pushes a little less than the Expert (``PUSH_SCALE``).  Two more
+Under pressure the master pushes a little less than the Expert (``PUSH_SCALE``), and a
+hand not yet tenpai much less (``slow_push``): it folds a slow, cheap hand earlier.
+``chase_live`` (off) keeps a narrow, cheap tenpai dama against an opponent's riichi.  Two more
 uses of the search are built but off by default (they did not measure better on the same
 walls): ``pressed`` searches push or fold while an opponent threatens, pricing each future
 discard by its own danger; ``placement`` weighs all-last gains and losses by the places
