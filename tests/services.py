@@ -13,13 +13,17 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
+import httpx
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -114,3 +118,47 @@ def scratch_postgres(parent: str | None = None) -> Iterator[str]:
     finally:
         subprocess.run([*run_as, pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"], capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class ServeProcess:
+    """``sanma serve`` as a child process on ``127.0.0.1:port`` with ``env`` on top of this
+    process's environment; returns once ``/api/health`` answers.  Its output goes to ``log``."""
+
+    def __init__(self, port: int, env: dict[str, str], log: Path, label: str = "sanma serve") -> None:
+        self.port = port
+        self.log = log.open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sanma", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}/ws"
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.proc.poll() is None, f"{label} exited: {log.read_text()[-2000:]}"
+            try:
+                if httpx.get(f"{self.http}/api/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, f"{label} did not start"
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no lease released."""
+        self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        """Terminate (then kill if it hangs) and close the log."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()

@@ -6,11 +6,6 @@ before they are sent), and every frame of both seats is the stored log redacted 
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,18 +17,16 @@ from sanma.engine.events import MatchEnded
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import load_events
+from tests.services import ServeProcess
 from tests.test_rooms import Player, choose, play_all
 from tests.test_server import check_frames_against_log, free_port, full_log
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-class Serve:
-    """``sanma serve`` as a child process."""
+class Serve(ServeProcess):
+    """``sanma serve`` as a child process on one SQLite file."""
 
     def __init__(self, db_url: str, port: int, log: Path) -> None:
         env = {
-            **os.environ,
             "SANMA_DATABASE_URL": db_url,
             "SANMA_BOT_DELAY": "0",
             "SANMA_RATE_PER_S": "500",
@@ -41,40 +34,7 @@ class Serve:
             "SANMA_TURN": "120",
             "SANMA_AWAY_GRACE": "120",  # a seat waits for its player to come back
         }
-        self.log = log.open("a")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sanma", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self.http = f"http://127.0.0.1:{port}"
-        self.ws = f"ws://127.0.0.1:{port}/ws"
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.proc.poll() is None, log.read_text()[-2000:]
-            try:
-                if httpx.get(f"{self.http}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "sanma serve did not start"
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        super().__init__(port, env, log)
 
 
 @pytest.fixture

@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -35,7 +31,7 @@ from sanma.server.rooms.host import LIVE_ROOMS, RoomHost
 from sanma.server.rooms.remote import RemoteRoom
 from sanma.store import db
 from sanma.store.matches import MatchRecord, load_events
-from tests.services import free_port, scratch_postgres, scratch_redis
+from tests.services import ServeProcess, free_port, scratch_postgres, scratch_redis
 from tests.test_rooms_e2e import play_both_to_the_end
 from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
 
@@ -49,7 +45,6 @@ def run_in_own_loop(main: Any) -> None:
         pool.submit(lambda: asyncio.run(main())).result()
 
 
-ROOT = Path(__file__).resolve().parents[1]
 LEASE_TTL_S = 1.5  # short, so that a takeover after SIGKILL takes a couple of seconds
 
 
@@ -69,14 +64,12 @@ def database_url() -> Iterator[str]:
         yield url
 
 
-class Node:
-    """One ``sanma serve`` process on a free port."""
+class Node(ServeProcess):
+    """One ``sanma serve`` process on a free port, sharing the database and Redis."""
 
     def __init__(self, name: str, database_url: str, redis_url: str, tmp: Path, **extra_env: str) -> None:
         self.name = name
-        self.port = free_port()
         env = {
-            **os.environ,
             "SANMA_DATABASE_URL": database_url,
             "SANMA_REDIS_URL": redis_url,
             "SANMA_NODE_ID": name,
@@ -86,41 +79,7 @@ class Node:
             "SANMA_RATE_BURST": "1000",
             **extra_env,
         }
-        self.log = (tmp / f"{name}.log").open("w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sanma", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self.http = f"http://127.0.0.1:{self.port}"
-        self.ws = f"ws://127.0.0.1:{self.port}/ws"
-        deadline = time.monotonic() + 30
-        while True:
-            assert self.proc.poll() is None, f"{name} exited: {(tmp / f'{name}.log').read_text()[-2000:]}"
-            try:
-                if httpx.get(f"{self.http}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"{name} did not start"
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no lease released."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
+        super().__init__(free_port(), env, tmp / f"{name}.log", label=name)
 
 
 @pytest.fixture
