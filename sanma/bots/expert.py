@@ -20,6 +20,7 @@ the better of the two numbers (riichi adds han and ura but gives up folding).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from sanma.bots.defence import Threat, end_hazard, threats, tile_risk, typical_danger
@@ -331,19 +332,24 @@ class ExpertBot(BotPlayer):
 
     # -- calls ---------------------------------------------------------------------------------
 
+    def _pons_after(self, k: Knowledge, legal: LegalActions) -> Iterator[tuple[Pon, Knowledge]]:
+        """Each legal pon of the last discard, with what the seat would know after it."""
+        if not self.order:
+            return
+        from_seat, called = self.order[-1]
+        for a in legal:
+            if isinstance(a, Pon) and a.kind == called >> 2:
+                after = self._after_pon(k, a, called, from_seat)
+                if after is not None:
+                    yield a, after
+
     def _call(self, k: Knowledge, legal: LegalActions, opps: list[Threat], w: Weights) -> Action:
         """Pon when the best open hand after it is worth more than the closed one."""
         if not self.order:
             return pass_or_default(legal)
-        from_seat, called = self.order[-1]
         stay = self._hand_value(k, opps, w)
         best: tuple[float, Action] | None = None
-        for a in legal:
-            if not isinstance(a, Pon) or a.kind != called >> 2:
-                continue
-            after = self._after_pon(k, a, called, from_seat)
-            if after is None:
-                continue
+        for a, after in self._pons_after(k, legal):
             value = self._best_open_value(after, opps, w, a.kind)
             if best is None or value > best[0]:
                 best = (value, a)

@@ -152,13 +152,7 @@ class MasterBot(ExpertBot):
         now = shanten(k.counts, k.meld_count)
         if now <= 0:
             return None
-        from_seat, called = self.order[-1]
-        for a in legal:
-            if not isinstance(a, Pon) or a.kind != called >> 2:
-                continue
-            after = self._after_pon(k, a, called, from_seat)
-            if after is None:
-                continue
+        for a, after in self._pons_after(k, legal):
             best = min((o.shanten for kind, o in discard_options(after).items() if kind != a.kind), default=now)
             if best < now:
                 return a
