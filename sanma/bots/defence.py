@@ -141,60 +141,63 @@ def threats(bot: BotPlayer, k: Knowledge) -> list[Threat]:
     return out
 
 
-def _pair_shapes(copies_out: int) -> float:
-    """Shanpon and tanki weight from the copies the opponent could hold."""
+def pair_shapes(copies_out: int) -> tuple[float, float]:
+    """Shanpon and tanki shapes the opponent could hold with ``copies_out`` copies out
+    (1 each with three copies out)."""
     if copies_out <= 0:
-        return 0.0
-    pairs = copies_out * (copies_out - 1) / 6  # C(n,2)/3: 1 with three copies out
-    return _SHANPON * pairs + _TANKI * copies_out / 3
+        return 0.0, 0.0
+    return copies_out * (copies_out - 1) / 6, copies_out / 3  # C(n,2)/3 and n/3
 
 
-def wait_danger(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> float:
+Shapes = tuple[float, float, float, float, float]
+# Hand-set danger per unit of each shape (shanpon, tanki, two-sided, closed, edge).
+SHAPE_WEIGHTS: Shapes = (_SHANPON, _TANKI, _RYANMEN, _KANCHAN, _PENCHAN)
+
+
+def shape_weights(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> Shapes:
+    """The shapes a tenpai opponent could be waiting on ``kind`` with, by type (shanpon,
+    tanki, two-sided, closed, edge), each weighted by how freely it could hold the tiles
+    (two-sided ones only where the suji is not safe)."""
+    shanpon, tanki = pair_shapes(4 - k.seen_by_me(kind))
+    ryanmen = kanchan = penchan = 0.0
+    if P1 <= kind < EAST:
+        base = P1 if kind < S1 else S1
+        n = kind - base  # 0..8
+        if n >= 2:  # below: n-2, n-1 waits on n (and on n-3 when two-sided)
+            below = held(k, base + n - 2) * held(k, base + n - 1)
+            if n == 2:
+                penchan += below
+            elif base + n - 3 not in safe:
+                ryanmen += below
+        if n <= 6:  # above: n+1, n+2 waits on n (and on n+3)
+            above = held(k, base + n + 1) * held(k, base + n + 2)
+            if n == 6:
+                penchan += above
+            elif base + n + 3 not in safe:
+                ryanmen += above
+        if 1 <= n <= 7:
+            kanchan += held(k, base + n - 1) * held(k, base + n + 1)
+    return shanpon, tanki, ryanmen, kanchan, penchan
+
+
+def wait_danger(
+    k: Knowledge, kind: TileKind, safe: frozenset[TileKind], weights: Shapes = SHAPE_WEIGHTS, dora: float = 1.3
+) -> float:
     """Chance that ``kind`` is a winning tile of a tenpai opponent with ``safe`` kinds."""
     if kind in safe:
         return 0.0
-    out = 4 - k.seen_by_me(kind)  # copies the opponent could hold (ours is in our hand)
-    weight = _pair_shapes(out)
-    if P1 <= kind < EAST:
-        weight += _sequence_shapes(k, kind, safe)
-    danger = _UNIT * weight
+    shapes = shape_weights(k, kind, safe)
+    danger = _UNIT * sum(w * x for w, x in zip(weights, shapes, strict=True))
     if k.dora[kind]:
-        danger *= 1.3  # dora are kept, and waits on them pay more
+        danger *= dora  # dora are kept, and waits on them pay more
     return danger
 
 
-def _held(k: Knowledge, kind: TileKind) -> float:
+def held(k: Knowledge, kind: TileKind) -> float:
     """How freely an opponent could hold ``kind`` for a shape: 0 behind a wall,
     0.5 on a one-chance, 1 otherwise."""
     out = 4 - k.seen_by_me(kind)
     return 0.0 if out <= 0 else 0.5 if out == 1 else 1.0
-
-
-def _sequence_shapes(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> float:
-    base = P1 if kind < S1 else S1
-    n = kind - base  # 0..8
-
-    def at(i: int) -> TileKind:
-        return base + i
-
-    weight = 0.0
-    # Below: a shape n-2, n-1 waits on n (and on n-3 when two-sided; suji n-3 kills it).
-    if n >= 2:
-        held = _held(k, at(n - 2)) * _held(k, at(n - 1))
-        if n == 2:
-            weight += _PENCHAN * held
-        elif at(n - 3) not in safe:
-            weight += _RYANMEN * held
-    # Above: n+1, n+2 waits on n (and on n+3).
-    if n <= 6:
-        held = _held(k, at(n + 1)) * _held(k, at(n + 2))
-        if n == 6:
-            weight += _PENCHAN * held
-        elif at(n + 3) not in safe:
-            weight += _RYANMEN * held
-    if 1 <= n <= 7:
-        weight += _KANCHAN * _held(k, at(n - 1)) * _held(k, at(n + 1))
-    return weight
 
 
 def tile_risk(k: Knowledge, kind: TileKind, opponents: list[Threat]) -> float:

@@ -155,7 +155,7 @@ class ExpertBot(BotPlayer):
         k = know(self.view)
         opps = self._threats(k)
         self.hazard = end_hazard(opps)
-        self.pressed = under_pressure(opps)
+        self.pressed = self._under_pressure(opps)
         w = situation(self.view, k.seat)
         if self.pressed:
             w = Weights(w.gain * PUSH_GAIN, w.loss)
@@ -182,6 +182,10 @@ class ExpertBot(BotPlayer):
     def _threats(self, k: Knowledge) -> list[Threat]:
         """Both opponents as threats (a hook: the master reads tenpai differently)."""
         return threats(self, k)
+
+    def _under_pressure(self, opps: list[Threat]) -> bool:
+        """Whether to weigh danger in this decision (a hook: the master's threshold differs)."""
+        return under_pressure(opps)
 
     # -- discards ------------------------------------------------------------------------------
 

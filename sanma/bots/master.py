@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from sanma.bots.defence import Threat, threats, tile_risk, typical_danger
-from sanma.bots.expert import PUSH_GAIN, RIICHI_BONUS, Candidate, ExpertBot, Weights, situation, under_pressure
+from sanma.bots.expert import PRESSURE, PUSH_GAIN, RIICHI_BONUS, Candidate, ExpertBot, Weights, situation
 from sanma.bots.heuristics import (
     Knowledge,
     Option,
@@ -111,6 +111,8 @@ class MasterBot(ExpertBot):
         follow_up: bool = False,
         chase_live: int = 0,
         slow_push: float = SLOW_PUSH,
+        pressure: float = PRESSURE,
+        tenpai_push: float = 1.0,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -130,6 +132,10 @@ class MasterBot(ExpertBot):
         self.chase_live = chase_live
         # Under pressure, points won by a hand not yet tenpai count this much (1.0: off).
         self.slow_push = slow_push
+        # The tenpai chance of an opponent at which danger starts to count (the Expert's 0.5).
+        self.pressure = pressure
+        # Under pressure, points won by a tenpai hand count this much more (1.0: off).
+        self.tenpai_push = tenpai_push
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
         self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
@@ -138,7 +144,7 @@ class MasterBot(ExpertBot):
         """The Expert's answer, except for a follow-up pon while nobody threatens."""
         if self.follow_up and any(isinstance(a, Pon) for a in legal) and winning_action(legal) is None:
             k = know(self.view)
-            if not under_pressure(self._threats(k)):
+            if not self._under_pressure(self._threats(k)):
                 pon = self._follow_up_pon(k, legal)
                 if pon is not None:
                     return pon
@@ -161,6 +167,14 @@ class MasterBot(ExpertBot):
     def _threats(self, k: Knowledge) -> list[Threat]:
         self._opps = master_threats(self, k) if self.reader else threats(self, k)
         return self._opps
+
+    def _under_pressure(self, opps: list[Threat]) -> bool:
+        return any(o.tenpai >= self.pressure for o in opps)
+
+    def _tenpai_push(self, k: Knowledge, t: Tenpai | None, riichi: bool, per_turn: float, w: Weights) -> float:
+        if self.pressed and self.tenpai_push != 1.0:
+            w = Weights(w.gain * self.tenpai_push, w.loss)
+        return super()._tenpai_push(k, t, riichi, per_turn, w)
 
     def _calm_discard(self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option]) -> Candidate:
         """The Expert's plain-speed discard, unless a tile as fast and nearly as wide is
