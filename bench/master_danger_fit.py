@@ -38,11 +38,11 @@ from sanma.engine.events import HandWon, TileDiscarded, TileDrawn
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten, waits
-from sanma.engine.tiles import EAST, KIND_COUNT, Tile
+from sanma.engine.tiles import EAST, KIND_COUNT, P1, S1, Tile, TileKind
 from sanma.engine.visibility import redact
 
-# features (shape weights), riichi, dora, flush factor, the Expert's danger, is a wait
-Row = tuple[tuple[float, ...], bool, bool, float, float, bool]
+# features (shape weights), riichi, dora, flush factor, the Expert's danger, is a wait, category
+Row = tuple[tuple[float, ...], bool, bool, float, float, bool, str]
 LossRow = tuple[bool, bool, float, int]  # riichi, dealer, predicted loss, paid
 
 
@@ -104,8 +104,23 @@ def _rows(
                 flush = 1.6 if kind >= EAST or o.flush_suit <= kind < o.flush_suit + 9 else 0.15
             feats = shape_weights(k, kind, o.safe)
             old = wait_danger(k, kind, o.safe) * flush
-            out.append((feats, master.view.riichi[o.seat], bool(k.dora[kind]), flush, old, kind in real))
+            cat = category(k, kind, o.safe)
+            out.append((feats, master.view.riichi[o.seat], bool(k.dora[kind]), flush, old, kind in real, cat))
     return out
+
+
+def category(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> str:
+    """A coarse class of the tile: no-sequence kinds by copies out, number tiles by
+    distance from the edge and how many of their two-sided sides the suji kills."""
+    out = 4 - k.seen_by_me(kind)
+    if kind < P1 or kind >= EAST:
+        return f"{'z' if kind >= EAST else 'm'} out={out}"
+    base = P1 if kind < S1 else S1
+    n = kind - base
+    sides = [n - 3] if n >= 3 else []
+    sides += [n + 3] if n <= 5 else []
+    killed = sum(1 for i in sides if base + i in safe)
+    return f"n{min(n, 8 - n) + 1} suji {killed}/{len(sides)}"
 
 
 def solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -180,14 +195,30 @@ def main() -> int:
             print(f"    Expert danger {key * 3:2d}%+: n={n:6d} Expert {old / n:6.1%}", end="")
             print(f" refit {nw / n:6.1%} real {hit / n:6.1%}")
     for riichi in (True, False):
+        cells: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0])
+        for r in rows:
+            if r[1] == riichi:
+                cell = cells[r[6]]
+                cell[0] += 1
+                cell[1] += r[4]
+                cell[2] += r[5]
+        print(f"by class ({'riichi' if riichi else 'silent/open tenpai'}):")
+        for name in sorted(cells):
+            n, old, hit = cells[name]
+            print(f"    {name:14s} n={n:6d} Expert {old / n:6.1%} real {hit / n:6.1%}")
+        group = [r for r in rows if r[1] == riichi]
+        rate = {name: c[2] / c[0] for name, c in cells.items()}
+        brier = sum((rate[r[6]] - r[5]) ** 2 for r in group) / len(group)
+        print(f"  Brier of the class table (in-sample): {brier:.5f}")
+    for riichi in (True, False):
         for dealer in (False, True):
-            cell = [r for r in losses if r[0] == riichi and r[1] == dealer]
-            if cell:
-                pred = sum(r[2] for r in cell) / len(cell)
-                paid = sum(r[3] for r in cell) / len(cell)
+            rons = [r for r in losses if r[0] == riichi and r[1] == dealer]
+            if rons:
+                pred = sum(r[2] for r in rons) / len(rons)
+                paid = sum(r[3] for r in rons) / len(rons)
                 print(
                     f"ron by {'riichi' if riichi else 'dama/open'} {'dealer' if dealer else 'non-dealer'}: "
-                    f"n={len(cell)} predicted {pred:,.0f} paid {paid:,.0f} (x{paid / pred:.2f})"
+                    f"n={len(rons)} predicted {pred:,.0f} paid {paid:,.0f} (x{paid / pred:.2f})"
                 )
     return 0
 

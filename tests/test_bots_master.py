@@ -6,12 +6,30 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
+
 from sanma.bots.base import ask
-from sanma.bots.defence import Threat, tenpai_chance, threats
+from sanma.bots.defence import (
+    SHAPE_WEIGHTS,
+    TYPICAL_DANGER,
+    Threat,
+    shape_weights,
+    tenpai_chance,
+    threats,
+    typical_danger,
+    wait_danger,
+)
 from sanma.bots.expert import Weights
-from sanma.bots.heuristics import Option, discard_options, know, win_context
+from sanma.bots.heuristics import Option, discard_options, know, own_counts, tenpai_after, win_context
 from sanma.bots.master import FLOOR, MasterBot, placement, placement_weights, unseen_tiles
-from sanma.bots.master_defence import master_threats, tenpai_estimate
+from sanma.bots.master_defence import (
+    OTHER_LOSS,
+    OTHER_SHAPES,
+    RIICHI_LOSS,
+    RIICHI_SHAPES,
+    master_threats,
+    tenpai_estimate,
+)
 from sanma.bots.registry import display_name, make_bot
 from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
 from sanma.engine.actions import Discard, Pass, Pon
@@ -405,3 +423,55 @@ def test_chase_and_slow_push_play_legally_and_deterministically() -> None:
         match.check_invariants()
         runs.append(match.events)
     assert runs[0] == runs[1]
+
+
+# -- the wait model by shape (defence.shape_weights) and the master's refits ---------------------
+
+
+def test_wait_model_counts_each_shape_by_the_copies_an_opponent_could_hold() -> None:
+    # Three 6s and an 8s in hand, 9s drawn: against 7s an opponent could hold pair waits
+    # (all four 7s out: C(4,2)/3 shanpon, 4/3 tanki), 5s-6s two-sided (one 6s left: halved), 8s-9s edge, 6s-8s closed.
+    events, _, _ = view_events("2244568p236668s", "9s")
+    k = know(bot_with("master", events).view)
+    seven = parse_kind("7s")
+    assert shape_weights(k, seven, frozenset()) == pytest.approx((2.0, 4 / 3, 0.5, 0.5, 1.0))
+    # 4s genbutsu (suji) kills the two-sided wait; a genbutsu 7s is safe outright.
+    assert shape_weights(k, seven, frozenset({parse_kind("4s")}))[2] == 0.0
+    assert wait_danger(k, seven, frozenset({seven})) == 0.0
+    # The Expert's danger is the hand-set weight per shape; a refit weighs them anew.
+    expected = sum(w * x for w, x in zip(SHAPE_WEIGHTS, (2.0, 4 / 3, 0.5, 0.5, 1.0), strict=True))
+    assert wait_danger(k, seven, frozenset()) == pytest.approx(expected)
+    assert wait_danger(k, seven, frozenset(), RIICHI_SHAPES) != pytest.approx(expected)
+    # Honors and 1m/9m form no sequences: pair waits only, fewer as copies show.
+    assert shape_weights(k, parse_kind("1z"), frozenset())[2:] == (0.0, 0.0, 0.0)
+
+
+def test_master_refits_apply_per_opponent_and_only_when_switched_on() -> None:
+    bot, _, seat = _opponent_view(5, False, riichi=True)
+    k = know(bot.view)
+    plain = master_threats(bot, k)
+    fitted = master_threats(bot, k, fitted_waits=True, fitted_loss=True, typical=0.06)
+    riichi = next(t for t in fitted if t.seat == seat)
+    assert riichi.shapes == RIICHI_SHAPES and riichi.loss == pytest.approx(plain[0].loss * RIICHI_LOSS)
+    quiet = next(t for t in fitted if t.seat != seat)
+    assert quiet.shapes == OTHER_SHAPES and quiet.loss == pytest.approx(plain[1].loss * OTHER_LOSS)
+    assert typical_danger(k, fitted) > typical_danger(k, [replace(t, typical=TYPICAL_DANGER) for t in fitted])
+    assert all(t.shapes == SHAPE_WEIGHTS and t.typical == TYPICAL_DANGER for t in plain)
+
+
+def test_pressure_threshold_and_tenpai_push_are_the_masters_own() -> None:
+    open_hand = [_threat(1, 0.4, 8000.0), _threat(2, 0.0, 5000.0)]
+    assert not MasterBot(0, 1)._under_pressure(open_hand)
+    assert MasterBot(0, 1, pressure=0.35)._under_pressure(open_hand)
+    events, _, _ = view_events("123567p13678s55s", "1z", [(1, "1z", True)])
+    plain, bold = MasterBot(0, 1), MasterBot(0, 1, tenpai_push=1.5)
+    for bot in (plain, bold):
+        for e in events:
+            bot.observe(e)
+    k = know(plain.view)
+    hand = list(k.hand)
+    tenpai = tenpai_after(k, hand[:-1], own_counts(k))
+    assert tenpai is not None
+    plain.pressed = bold.pressed = True
+    w = Weights(2.0, 1.0)
+    assert bold._tenpai_push(k, tenpai, False, 100.0, w) > plain._tenpai_push(k, tenpai, False, 100.0, w)

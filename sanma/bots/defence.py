@@ -31,6 +31,10 @@ _KANCHAN = 0.35
 _PENCHAN = 0.4
 _SHANPON = 0.9
 _TANKI = 0.5
+Shapes = tuple[float, float, float, float, float]
+# Hand-set deal-in chance per unit of each shape (shanpon, tanki, two-sided, closed, edge).
+SHAPE_WEIGHTS: Shapes = (_UNIT * _SHANPON, _UNIT * _TANKI, _UNIT * _RYANMEN, _UNIT * _KANCHAN, _UNIT * _PENCHAN)
+DORA_DANGER = 1.3  # dora are kept, and waits on them pay more
 # Deal-in chance of an average discard while pushing (some drawn tiles are safe).
 TYPICAL_DANGER = 0.025
 
@@ -45,6 +49,10 @@ class Threat:
     loss: float
     safe: frozenset[TileKind]
     flush_suit: int
+    # The wait model: danger per unit of each shape, and the factor for a dora.
+    shapes: Shapes = SHAPE_WEIGHTS
+    dora: float = DORA_DANGER
+    typical: float = TYPICAL_DANGER  # deal-in chance of an average discard while pushing
 
 
 def safe_kinds(bot: BotPlayer, seat: int) -> frozenset[TileKind]:
@@ -149,11 +157,6 @@ def pair_shapes(copies_out: int) -> tuple[float, float]:
     return copies_out * (copies_out - 1) / 6, copies_out / 3  # C(n,2)/3 and n/3
 
 
-Shapes = tuple[float, float, float, float, float]
-# Hand-set danger per unit of each shape (shanpon, tanki, two-sided, closed, edge).
-SHAPE_WEIGHTS: Shapes = (_SHANPON, _TANKI, _RYANMEN, _KANCHAN, _PENCHAN)
-
-
 def shape_weights(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> Shapes:
     """The shapes a tenpai opponent could be waiting on ``kind`` with, by type (shanpon,
     tanki, two-sided, closed, edge), each weighted by how freely it could hold the tiles
@@ -181,16 +184,13 @@ def shape_weights(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> Sh
 
 
 def wait_danger(
-    k: Knowledge, kind: TileKind, safe: frozenset[TileKind], weights: Shapes = SHAPE_WEIGHTS, dora: float = 1.3
+    k: Knowledge, kind: TileKind, safe: frozenset[TileKind], weights: Shapes = SHAPE_WEIGHTS, dora: float = DORA_DANGER
 ) -> float:
     """Chance that ``kind`` is a winning tile of a tenpai opponent with ``safe`` kinds."""
     if kind in safe:
         return 0.0
-    shapes = shape_weights(k, kind, safe)
-    danger = _UNIT * sum(w * x for w, x in zip(weights, shapes, strict=True))
-    if k.dora[kind]:
-        danger *= dora  # dora are kept, and waits on them pay more
-    return danger
+    danger = max(0.0, sum(w * x for w, x in zip(weights, shape_weights(k, kind, safe), strict=True)))
+    return danger * dora if k.dora[kind] else danger
 
 
 def held(k: Knowledge, kind: TileKind) -> float:
@@ -206,7 +206,7 @@ def tile_risk(k: Knowledge, kind: TileKind, opponents: list[Threat]) -> float:
     for o in opponents:
         if o.tenpai <= 0:
             continue
-        danger = wait_danger(k, kind, o.safe)
+        danger = wait_danger(k, kind, o.safe, o.shapes, o.dora)
         if o.flush_suit:
             in_suit = kind >= EAST or o.flush_suit <= kind < o.flush_suit + 9
             danger *= 1.6 if in_suit else 0.15
@@ -216,7 +216,7 @@ def tile_risk(k: Knowledge, kind: TileKind, opponents: list[Threat]) -> float:
 
 def typical_danger(k: Knowledge, opponents: list[Threat]) -> float:
     """Expected loss per discard when pushing on with tiles of average danger."""
-    return sum(o.tenpai * TYPICAL_DANGER * o.loss for o in opponents)
+    return sum(o.tenpai * o.typical * o.loss for o in opponents)
 
 
 def end_hazard(opponents: list[Threat]) -> float:

@@ -35,7 +35,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
-from sanma.bots.defence import Threat, threats, tile_risk, typical_danger
+from sanma.bots.defence import TYPICAL_DANGER, Threat, threats, tile_risk, typical_danger
 from sanma.bots.expert import PRESSURE, PUSH_GAIN, RIICHI_BONUS, Candidate, ExpertBot, Weights, situation
 from sanma.bots.heuristics import (
     Knowledge,
@@ -113,6 +113,9 @@ class MasterBot(ExpertBot):
         slow_push: float = SLOW_PUSH,
         pressure: float = PRESSURE,
         tenpai_push: float = 1.0,
+        fitted_waits: bool = False,
+        fitted_loss: bool = False,
+        typical: float = TYPICAL_DANGER,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -136,6 +139,10 @@ class MasterBot(ExpertBot):
         self.pressure = pressure
         # Under pressure, points won by a tenpai hand count this much more (1.0: off).
         self.tenpai_push = tenpai_push
+        # The wait model and the deal-in costs refitted on real hands (master_defence).
+        self.fitted_waits = fitted_waits
+        self.fitted_loss = fitted_loss
+        self.typical = typical  # deal-in chance of an average discard while pushing on
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
         self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
@@ -165,7 +172,10 @@ class MasterBot(ExpertBot):
         return None
 
     def _threats(self, k: Knowledge) -> list[Threat]:
-        self._opps = master_threats(self, k) if self.reader else threats(self, k)
+        if not self.reader:
+            self._opps = threats(self, k)
+        else:
+            self._opps = master_threats(self, k, self.fitted_waits, self.fitted_loss, self.typical)
         return self._opps
 
     def _under_pressure(self, opps: list[Threat]) -> bool:
