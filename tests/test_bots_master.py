@@ -44,12 +44,10 @@ from sanma.engine.visibility import HIDDEN, redact
 from tests.test_bots import bot_with, turn_legal, view_events
 
 
-def play_master(
-    seed: int, rules: Rules, samples: int = 12, pressed: bool = False, placement: bool = False
-) -> tuple[Match, list[str], MasterBot]:
-    """One match: a master (small budget) in seat 0 against two Experts."""
+def play_master(seed: int, rules: Rules, samples: int = 12, **switches: bool) -> tuple[Match, list[str], MasterBot]:
+    """One match: a master (small budget, ``switches`` on) in seat 0 against two Experts."""
     match = Match(seed, rules)
-    master = MasterBot(0, seed, samples=samples, pressed=pressed, placement=placement)
+    master = MasterBot(0, seed, samples=samples, **switches)  # type: ignore[arg-type]
     bots = [master, make_bot("expert", 1, seed + 1), make_bot("expert", 2, seed + 2)]
     for event in match.events:
         for s, bot in enumerate(bots):
@@ -475,3 +473,25 @@ def test_pressure_threshold_and_tenpai_push_are_the_masters_own() -> None:
     plain.pressed = bold.pressed = True
     w = Weights(2.0, 1.0)
     assert bold._tenpai_push(k, tenpai, False, 100.0, w) > plain._tenpai_push(k, tenpai, False, 100.0, w)
+
+
+def test_a_hand_that_discards_nothing_keeps_its_river_as_it_is() -> None:
+    # Passing on a call leaves the 13 tiles as they are: no discard joins the river, so a
+    # live wait stays live (a pon's discard, by contrast, may make the hand furiten).
+    setup, hand14, pool = _setup_for("123456789p1134s", "5s")
+    futures = sample_futures(pool, 100, setup.horizon + 6, random.Random(5))
+    hand = _without(hand14, "5s")
+    waiting = estimate(setup, hand, None, futures)
+    furiten = estimate(setup, hand, parse_kind("5s"), futures)
+    assert waiting.values == estimate(setup, hand, parse_kind("7z"), futures).values
+    assert waiting.win > furiten.win
+
+
+def test_call_search_plays_legally_deterministically_and_searches_calls() -> None:
+    runs = []
+    for _ in range(2):
+        match, statuses, master = play_master(101, Rules(length="east"), samples=16, call_search=True)
+        assert match.finished and all(s == "ok" for s in statuses)
+        runs.append((match.events, master.call_searches))
+    assert runs[0] == runs[1]
+    assert runs[0][1] > 0, "some pon chances came up while nobody threatened"

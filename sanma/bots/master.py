@@ -46,6 +46,7 @@ from sanma.bots.heuristics import (
     keep_value,
     know,
     own_counts,
+    pass_or_default,
     pick_tile,
     tenpai_after,
     tiles_of_kind,
@@ -116,6 +117,7 @@ class MasterBot(ExpertBot):
         fitted_waits: bool = False,
         fitted_loss: bool = False,
         typical: float = TYPICAL_DANGER,
+        call_search: bool = False,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -143,19 +145,61 @@ class MasterBot(ExpertBot):
         self.fitted_waits = fitted_waits
         self.fitted_loss = fitted_loss
         self.typical = typical  # deal-in chance of an average discard while pushing on
+        # While nobody threatens, settle pon or pass over the same futures as the discards.
+        self.call_search = call_search
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
+        self.call_searches = 0  # pon-or-pass decisions searched
         self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
 
     def decide(self, legal: LegalActions) -> Action:
-        """The Expert's answer, except for a follow-up pon while nobody threatens."""
-        if self.follow_up and any(isinstance(a, Pon) for a in legal) and winning_action(legal) is None:
+        """The Expert's answer, except for calls while nobody threatens (a follow-up pon,
+        or pon or pass settled by search)."""
+        if any(isinstance(a, Pon) for a in legal) and winning_action(legal) is None:
             k = know(self.view)
             if not self._under_pressure(self._threats(k)):
-                pon = self._follow_up_pon(k, legal)
+                pon = self._follow_up_pon(k, legal) if self.follow_up else None
                 if pon is not None:
                     return pon
+                if self.call_search and self.samples > 0:
+                    return self._searched_call(k, legal, super().decide(legal))
         return super().decide(legal)
+
+    def _searched_call(self, k: Knowledge, legal: LegalActions, expert: Action) -> Action:
+        """Pass, or each legal pon followed by the policy's discard, played over the same
+        futures; the Expert's answer stands unless another beats it beyond the noise."""
+        opps = self._opps
+        w = situation(self.view, k.seat)
+        per_turn = typical_danger(k, opps) * w.loss
+        futures = sample_futures(unseen_tiles(k), self.samples, max(1, int(turns_left(self.view))) + 6, self.rng)
+        setup = self._setup(k)
+        setup.pool_size = len(unseen_tiles(k))
+        options: list[tuple[Action, list[float], float]] = [
+            (pass_or_default(legal), estimate(setup, list(k.hand), None, futures).utility(w.gain, per_turn), 0.0)
+        ]
+        for pon, after in self._pons_after(k, legal):
+            kinds = [kind for kind in discard_options(after) if kind != pon.kind]
+            if not kinds:
+                continue
+            outs = discard_options(after)
+            kind = min(kinds, key=lambda x: (outs[x].shanten, -outs[x].ukeire, keep_value(after, x)))
+            hand = list(after.hand)
+            hand.remove(pick_tile(tiles_of_kind_in(hand, kind), after.red_fives, None).tile)
+            opened = self._setup(after)
+            opened.pool_size = setup.pool_size
+            utility = estimate(opened, hand, kind, futures).utility(w.gain, per_turn)
+            options.append((pon, utility, tile_risk(after, kind, opps) * w.loss))
+        self.call_searches += 1
+        first = next((o for o in options if o[0] == expert), options[0])
+        chosen, best_gap = first, 0.0
+        for option in options:
+            if option is first:
+                continue
+            gap, se = paired_gap(option[1], first[1])
+            gap -= option[2] - first[2] + CONFIDENCE * se + SWITCH_COST
+            if gap > best_gap:
+                chosen, best_gap = option, gap
+        return chosen[0]
 
     def _follow_up_pon(self, k: Knowledge, legal: LegalActions) -> Pon | None:
         """A pon that lowers shanten in a hand whose yaku is already an open yakuhai triplet
@@ -459,6 +503,11 @@ def placement_weights(scores: Sequence[int], seat: int, opps: list[Threat]) -> t
     gained = otherwise - sum(mine) / len(mine)
     lost = moved({seat: -threat.loss, threat.seat: threat.loss}) - otherwise
     return max(FLOOR, gained * PLACE_POINTS / win), max(FLOOR, lost * PLACE_POINTS / threat.loss)
+
+
+def tiles_of_kind_in(hand: list[Tile], kind: TileKind) -> list[Discard]:
+    """Discards of each copy of ``kind`` in ``hand`` (to pick the plain copy before a red five)."""
+    return [Discard(t) for t in hand if t >> 2 == kind]
 
 
 def unseen_tiles(k: Knowledge) -> list[Tile]:

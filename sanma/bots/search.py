@@ -180,9 +180,14 @@ def _remove_kind(hand: list[Tile], kind: TileKind, red_fives: bool) -> Tile:
 
 
 def play_future(
-    setup: Setup, hand: list[Tile], discarded: TileKind, future: Sequence[Tile], risk: Sequence[float] | None = None
+    setup: Setup,
+    hand: list[Tile],
+    discarded: TileKind | None,
+    future: Sequence[Tile],
+    risk: Sequence[float] | None = None,
 ) -> tuple[float, float, float]:
-    """One future of the 13-tile ``hand`` left after discarding ``discarded``: (points won,
+    """One future of the 13-tile ``hand`` left after discarding ``discarded`` (``None``:
+    the hand as it is, waiting for its next draw): (points won,
     chance it was won, expected discards made), discounted by the chance the hand ends first.
     With ``risk`` (expected deal-in cost per discarded kind) the third number is the
     expected deal-in cost of the discards actually made instead of their count."""
@@ -193,7 +198,8 @@ def play_future(
         counts[t >> 2] += 1
     sh, after = setup.draws(bytes(counts))
     river = set(setup.river_kinds)
-    river.add(discarded)
+    if discarded is not None:
+        river.add(discarded)
     kita = setup.kita
     alive = 1.0  # chance the hand is still running (nobody else won, we have not won)
     value = 0.0
@@ -268,7 +274,7 @@ def _ron_terms(
 def estimate(
     setup: Setup,
     hand: list[Tile],
-    discarded: TileKind,
+    discarded: TileKind | None,
     futures: Sequence[Sequence[Tile]],
     risk: Sequence[float] | None = None,
 ) -> Estimate:
