@@ -29,7 +29,17 @@ from sanma.arena import ArenaConfig, ArenaResult, Entrant, parse_player, run_are
 from sanma.bots.master import MasterBot
 from sanma.engine.rules import MATCH_LENGTHS, Rules
 
-SWITCHES = {"calm", "pressed", "placement", "reader", "guard", "follow_up", "fitted_waits", "fitted_loss", "call_search"}
+SWITCHES = {
+    "calm",
+    "pressed",
+    "placement",
+    "reader",
+    "guard",
+    "follow_up",
+    "fitted_waits",
+    "fitted_loss",
+    "call_search",
+}
 
 
 def make_master(options: tuple[tuple[str, float], ...], seat: int, seed: int) -> MasterBot:
