@@ -39,10 +39,34 @@ __all__ = ["browser"]  # the Playwright fixture, used by name
 
 
 def run_in_own_loop(main: Any) -> None:
-    """``asyncio.run(main())`` on a thread of its own: the module's Playwright fixture keeps an
-    event loop running on the main thread, where ``asyncio.run`` refuses to start."""
+    """``main()`` on an event loop of its own thread (the module's Playwright fixture keeps an
+    event loop running on the main thread, where ``asyncio.run`` refuses to start).  The
+    tasks left afterwards are cancelled and must end within 10 s: one that ignores its
+    cancellation fails the test by name instead of hanging it."""
+
+    async def run() -> None:
+        try:
+            await main()
+        finally:
+            current = asyncio.current_task()
+            left = [t for t in asyncio.all_tasks() if t is not current]
+            for task in left:
+                task.cancel()
+            if left:
+                _, stuck = await asyncio.wait(left, timeout=10.0)
+                assert not stuck, f"tasks that ignored their cancellation: {[t.get_name() for t in stuck]}"
+
+    def own_loop() -> None:
+        # Not asyncio.run: its own clean-up would wait for a stuck task for ever.
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(run())
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(lambda: asyncio.run(main())).result()
+        pool.submit(own_loop).result()
 
 
 LEASE_TTL_S = 1.5  # short, so that a takeover after SIGKILL takes a couple of seconds

@@ -22,6 +22,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from sanma.server.aio import cancel_and_wait
+
 log = logging.getLogger(__name__)
 
 _END: Any = object()  # queued by close(): the subscription's iterator stops there
@@ -405,10 +407,7 @@ class RedisBus(Bus):
     async def close(self) -> None:
         """See ``Bus.close``."""
         await super().close()
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+        await cancel_and_wait(self._reader)
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         with contextlib.suppress(Exception):

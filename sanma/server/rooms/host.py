@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus, Subscription, open_bus
 from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
 from sanma.store.matches import MatchRecord
@@ -188,10 +189,7 @@ class RoomHost:
             return
         self._forget_outboxes(served)
         await served.sub.close()
-        if served.task is not None:
-            served.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await served.task
+        await cancel_and_wait(served.task)
         with contextlib.suppress(Exception):
             await self.bus.release(lease_key(match_id), self.node)
 
@@ -357,10 +355,7 @@ class RoomHost:
 
     async def close(self) -> None:
         """Stop the keeper, give every lease back (so others take the rooms at once), close the bus."""
-        if self._keeper is not None:
-            self._keeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._keeper
+        await cancel_and_wait(self._keeper)
         for remote in list(self._remotes):
             await remote.close()
         self._remotes.clear()

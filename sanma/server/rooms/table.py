@@ -20,7 +20,6 @@ inside a still-open window are not in the log (passes leave no event) and are as
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -41,6 +40,7 @@ from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
 from sanma.server import protocol
 from sanma.server.aids import prompt_aids
+from sanma.server.aio import cancel_and_wait
 from sanma.server.codec import action_to_wire, event_from_store, event_to_store, event_to_wire, rules_from_json
 from sanma.store import accounts
 from sanma.store import matches as store
@@ -441,10 +441,7 @@ class TableRoom:
 
     async def stop(self) -> None:
         """Cancel the task (server shutdown); the stored log is already complete."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await cancel_and_wait(self._task)
 
     async def _run(self) -> None:
         try:
