@@ -55,7 +55,7 @@ from sanma.bots.heuristics import (
     winning_action,
 )
 from sanma.bots.master_defence import master_threats
-from sanma.bots.search import Setup, estimate, paired_gap, sample_futures
+from sanma.bots.search import Setup, estimate, paired_gap, remove_kind, sample_futures
 from sanma.engine.actions import Action, Discard, Pon
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import shanten
@@ -171,20 +171,18 @@ class MasterBot(ExpertBot):
         opps = self._opps
         w = situation(self.view, k.seat)
         per_turn = typical_danger(k, opps) * w.loss
-        futures = sample_futures(unseen_tiles(k), self.samples, max(1, int(turns_left(self.view))) + 6, self.rng)
-        setup = self._setup(k)
-        setup.pool_size = len(unseen_tiles(k))
+        setup, futures = self._futures(k)
         options: list[tuple[Action, list[float], float]] = [
             (pass_or_default(legal), estimate(setup, list(k.hand), None, futures).utility(w.gain, per_turn), 0.0)
         ]
         for pon, after in self._pons_after(k, legal):
-            kinds = [kind for kind in discard_options(after) if kind != pon.kind]
+            outs = discard_options(after)
+            kinds = [kind for kind in outs if kind != pon.kind]  # no kuikae
             if not kinds:
                 continue
-            outs = discard_options(after)
             kind = min(kinds, key=lambda x: (outs[x].shanten, -outs[x].ukeire, keep_value(after, x)))
             hand = list(after.hand)
-            hand.remove(pick_tile(tiles_of_kind_in(hand, kind), after.red_fives, None).tile)
+            remove_kind(hand, kind, after.red_fives)
             opened = self._setup(after)
             opened.pool_size = setup.pool_size
             utility = estimate(opened, hand, kind, futures).utility(w.gain, per_turn)
@@ -314,10 +312,7 @@ class MasterBot(ExpertBot):
         if len(kinds) < 2:
             return expert
         self.searches += 1
-        setup = self._setup(k)
-        pool = unseen_tiles(k)
-        setup.pool_size = len(pool)
-        futures = sample_futures(pool, self.samples, setup.horizon + 6, self.rng)
+        setup, futures = self._futures(k)
         utility: dict[TileKind, list[float]] = {}
         if self.pressed:
             # Under pressure each future discard costs its own danger (genbutsu is free, a
@@ -447,6 +442,13 @@ class MasterBot(ExpertBot):
         riichi = Candidate(action, push - plain.risk, push, plain.risk)
         return riichi if self._prefer_riichi(k, plain, riichi, cache) else plain
 
+    def _futures(self, k: Knowledge) -> tuple[Setup, list[list[Tile]]]:
+        """This decision's search setup and the futures every candidate meets."""
+        setup = self._setup(k)
+        pool = unseen_tiles(k)
+        setup.pool_size = len(pool)
+        return setup, sample_futures(pool, self.samples, setup.horizon + 6, self.rng)
+
     def _setup(self, k: Knowledge) -> Setup:
         view = k.view
         assert view.rules is not None
@@ -503,11 +505,6 @@ def placement_weights(scores: Sequence[int], seat: int, opps: list[Threat]) -> t
     gained = otherwise - sum(mine) / len(mine)
     lost = moved({seat: -threat.loss, threat.seat: threat.loss}) - otherwise
     return max(FLOOR, gained * PLACE_POINTS / win), max(FLOOR, lost * PLACE_POINTS / threat.loss)
-
-
-def tiles_of_kind_in(hand: list[Tile], kind: TileKind) -> list[Discard]:
-    """Discards of each copy of ``kind`` in ``hand`` (to pick the plain copy before a red five)."""
-    return [Discard(t) for t in hand if t >> 2 == kind]
 
 
 def unseen_tiles(k: Knowledge) -> list[Tile]:

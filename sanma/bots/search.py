@@ -168,7 +168,7 @@ def _choose_discard(setup: Setup, counts: bytearray, melds: int) -> tuple[TileKi
     return result
 
 
-def _remove_kind(hand: list[Tile], kind: TileKind, red_fives: bool) -> Tile:
+def remove_kind(hand: list[Tile], kind: TileKind, red_fives: bool) -> Tile:
     """Take one tile of ``kind`` out of ``hand``, a plain copy before a red five."""
     pick = -1
     for i, t in enumerate(hand):
@@ -240,7 +240,7 @@ def play_future(
             hand.append(tile)
             out, sh, after = _choose_discard(setup, counts, melds)
             counts[out] -= 1
-            _remove_kind(hand, out, setup.red_fives)
+            remove_kind(hand, out, setup.red_fives)
             river.add(out)
             ron_value = -1.0
         else:
