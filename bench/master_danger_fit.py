@@ -23,23 +23,21 @@ import argparse
 import os
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sanma.bots.base import ask
+from bench.master_probe import probe_match
 from sanma.bots.defence import Threat, shape_weights, wait_danger
 from sanma.bots.heuristics import Knowledge, know
 from sanma.bots.master import MasterBot
 from sanma.bots.master_defence import master_threats
-from sanma.bots.registry import make_bot
-from sanma.engine.events import HandWon, TileDiscarded, TileDrawn
+from sanma.engine.events import Event, HandWon, TileDiscarded, TileDrawn
 from sanma.engine.match import Match
-from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten, waits
 from sanma.engine.tiles import EAST, KIND_COUNT, P1, S1, Tile, TileKind
-from sanma.engine.visibility import redact
 
 # features (shape weights), riichi, dora, flush factor, the Expert's danger, is a wait, category
 Row = tuple[tuple[float, ...], bool, bool, float, float, bool, str]
@@ -48,35 +46,27 @@ LossRow = tuple[bool, bool, float, int]  # riichi, dealer, predicted loss, paid
 
 def positions(seed: int) -> tuple[list[Row], list[LossRow]]:
     """Wait-model rows at each of the master's discards, and deal-in costs, in one match."""
-    hero = seed % 3
-    match = Match(seed, Rules(length="east"))
-    bots = [make_bot("master" if s == hero else "expert", s, seed * 7 + s) for s in range(3)]
-    master = bots[hero]
-    assert isinstance(master, MasterBot)
-    for e in match.events:
-        for s, bot in enumerate(bots):
-            bot.observe(redact(e, s))
     rows: list[Row] = []
     losses: list[LossRow] = []
     predicted: dict[int, float] = {}
-    while not match.finished:
-        seat = match.awaiting()[0]
-        batch = match.apply(seat, ask(bots[seat], match.legal_actions(seat)).action)
-        for i, e in enumerate(batch):
-            if isinstance(e, TileDiscarded):
-                k = know(master.view)
-                opps = master_threats(master, k)
-                predicted = {o.seat: o.loss for o in opps}
-                if e.seat == hero:
-                    # The engine has already dealt the next draw: take it back out of that hand.
-                    drawn = [(d.seat, d.tile) for d in batch[i:] if isinstance(d, TileDrawn)]
-                    rows += _rows(match, master, k, opps, drawn)
-            elif isinstance(e, HandWon) and e.from_seat != e.seat and e.seat in predicted:
-                view = master.view
-                paid = -e.deltas[e.from_seat]
-                losses.append((view.riichi[e.seat], e.seat == view.dealer, predicted[e.seat], paid))
-            for s, bot in enumerate(bots):
-                bot.observe(redact(e, s))
+
+    def visit(match: Match, master: MasterBot, batch: Sequence[Event], i: int) -> None:
+        nonlocal predicted
+        e = batch[i]
+        if isinstance(e, TileDiscarded):
+            k = know(master.view)
+            opps = master_threats(master, k)
+            predicted = {o.seat: o.loss for o in opps}
+            if e.seat == master.seat:
+                # The engine has already dealt the next draw: take it back out of that hand.
+                drawn = [(d.seat, d.tile) for d in batch[i:] if isinstance(d, TileDrawn)]
+                rows.extend(_rows(match, master, k, opps, drawn))
+        elif isinstance(e, HandWon) and e.from_seat != e.seat and e.seat in predicted:
+            view = master.view
+            paid = -e.deltas[e.from_seat]
+            losses.append((view.riichi[e.seat], e.seat == view.dealer, predicted[e.seat], paid))
+
+    probe_match(seed, visit)
     return rows, losses
 
 

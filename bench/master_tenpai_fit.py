@@ -21,57 +21,52 @@ import math
 import os
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sanma.bots.base import ask
-from sanma.bots.registry import make_bot
-from sanma.engine.events import HandStarted, MeldCalled, RiichiAccepted, TileDiscarded
+from bench.master_probe import probe_match
+from sanma.bots.master import MasterBot
+from sanma.engine.events import Event, HandStarted, MeldCalled, RiichiAccepted, TileDiscarded
 from sanma.engine.match import Match
-from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten
 from sanma.engine.tiles import KIND_COUNT
-from sanma.engine.visibility import redact
 
 Row = tuple[bool, int, int, int, bool]  # riichi, open calls, discards, recent tsumogiri, tenpai
 
 
 def positions(seed: int) -> list[Row]:
     """The opponents' positions at each of the master's discards in one match."""
-    hero = seed % 3
-    match = Match(seed, Rules(length="east"))
-    bots = [make_bot("master" if s == hero else "expert", s, seed * 7 + s) for s in range(3)]
-    for e in match.events:
-        for s, bot in enumerate(bots):
-            bot.observe(redact(e, s))
     rows: list[Row] = []
     riichi = [False] * 3
     calls = [0] * 3
     rivers: list[list[bool]] = [[], [], []]
-    while not match.finished:
-        seat = match.awaiting()[0]
-        for e in match.apply(seat, ask(bots[seat], match.legal_actions(seat)).action):
-            if isinstance(e, HandStarted):
-                riichi, calls, rivers = [False] * 3, [0] * 3, [[], [], []]
-            elif isinstance(e, RiichiAccepted):
-                riichi[e.seat] = True
-            elif isinstance(e, MeldCalled):
-                calls[e.seat] += int(e.meld.is_open)
-            elif isinstance(e, TileDiscarded):
-                rivers[e.seat].append(e.tsumogiri)
-                if e.seat == hero:
-                    for o in range(3):
-                        if o == hero:
-                            continue
-                        counts = [0] * KIND_COUNT
-                        for t in match.kyoku.hand(o):
-                            counts[t >> 2] += 1
-                        tenpai = shanten(counts, len(match.kyoku.melds(o))) == 0
-                        rows.append((riichi[o], calls[o], len(rivers[o]), sum(rivers[o][-3:]), tenpai))
-            for s, bot in enumerate(bots):
-                bot.observe(redact(e, s))
+
+    def visit(match: Match, master: MasterBot, batch: Sequence[Event], i: int) -> None:
+        nonlocal riichi, calls, rivers
+        e = batch[i]
+        hero = master.seat
+        if isinstance(e, HandStarted):
+            riichi, calls, rivers = [False] * 3, [0] * 3, [[], [], []]
+        elif isinstance(e, RiichiAccepted):
+            riichi[e.seat] = True
+        elif isinstance(e, MeldCalled):
+            calls[e.seat] += int(e.meld.is_open)
+        elif isinstance(e, TileDiscarded):
+            rivers[e.seat].append(e.tsumogiri)
+            if e.seat == hero:
+                for o in range(3):
+                    if o == hero:
+                        continue
+                    counts = [0] * KIND_COUNT
+                    for t in match.kyoku.hand(o):
+                        counts[t >> 2] += 1
+                    tenpai = shanten(counts, len(match.kyoku.melds(o))) == 0
+                    rows.append((riichi[o], calls[o], len(rivers[o]), sum(rivers[o][-3:]), tenpai))
+
+    probe_match(seed, visit)
     return rows
 
 
