@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus, Subscription
 from sanma.server.rooms.practice import Outbox
 from sanma.store.matches import MatchRecord
@@ -195,13 +196,22 @@ class RemoteRoom:
         version it was sent; later calls go straight to ``target``."""
         if self._target is not None:
             return
-        self._target = target
         links = list(self._links.items())
+        # No await from here to the last join: a call the gateway makes meanwhile would reach
+        # ``target`` before its connection joined, and a relay still running could push an
+        # old frame after the new room's welcome.  A frame the relay had not pushed yet is not
+        # lost: the join asks the new room for everything after ``last_v``.
         for _outbox, link in links:
-            await self._unlink(link)
+            if link.relay is not None:
+                link.relay.cancel()
+        self._target = target
         for outbox, link in links:
             target.join(outbox, link.last_v, link.seat)
         self._sends.put_nowait(None)
+        for _outbox, link in links:
+            await cancel_and_wait(link.relay)
+            if link.sub is not None:
+                await link.sub.close()
 
     async def rejoin(self) -> None:
         """Ask the (same) owner again for every connection: an earlier call reached nobody."""
