@@ -223,6 +223,32 @@ def test_host_leaving_passes_the_role_and_an_empty_room_closes(server):
     friend.refused("GET", f"/{code}", None, 404, "no_room")
 
 
+def test_the_host_removes_a_guest_who_may_not_join_again(server):
+    host, friend, other = Api(server), Api(server), Api(server)
+    code = host.ok("POST", "", None, 201)["code"]
+    friend.ok("POST", f"/{code}/join", {"seat": 1})
+    other.ok("POST", f"/{code}/join", {"seat": 2})
+    friend.refused("DELETE", f"/{code}/seats/2", None, 403, "not_host")
+    host.refused("DELETE", f"/{code}/seats/0", None, 409, "no_guest")  # not oneself
+    removed = host.ok("DELETE", f"/{code}/seats/1")
+    assert kinds(removed) == ["human", "empty", "human"] and removed["removed"] is False
+    host.refused("DELETE", f"/{code}/seats/1", None, 409, "no_guest")  # empty now
+    seen = friend.ok("GET", f"/{code}")
+    assert (seen["you"], seen["removed"]) == (None, True)
+    friend.refused("POST", f"/{code}/join", None, 403, "removed")
+    friend.refused("POST", f"/{code}/join", {"seat": 1}, 403, "removed")
+    friend.refused("POST", f"/{code}/leave", None, 403, "not_seated")
+    assert other.ok("GET", f"/{code}")["removed"] is False
+    host.ok("POST", f"/{code}/bots", {"seat": 1, "level": "normal"})
+    host.refused("DELETE", f"/{code}/seats/1", None, 409, "no_guest")  # a bot has its own route
+    host.ok("DELETE", f"/{code}/bots/1")
+    newcomer = Api(server)
+    assert newcomer.ok("POST", f"/{code}/join")["you"] == 1  # the seat is free for anyone else
+    started = host.ok("POST", f"/{code}/start")
+    host.refused("DELETE", f"/{code}/seats/2", None, 409, "room_started")  # the lobby only
+    assert started["status"] == "playing"
+
+
 def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
     live = LiveServer(settings.with_changes(room_joins_per_min=4))
     try:

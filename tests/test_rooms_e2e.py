@@ -2,7 +2,8 @@
 tests/test_web_e2e.py): two guests in two browser contexts; the host creates a room from the
 start screen, the friend opens the invite link (in Indonesian), the host adds a bot and
 starts, both see presence badges and the turn timer, and both play a one-hand match to its
-end by clicking; a third guest opening the link after the start watches, a hand behind."""
+end by clicking; a third guest opening the link after the start watches, a hand behind; the
+host removes a friend from the lobby, who is told and cannot join again."""
 
 from __future__ import annotations
 
@@ -170,6 +171,42 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     host.wait_for_selector("#replay-step")
     replay_text = host.inner_text("#account-panel")
     assert HOSTILE_NAME in replay_text and "Kenji" not in replay_text and "Sari" not in replay_text
+    for page in (host, friend):
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+        page.close()
+
+
+def test_the_host_removes_a_friend_who_is_told_and_cannot_join_again(browser: Browser, live: LiveServer) -> None:
+    host = open_page(browser, live, DESKTOP, lang="en")
+    host.wait_for_selector("[data-room-cmd=open]")
+    host.click("[data-room-cmd=open]")
+    host.click("[data-room-cmd=create]")
+    link = host.input_value("#room-link")
+    friend = open_page(browser, live, PHONE, lang="en")
+    friend.wait_for_selector("[data-room-cmd=open]")
+    set_name(friend, HOSTILE_NAME)
+    friend.goto(link)
+    friend.wait_for_selector("#room-code-shown")
+    assert friend.locator("[data-room-cmd=remove-guest]").count() == 0  # only the host may remove
+
+    remove = host.locator('[data-room-cmd=remove-guest][data-seat="1"]')
+    remove.wait_for()
+    assert remove.get_attribute("aria-label") == f"Remove {HOSTILE_NAME} from the room"
+    assert host.locator("[data-room-cmd=remove-guest]").count() == 1  # never the host's own seat
+    remove.click()
+    host.wait_for_selector('.room-seat.empty[data-seat="1"]')
+    # The friend's lobby learns it at its next poll: back to the rooms' start, told why.
+    friend.wait_for_selector("#room-code", timeout=10_000)
+    assert friend.inner_text("#rooms-sheet .error") == "The host removed you from this room."
+    assert friend.evaluate("() => localStorage.getItem('sanma.room')") is None
+    friend.click("[data-room-cmd=close]")
+    friend.click("[data-room-cmd=open]")
+    assert friend.inner_text("#rooms-sheet .error") == ""
+    friend.fill("#room-code", host.inner_text("#room-code-shown"))
+    friend.click("[data-room-cmd=join]")
+    friend.wait_for_function("() => document.querySelector('#rooms-sheet .error').textContent !== ''")
+    assert friend.inner_text("#rooms-sheet .error") == "The host removed you from this room."
+    assert host.locator(".room-seat.human").count() == 1
     for page in (host, friend):
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
         page.close()

@@ -20,6 +20,7 @@ from sanma.engine.replay import replay
 from sanma.engine.rules import DEFAULT
 from sanma.server.codec import event_from_store, event_to_store, rules_from_json, rules_to_json
 from sanma.store import db
+from sanma.store import rooms as room_store
 from sanma.store.guests import create_guest, guest_for_token, token_hash
 from sanma.store.matches import (
     SeatPlayer,
@@ -185,6 +186,23 @@ def test_a_second_writer_of_the_same_version_fails(engine):
     with pytest.raises(Exception, match=r"(?i)unique|duplicate|constraint"):
         append_events(engine, record.id, 1, [{"t": "RiichiAccepted", "seat": 1}], ended=False)
     assert [e["seat"] for e in load_events(engine, record.id)] == [0]
+
+
+def test_a_rooms_removed_guests_are_stored_and_survive_later_changes(engine):
+    host, friend = create_guest(engine), create_guest(engine)
+    room = room_store.create_room(engine, code="BARRED", host_guest=host.id, options={}, timers={})
+    assert room is not None and room.barred == frozenset()
+    room = room_store.save_room(engine, room.with_seat(1, room_store.Seat(friend.id, None)))
+    assert room is not None
+    removed = room_store.save_room(engine, room.without_guest(1))
+    assert removed is not None and removed.seats[1].empty
+    stored = room_store.get_room(engine, "BARRED")
+    assert stored is not None and stored.barred == frozenset({friend.id}) and stored.seats[1].empty
+    later = room_store.save_room(engine, stored.with_seat(2, room_store.Seat(None, "expert")))
+    assert later is not None
+    assert room_store.get_room(engine, "BARRED") == later and later.barred == frozenset({friend.id})
+    with pytest.raises(AssertionError):
+        later.without_guest(0)  # never the host
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])

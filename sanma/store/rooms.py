@@ -48,6 +48,13 @@ class RoomRecord:
     version: int
     created_at: datetime
     updated_at: datetime
+    barred: frozenset[str] = frozenset()  # guests the host removed: they may not join again
+
+    def without_guest(self, index: int) -> RoomRecord:
+        """A copy where the guest at seat ``index`` was removed by the host (and is barred)."""
+        guest = self.seats[index].guest_id
+        assert guest is not None and guest != self.host_guest
+        return replace(self.with_seat(index, EMPTY), barred=self.barred | {guest})
 
     def seat_of(self, guest_id: str) -> int | None:
         """The seat of ``guest_id`` in this room, or ``None``."""
@@ -93,6 +100,7 @@ def _from_row(row: Any) -> RoomRecord:
         version=int(row["version"]),
         created_at=_aware(row["created_at"]),
         updated_at=_aware(row["updated_at"]),
+        barred=frozenset(json.loads(row["barred"])),
     )
 
 
@@ -117,6 +125,7 @@ def create_room(
                     options=json.dumps(options, sort_keys=True),
                     seats=_seats_to_json(record.seats),
                     timers=json.dumps(timers, sort_keys=True),
+                    barred="[]",
                     status=record.status,
                     match_id=None,
                     version=1,
@@ -157,6 +166,7 @@ def save_room(engine: Engine, room: RoomRecord) -> RoomRecord | None:
             .values(
                 host_guest=saved.host_guest,
                 seats=_seats_to_json(saved.seats),
+                barred=json.dumps(sorted(saved.barred)),
                 status=saved.status,
                 match_id=saved.match_id,
                 version=saved.version,

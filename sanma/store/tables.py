@@ -148,6 +148,7 @@ rooms = Table(
     Column("options", Text, nullable=False),  # JSON: {"length": ..., "red_fives": ...}
     Column("seats", Text, nullable=False),  # JSON: 3 x (null | {"guest": id} | {"bot": level})
     Column("timers", Text, nullable=False),  # JSON: the room's turn timers (rooms/table.py TurnTimers)
+    Column("barred", Text, nullable=False, server_default="[]"),  # JSON: guest ids the host removed
     Column("status", String(16), nullable=False),  # "lobby" | "playing" | "ended"
     Column("match_id", String(32), ForeignKey("matches.id"), nullable=True, index=True),
     Column("version", Integer, nullable=False),  # bumped by every change (optimistic concurrency)

@@ -96,6 +96,9 @@ function seatHtml(s, host) {
       <button type="button" class="ghost" data-room-cmd="add-bot" data-seat="${s.seat}">${esc(t("rooms.add_bot"))}</button>`;
   } else if (host && s.kind === "bot") {
     controls = `<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${esc(t("rooms.remove_bot"))}</button>`;
+  } else if (host && s.kind === "human" && !s.you) {
+    const label = t("rooms.remove_guest", { name: who });
+    controls = `<button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove_bot"))}</button>`;
   }
   return `<li class="room-seat ${s.kind}" data-seat="${s.seat}"><span class="seat-no">${esc(t("rooms.seat", { n: s.seat + 1 }))}</span>
     <span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
@@ -184,7 +187,7 @@ function restoreInputs(el, kept) {
 }
 
 function errorText(status, data) {
-  const known = ["no_room", "room_full", "room_started", "rate_limited", "seat_taken", "not_ready", "not_host"];
+  const known = ["no_room", "room_full", "room_started", "rate_limited", "seat_taken", "not_ready", "not_host", "removed"];
   return known.includes(data.error) ? t(`rooms.error.${data.error}`) : t("rooms.error.other", { status });
 }
 
@@ -200,6 +203,16 @@ async function answer(promise) {
 }
 
 function showLobby(data) {
+  if (data.removed) {
+    // The host removed this guest: back to the start of the rooms sheet, saying why.
+    room.data = null;
+    room.view = "home";
+    room.error = t("rooms.error.removed");
+    localStorage.removeItem(ROOM_KEY);
+    stopPoll();
+    render();
+    return;
+  }
   room.data = data;
   room.view = "lobby";
   localStorage.setItem(ROOM_KEY, data.code);
@@ -299,6 +312,9 @@ async function onCommand(el) {
     if (data) showLobby(data);
   } else if (cmd === "remove-bot") {
     const data = await answer(call("DELETE", `/${code}/bots/${el.dataset.seat}`));
+    if (data) showLobby(data);
+  } else if (cmd === "remove-guest") {
+    const data = await answer(call("DELETE", `/${code}/seats/${el.dataset.seat}`));
     if (data) showLobby(data);
   } else if (cmd === "start") {
     const data = await answer(call("POST", `/${code}/start`));

@@ -42,11 +42,15 @@ CODE_LENGTH = 6
 
 _NO_ROOM: dict[int | str, dict[str, Any]] = {404: {"description": "no such room, or it expired (`no_room`)"}}
 _CONFLICT: dict[int | str, dict[str, Any]] = {
-    409: {"description": "`room_full`, `seat_taken`, `room_started` (not in the lobby any more) or `not_ready`"}
+    409: {
+        "description": "`room_full`, `seat_taken`, `room_started` (not in the lobby any more), `not_ready`, "
+        "`no_bot` or `no_guest` (nobody of that kind at the seat)"
+    }
 }
 _NOT_HOST: dict[int | str, dict[str, Any]] = {
     403: {"description": "only the host may do this (`not_host`), or you sit in no seat (`not_seated`)"}
 }
+_REMOVED: dict[int | str, dict[str, Any]] = {403: {"description": "the host removed you from this room (`removed`)"}}
 
 
 def new_code() -> str:
@@ -114,6 +118,7 @@ class RoomView(BaseModel):
     host: int | None
     match: str | None
     timers: TimerView
+    removed: bool  # the host removed the caller: it may not join this room again
 
 
 class RoomLeft(BaseModel):
@@ -206,6 +211,7 @@ async def _view(app: Services, room: RoomRecord, guest: str) -> RoomView:
         host=room.seat_of(room.host_guest),
         match=room.match_id,
         timers=TimerView(turn_s=float(room.timers["turn_s"]), bank_s=float(room.timers["bank_s"])),
+        removed=guest in room.barred,
     )
 
 
@@ -298,7 +304,7 @@ async def get_room(code: str, guest: Guest, app: AppServices, lobby: AppLobby, r
     return await _view(app, room, guest)
 
 
-@router.post("/{code}/join", responses={**_NO_ROOM, **_CONFLICT})
+@router.post("/{code}/join", responses={**_NO_ROOM, **_CONFLICT, **_REMOVED})
 async def join_room(
     code: str, guest: Guest, app: AppServices, lobby: AppLobby, request: Request, choice: SeatChoice | None = None
 ) -> RoomView:
@@ -311,6 +317,8 @@ async def join_room(
         if room.seat_of(guest) is not None:
             return room
         _in_lobby(room)
+        if guest in room.barred:
+            raise ApiError(403, "removed", "the host removed you from this room")
         empty = [i for i, s in enumerate(room.seats) if s.empty]
         if not empty:
             raise ApiError(409, "room_full", "every seat is taken")
@@ -368,6 +376,23 @@ async def remove_bot(code: str, seat: Annotated[int, Path(ge=0, le=2)], guest: G
         if room.seats[seat].bot_level is None:
             raise ApiError(409, "no_bot", f"no bot sits at seat {seat}")
         return room.with_seat(seat, EMPTY)
+
+    room = await _change(app, code, remove)
+    assert room is not None
+    return await _view(app, room, guest)
+
+
+@router.delete("/{code}/seats/{seat}", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
+async def remove_guest(code: str, seat: Annotated[int, Path(ge=0, le=2)], guest: Guest, app: AppServices) -> RoomView:
+    """Host only: the guest at ``seat`` (not the host) leaves the lobby and may not join this
+    room again (the seat is empty again)."""
+
+    def remove(room: RoomRecord) -> RoomRecord:
+        _host_only(room, guest)
+        sitting = room.seats[seat].guest_id
+        if sitting is None or sitting == guest:
+            raise ApiError(409, "no_guest", f"no other guest sits at seat {seat}")
+        return room.without_guest(seat)
 
     room = await _change(app, code, remove)
     assert room is not None
