@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from sanma.server.bus import Bus, MemoryBus, RedisBus, open_bus
-from tests.services import scratch_redis
+from sanma.server.limits import SharedLimiter
+from tests.services import free_port, scratch_redis
 
 
 @pytest.fixture(scope="module")
@@ -239,6 +240,46 @@ def test_concurrent_acquires_give_exactly_one_owner(pair):
             assert await a.owner(key) == f"node-{winner}"
 
     run(pair, body)
+
+
+def test_take_counts_one_token_bucket_for_every_process(pair):
+    async def body(a: Bus, b: Bus) -> None:
+        # 3 at once, then one more per 20 s: a fourth hit, on either handle, is refused.
+        assert [
+            await a.take("limit:t:k", 3, 60),
+            await b.take("limit:t:k", 3, 60),
+            await a.take("limit:t:k", 3, 60),
+        ] == [
+            True,
+            True,
+            True,
+        ]
+        assert not await b.take("limit:t:k", 3, 60)
+        assert not await a.take("limit:t:k", 3, 60)
+        assert await b.take("limit:t:other", 3, 60)  # each key has its own bucket
+        # Refilled with time: 2 at once, one more per second.
+        assert await a.take("limit:t:r", 2, 2.0) and await b.take("limit:t:r", 2, 2.0)
+        assert not await a.take("limit:t:r", 2, 2.0)
+        await asyncio.sleep(1.2)
+        assert await b.take("limit:t:r", 2, 2.0)
+        assert not await a.take("limit:t:r", 2, 2.0)
+        with pytest.raises(ValueError):
+            await a.take("limit:t:bad", 0, 60)
+
+    run(pair, body)
+
+
+def test_a_shared_limit_counts_in_the_process_while_the_bus_is_down():
+    async def main() -> None:
+        down = RedisBus(f"redis://127.0.0.1:{free_port()}")  # nothing listens there
+        limiter = SharedLimiter(down, "t", 2, 60.0)
+        try:
+            assert [await limiter.hit("k") for _ in range(3)] == [True, True, False]
+            assert await limiter.hit("other")
+        finally:
+            await down.close()
+
+    asyncio.run(main())
 
 
 def test_bad_ttl_and_url_are_refused():

@@ -316,6 +316,27 @@ def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(d
         b.stop()
 
 
+def test_rate_limits_are_shared_by_the_processes(database_url, redis_url, tmp_path):
+    # 4 room look-ups a minute per guest and address: 2 through each process use them all up,
+    # where per-process counting would allow 4 more on the other process.
+    low = {"SANMA_ROOM_JOINS_PER_MIN": "4", "SANMA_ACCOUNT_WRITES_PER_MIN": "3"}
+    a = Node("node-a", database_url, redis_url, tmp_path, **low)
+    b = Node("node-b", database_url, redis_url, tmp_path, **low)
+    try:
+        token = httpx.post(f"{a.http}/api/guest").json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        for node in (a, b, a, b):
+            assert httpx.post(f"{node.http}/api/rooms/AAAAAA/join", headers=auth).status_code == 404
+        for node in (a, b):
+            r = httpx.post(f"{node.http}/api/rooms/AAAAAA/join", headers=auth)
+            assert (r.status_code, r.json()["error"]) == (429, "rate_limited")
+        names = [httpx.post(f"{n.http}/api/account/name", json={"name": "Ana"}, headers=auth) for n in (b, a, b, a)]
+        assert [r.status_code for r in names] == [200, 200, 200, 429]
+    finally:
+        a.stop()
+        b.stop()
+
+
 def test_two_browsers_on_two_processes_play_one_room_to_the_end(browser, database_url, redis_url, tmp_path):
     """The issue's end-to-end check: Chromium pages on different processes, one room, a full hand."""
     slow = {"SANMA_TURN": "60", "SANMA_BANK": "30"}  # the pages click at their own pace

@@ -8,7 +8,8 @@ Two implementations of one contract (``tests/test_bus.py`` runs the same tests o
 Messages are JSON objects; both buses send them as JSON text, so a subscriber never shares an
 object with the publisher.  Per channel, messages arrive in publish order.  A lease is a key
 with an owner and a time to live: ``acquire`` is atomic (one owner at a time), ``renew`` and
-``release`` act only for the current owner, and a lease that is not renewed expires.
+``release`` act only for the current owner, and a lease that is not renewed expires.  ``take``
+counts hits on a shared token bucket (the rate limits every process shares).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from sanma.server.aio import cancel_and_wait
+from sanma.server.limits import KeyedLimiter
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,27 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
+"""
+# A token bucket shared by every process: `capacity` at once, refilled at capacity/window per
+# millisecond of Redis's own clock (the processes' clocks need not agree); forgotten once idle
+# for a window (it would be full again by then).
+_TAKE_LUA = """
+local now_s = redis.call('TIME')
+local now = tonumber(now_s[1]) * 1000 + tonumber(now_s[2]) / 1000
+local capacity = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local held = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens = tonumber(held[1]) or capacity
+local stamp = tonumber(held[2]) or now
+tokens = math.min(capacity, tokens + math.max(0, now - stamp) * capacity / window)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(window))
+return allowed
 """
 # Delete only the caller's own lease, never one another process took over meanwhile.
 _RELEASE_LUA = """
@@ -148,6 +171,11 @@ class Bus(abc.ABC):
         return [await self.owner(key) for key in keys]
 
     @abc.abstractmethod
+    async def take(self, key: str, capacity: int, window_s: float) -> bool:
+        """Count one hit on the token bucket ``key`` (``capacity`` hits at once, refilled at
+        ``capacity`` per ``window_s``), shared by every process; whether the hit is allowed."""
+
+    @abc.abstractmethod
     async def listeners(self, channels: list[str]) -> list[int]:
         """How many buses (processes) listen on each channel now (one round trip)."""
 
@@ -205,6 +233,7 @@ class MemoryBus(Bus):
         super().__init__()
         self._leases: dict[str, tuple[str, float]] = {}
         self._sets: dict[str, set[str]] = {}
+        self._buckets: dict[tuple[int, float], KeyedLimiter] = {}
 
     async def publish(self, channel: str, message: dict[str, Any]) -> int:
         """See ``Bus.publish``."""
@@ -255,6 +284,14 @@ class MemoryBus(Bus):
         """See ``Bus.owner``."""
         return self._holder(key)
 
+    async def take(self, key: str, capacity: int, window_s: float) -> bool:
+        """See ``Bus.take``."""
+        kind = (capacity, window_s)
+        limiter = self._buckets.get(kind)
+        if limiter is None:
+            limiter = self._buckets[kind] = KeyedLimiter(capacity, window_s)
+        return limiter.hit(key)
+
     async def listeners(self, channels: list[str]) -> list[int]:
         """See ``Bus.listeners``."""
         return [1 if self._local.get(c) else 0 for c in channels]
@@ -290,6 +327,7 @@ class RedisBus(Bus):
         self._pubsub = self._redis.pubsub()
         self._renew = self._redis.register_script(_RENEW_LUA)
         self._release = self._redis.register_script(_RELEASE_LUA)
+        self._take = self._redis.register_script(_TAKE_LUA)
         self._reader: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
         self._upstream_lock = asyncio.Lock()
@@ -384,6 +422,12 @@ class RedisBus(Bus):
         if not keys:
             return []
         return [None if v is None else str(v) for v in await self._redis.mget(keys)]
+
+    async def take(self, key: str, capacity: int, window_s: float) -> bool:
+        """See ``Bus.take`` (one Lua script: read, refill, take and write back atomically)."""
+        if capacity < 1 or window_s <= 0:
+            raise ValueError("capacity >= 1 and window_s > 0")
+        return bool(await self._take(keys=[key], args=[capacity, window_s * 1000]))
 
     async def listeners(self, channels: list[str]) -> list[int]:
         """See ``Bus.listeners`` (``PUBSUB NUMSUB``)."""

@@ -1,13 +1,21 @@
-"""A small in-process rate limiter keyed by text (a client address, a guest, an e-mail hash).
+"""Rate limits keyed by text (a client address, a guest, an e-mail hash).
 
-One process only: with several server processes (scale-out) each keeps its own counts, so a
-client can get up to that many times the limit; docs/accounts.md says so.
+``KeyedLimiter`` counts in this process; ``SharedLimiter`` counts on the room bus, so that with
+several server processes (scale-out, a Redis bus) a client gets the limit once, not once per
+process, and falls back to counting in this process while the bus cannot be reached.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the bus imports this module (its in-process buckets)
+    from sanma.server.bus import Bus
+
+log = logging.getLogger(__name__)
 
 
 class KeyedLimiter:
@@ -40,3 +48,26 @@ class KeyedLimiter:
         full = [k for k, (t, s) in self.buckets.items() if t + (now - s) * self.rate >= self.capacity]
         for key in full:
             del self.buckets[key]
+
+
+class SharedLimiter:
+    """At most ``capacity`` hits per ``window_s`` seconds for each key, counted on ``bus`` under
+    ``limit:<name>:<key>`` (every process shares the counts).  Should the bus fail, the hit is
+    counted in this process instead: a limit still holds, per process, while Redis is down."""
+
+    def __init__(self, bus: Bus | None, name: str, capacity: int, window_s: float) -> None:
+        self.bus = bus
+        self.name = name
+        self.capacity = capacity
+        self.window_s = window_s
+        self.local = KeyedLimiter(capacity, window_s)
+
+    async def hit(self, key: str) -> bool:
+        """Count one hit for ``key``; whether it is allowed."""
+        if self.bus is None:
+            return self.local.hit(key)
+        try:
+            return await self.bus.take(f"limit:{self.name}:{key}", self.capacity, self.window_s)
+        except Exception:
+            log.warning("rate limit %s: the bus failed; counting in this process", self.name, exc_info=True)
+            return self.local.hit(key)

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sanma.server import cosmetics
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, services
-from sanma.server.limits import KeyedLimiter
+from sanma.server.bus import Bus
+from sanma.server.limits import SharedLimiter
 from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for
 from sanma.server.settings import Settings
 from sanma.store import accounts as store
@@ -44,26 +45,26 @@ class AccountServices:
 
     settings: Settings
     mailer: Mailer
-    writes: KeyedLimiter
-    codes_by_address: KeyedLimiter
-    codes_by_client: KeyedLimiter
-    codes_by_guest: KeyedLimiter
-    checks_by_client: KeyedLimiter
+    writes: SharedLimiter
+    codes_by_address: SharedLimiter
+    codes_by_client: SharedLimiter
+    codes_by_guest: SharedLimiter
+    checks_by_client: SharedLimiter
     # Mail being sent: kept so the tasks are not collected before they finish.
     sending: set[asyncio.Task[None]] = field(default_factory=set)
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> AccountServices:
-        """Everything from ``settings``."""
+    def for_settings(cls, settings: Settings, bus: Bus | None) -> AccountServices:
+        """Everything from ``settings``; the limits are counted on ``bus`` (shared by the processes)."""
         hour = 3600.0
         return cls(
             settings=settings,
             mailer=mailer_for(settings),
-            writes=KeyedLimiter(settings.account_writes_per_min, 60.0),
-            codes_by_address=KeyedLimiter(settings.codes_per_address_per_h, hour),
-            codes_by_client=KeyedLimiter(settings.codes_per_client_per_h, hour),
-            codes_by_guest=KeyedLimiter(settings.codes_per_guest_per_h, hour),
-            checks_by_client=KeyedLimiter(settings.code_checks_per_client_per_h, hour),
+            writes=SharedLimiter(bus, "writes", settings.account_writes_per_min, 60.0),
+            codes_by_address=SharedLimiter(bus, "codes-address", settings.codes_per_address_per_h, hour),
+            codes_by_client=SharedLimiter(bus, "codes-client", settings.codes_per_client_per_h, hour),
+            codes_by_guest=SharedLimiter(bus, "codes-guest", settings.codes_per_guest_per_h, hour),
+            checks_by_client=SharedLimiter(bus, "checks-client", settings.code_checks_per_client_per_h, hour),
         )
 
     def mail(self, purpose: Purpose, to: str, code: str, lang: Lang, *, deliver: bool = True) -> None:
@@ -91,7 +92,7 @@ def account_services(request: Request) -> AccountServices:
     """The app's account services (created on the first request that needs them)."""
     found = getattr(request.app.state, "accounts", None)
     if found is None:
-        found = AccountServices.for_settings(request.app.state.settings)
+        found = AccountServices.for_settings(request.app.state.settings, services(request).rooms.bus)
         request.app.state.accounts = found
     assert isinstance(found, AccountServices)
     return found
@@ -105,10 +106,10 @@ def client_key(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def limit_write(request: Request, accounts: AccountServices, guest: str | None) -> None:
+async def limit_write(request: Request, accounts: AccountServices, guest: str | None) -> None:
     """Refuse (429) a write over the per-client or per-guest limit."""
-    if not accounts.writes.hit(f"ip:{client_key(request)}") or (
-        guest is not None and not accounts.writes.hit(f"guest:{guest}")
+    if not await accounts.writes.hit(f"ip:{client_key(request)}") or (
+        guest is not None and not await accounts.writes.hit(f"guest:{guest}")
     ):
         raise ApiError(429, "rate_limited", "too many requests; wait a minute")
 
@@ -286,32 +287,32 @@ async def get_profile(guest: Guest, app: AppServices) -> Profile:
 @router.post("/name", responses={422: {"description": "`bad_name`: empty, too long or control characters"}})
 async def set_name(body: NameBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Profile:
     """Choose the display name shown to others (1-24 characters after trimming)."""
-    limit_write(request, accounts, guest)
+    await limit_write(request, accounts, guest)
     name = clean_name(body.name)
     await asyncio.to_thread(store.set_display_name, app.engine, guest, name)
     return await load_profile(app, guest)
 
 
-def _limit_codes(request: Request, accounts: AccountServices, email: str, guest: str | None) -> None:
-    over = not accounts.codes_by_client.hit(client_key(request))
-    over = not accounts.codes_by_address.hit(store.email_hash(email)) or over
+async def _limit_codes(request: Request, accounts: AccountServices, email: str, guest: str | None) -> None:
+    over = not await accounts.codes_by_client.hit(client_key(request))
+    over = not await accounts.codes_by_address.hit(store.email_hash(email)) or over
     if guest is not None:
-        over = not accounts.codes_by_guest.hit(guest) or over
+        over = not await accounts.codes_by_guest.hit(guest) or over
     if over:
         raise ApiError(429, "rate_limited", "too many codes asked for; wait and try again")
 
 
-def _limit_checks(request: Request, accounts: AccountServices) -> None:
-    if not accounts.checks_by_client.hit(client_key(request)):
+async def _limit_checks(request: Request, accounts: AccountServices) -> None:
+    if not await accounts.checks_by_client.hit(client_key(request)):
         raise ApiError(429, "rate_limited", "too many codes tried; wait and try again")
 
 
 @router.post("/email", status_code=202, responses={422: {"description": "`bad_email`"}})
 async def ask_link_code(body: EmailBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Sent:
     """Mail a one-time code to ``email``; entering it (``/email/verify``) links the address."""
-    limit_write(request, accounts, guest)
+    await limit_write(request, accounts, guest)
     email = clean_email(body.email)
-    _limit_codes(request, accounts, email, guest)
+    await _limit_codes(request, accounts, email, guest)
     code = store.new_code()
     ttl = accounts.settings.code_ttl_s
     await asyncio.to_thread(store.store_code, app.engine, "link", email, guest, code, ttl)
@@ -330,8 +331,8 @@ async def verify_link_code(
     body: CodeBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request
 ) -> Profile:
     """Link the address whose code this is to the signed-in account."""
-    limit_write(request, accounts, guest)
-    _limit_checks(request, accounts)
+    await limit_write(request, accounts, guest)
+    await _limit_checks(request, accounts)
     email = clean_email(body.email)
     attempts = accounts.settings.code_attempts
     owner = await asyncio.to_thread(store.spend_code, app.engine, "link", email, body.code.strip(), attempts, guest)
@@ -350,9 +351,9 @@ async def ask_recover_code(
 ) -> Sent:
     """Mail a one-time code to ``email`` if an account has it linked.  The answer is the same
     either way, so it does not tell whether the address is registered."""
-    limit_write(request, accounts, guest)
+    await limit_write(request, accounts, guest)
     email = clean_email(body.email)
-    _limit_codes(request, accounts, email, guest)
+    await _limit_codes(request, accounts, email, guest)
     code = store.new_code()
     ttl = accounts.settings.code_ttl_s
 
@@ -374,8 +375,8 @@ async def verify_recover_code(
     """Sign this browser in to the account: a new token (the account's earlier token stops
     working).  The guest this browser had, if it has no linked address, hands its finished
     matches to the account and is retired; its coins stay behind."""
-    limit_write(request, accounts, guest)
-    _limit_checks(request, accounts)
+    await limit_write(request, accounts, guest)
+    await _limit_checks(request, accounts)
     email = clean_email(body.email)
     attempts = accounts.settings.code_attempts
     account = await asyncio.to_thread(store.spend_code, app.engine, "recover", email, body.code.strip(), attempts)
@@ -388,7 +389,7 @@ async def verify_recover_code(
 @router.post("/checkin")
 async def check_in(guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> CheckinResult:
     """Claim today's coins (once per UTC day; consecutive days raise the reward)."""
-    limit_write(request, accounts, guest)
+    await limit_write(request, accounts, guest)
     done = await asyncio.to_thread(store.check_in, app.engine, guest, today())
     return CheckinResult(granted=done.granted, day=done.day, coins=done.coins, streak=done.streak, balance=done.balance)
 
@@ -414,7 +415,7 @@ async def get_ledger(guest: Guest, app: AppServices) -> Ledger:
 )
 async def equip(body: EquipBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Profile:
     """Wear an owned (or free) item; ``item: null`` goes back to the default."""
-    limit_write(request, accounts, guest)
+    await limit_write(request, accounts, guest)
     if body.item is not None:
         found = cosmetics.item(body.item)
         if found is None:

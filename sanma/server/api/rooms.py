@@ -26,7 +26,7 @@ from sanma.engine.rules import DEFAULT
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, Services, services
 from sanma.server.api.practice import Length, Level
 from sanma.server.codec import event_to_store, rules_to_json
-from sanma.server.protocol import TokenBucket
+from sanma.server.limits import SharedLimiter
 from sanma.server.rooms.table import TurnTimers
 from sanma.store import accounts
 from sanma.store import matches as match_store
@@ -132,24 +132,20 @@ class RoomLeft(BaseModel):
 
 
 class Lobby:
-    """Per-process state of the lobby: the join limits (per client address and per guest) and
-    when idle rooms were last swept."""
+    """The lobby's state: the join limits (per client address and per guest, counted on the
+    bus, so every server process shares them) and when this process last swept idle rooms."""
 
     def __init__(self, app: Services, clock: Callable[[], float] = time.monotonic) -> None:
         self.app = app
         self._clock = clock
-        self._buckets: dict[str, TokenBucket] = {}
+        self._joins = SharedLimiter(app.rooms.bus, "room-joins", app.settings.room_joins_per_min, 60.0)
         self._swept = float("-inf")
 
-    def allow(self, *keys: str) -> bool:
+    async def allow(self, *keys: str) -> bool:
         """Count one room look-up for each key; whether every key is still under its limit."""
-        per_min = self.app.settings.room_joins_per_min
-        if len(self._buckets) > 50_000:  # forget idle keys (a full bucket is an idle one)
-            self._buckets = {k: b for k, b in self._buckets.items() if b.tokens < b.burst}
         allowed = True
         for key in keys:
-            bucket = self._buckets.setdefault(key, TokenBucket(per_min / 60.0, per_min))
-            allowed = bucket.take() and allowed
+            allowed = await self._joins.hit(key) and allowed
         return allowed
 
     async def sweep(self) -> None:
@@ -258,9 +254,9 @@ def _host_only(room: RoomRecord, guest: str) -> None:
         raise ApiError(403, "not_host", "only the host may do this")
 
 
-def _limited(lobby: Lobby, request: Request, guest: str) -> None:
+async def _limited(lobby: Lobby, request: Request, guest: str) -> None:
     client = request.client.host if request.client is not None else "unknown"
-    if not lobby.allow(f"ip:{client}", f"guest:{guest}"):
+    if not await lobby.allow(f"ip:{client}", f"guest:{guest}"):
         raise ApiError(429, "rate_limited", "too many room look-ups; wait a minute")
 
 
@@ -297,10 +293,10 @@ async def get_room(code: str, guest: Guest, app: AppServices, lobby: AppLobby, r
     try:
         room = await _load(app, code)
     except ApiError:
-        _limited(lobby, request, guest)
+        await _limited(lobby, request, guest)
         raise
     if room.seat_of(guest) is None:
-        _limited(lobby, request, guest)
+        await _limited(lobby, request, guest)
     return await _view(app, room, guest)
 
 
@@ -309,7 +305,7 @@ async def join_room(
     code: str, guest: Guest, app: AppServices, lobby: AppLobby, request: Request, choice: SeatChoice | None = None
 ) -> RoomView:
     """Sit in the room (in ``seat``, or the first empty one); joining again is harmless."""
-    _limited(lobby, request, guest)
+    await _limited(lobby, request, guest)
     await lobby.sweep()
     wanted = choice.seat if choice is not None else None
 

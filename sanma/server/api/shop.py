@@ -81,7 +81,7 @@ async def catalogue() -> Catalogue:
 )
 async def buy(body: BuyBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Bought:
     """Buy an item with coins: all or nothing, never below zero, never twice."""
-    limit_write(request, accounts, guest)
+    await limit_write(request, accounts, guest)
     found = cosmetics.item(body.item)
     if found is None:
         raise ApiError(404, "no_item", "no such item")

@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.server import protocol
+from sanma.server.bus import Bus
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.rooms.host import RoomHost
 from sanma.server.rooms.practice import BotFactory, PracticeRoom, bot_seed
@@ -57,6 +58,11 @@ class RoomRegistry:
     def engine(self) -> Engine:
         """The store's database engine."""
         return self._engine
+
+    @property
+    def bus(self) -> Bus | None:
+        """The bus the server processes share (``None`` without a room host)."""
+        return None if self._host is None else self._host.bus
 
     async def create_practice(
         self, *, guest_id: str, rules: Rules, level: str, human_seat: int, seed: int, timers: TurnTimers | None = None
