@@ -178,7 +178,7 @@ def stored_log(database_url: str, match: str) -> list[Any]:
         engine.dispose()
 
 
-def check_against_log(frames: list[dict[str, Any]], log: list[Any], seat: int) -> None:
+def check_against_log(frames: list[dict[str, Any]], log: list[Any], seat: int | None) -> None:
     """Every event frame is the stored event at its ``v`` redacted for the seat (so nothing
     sent was lost or changed), every ``v`` was sent, and each prompt lists the legal actions."""
     seen: set[int] = set()
@@ -260,6 +260,8 @@ def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(
     call(a, host, f"/{code}/bots", {"seat": 2, "level": "beginner"})
     match = call(a, host, f"/{code}/start")["match"]
     players = {0: Player(a, host, match), 1: Player(b, guest, match)}  # seat 1 reaches A's room through B
+    # A guest with no seat watches through B, too: a hand behind, nothing concealed.
+    watcher = Player(b, httpx.post(f"{b.http}/api/guest").json()["token"], match)
     errors: list[BaseException] = []
 
     def play(player: Player) -> None:
@@ -280,6 +282,10 @@ def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(
         assert next(f for f in player.frames if f["t"] == "welcome")["seat"] == seat
         check_against_log(player.frames, log, seat)
         player.close()
+    assert watcher.next_prompt_or_end(timeout=30) is None  # the one hand, once the match ended
+    assert next(f for f in watcher.frames if f["t"] == "welcome")["spectator"] is True
+    check_against_log(watcher.frames, log, None)  # redacted for nobody
+    watcher.close()
 
 
 def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(database_url, redis_url, tmp_path):
@@ -445,6 +451,13 @@ class FakeRoom:
         for box in self.outboxes:
             box.push(self.log[-1])
 
+    def watch(self, outbox: Any, last_v: int) -> None:
+        self.calls.append(("watch", last_v))
+        self.outboxes[outbox] = None
+        outbox.push({"t": "welcome", "v": self.v, "spectator": True})
+        for frame in self.log[last_v:]:
+            outbox.push(frame)
+
     def resync(self, outbox: Any, from_v: int) -> None:
         self.calls.append(("resync", from_v))
 
@@ -527,6 +540,46 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         rebuilt[0].finished = True
         await b.tick()
         assert await bus.members(LIVE_ROOMS) == set()
+        await b.close()
+
+    run_in_own_loop(main)
+
+
+def test_a_spectator_watches_through_a_remote_room_and_keeps_watching_after_a_fail_over():
+    async def main() -> None:
+        bus = MemoryBus()
+        a, b = RoomHost(bus, "a", lease_ttl_s=0.3), RoomHost(bus, "b", lease_ttl_s=0.3)
+        owned = FakeRoom("m3", frames=2)
+        rebuilt: list[FakeRoom] = []
+
+        async def takeover_b(match_id: str) -> Any:
+            assert await b.claim(match_id)
+            room = FakeRoom(match_id, frames=len(owned.log))
+            b.serve(room)
+            rebuilt.append(room)
+            return room
+
+        async def lost(_match_id: str) -> None:
+            return None
+
+        b.bind(takeover_b, lost)
+        assert await a.claim("m3")
+        a.serve(owned)
+        remote = await b.remote(owned.record, owned.v)
+        watcher = Inbox()
+        remote.watch(watcher, 1)
+        await settle(lambda: len(watcher.frames) == 2)
+        assert owned.calls == [("watch", 1)]  # watched, never joined to a seat
+        assert watcher.frames == [{"t": "welcome", "v": 2, "spectator": True}, owned.log[1]]
+        owned.submit(next(iter(owned.outboxes)), 5, {"type": "pass"})  # a later frame is relayed
+        await settle(lambda: len(watcher.frames) == 3)
+
+        a._keeper.cancel()  # type: ignore[union-attr]
+        a._served.clear()
+        await settle(lambda: remote.moved, timeout=5)
+        assert rebuilt and rebuilt[0].calls == [("watch", 3)]  # from the last version it was sent
+        remote.leave(watcher)
+        assert rebuilt[0].calls[-1] == ("leave",)
         await b.close()
 
     run_in_own_loop(main)

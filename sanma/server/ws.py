@@ -125,8 +125,9 @@ async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Room:
         raise ProtocolError(protocol.ROOM_FAILED, "this match could not be resumed") from None
     # The same answer for a match that does not exist and one the guest has no seat in.
     seat = None if room is None else await _seat_of(room, guest, engine)
-    if isinstance(room, TableRoom) and seat is None and room.kind == "room":
-        room.watch(conn, hello.last_v)  # a friend room's match: watched a hand behind (docs/rooms.md)
+    if room is not None and seat is None and room.record.kind == "room":
+        # A friend room's match: watched a hand behind (docs/rooms.md), here or through the bus.
+        room.watch(conn, hello.last_v)
         return room
     if room is None or seat is None:
         raise ProtocolError(protocol.NO_MATCH, "no such match for this guest")

@@ -211,7 +211,7 @@ class RoomHost:
         if not isinstance(node, str) or not isinstance(conn, str):
             raise ValueError("node and conn are strings")
         key = (node, conn)
-        if op == "join":
+        if op in ("join", "watch"):
             if room.failed is not None and self._takeover is not None:
                 await self._takeover(match_id)  # rebuilt here from the log; serve() swapped the room
                 room = served.room
@@ -219,6 +219,9 @@ class RoomHost:
             box = served.outboxes.get(key) or BusOutbox(self._publisher, conn_channel(node, conn))
             served.outboxes[key] = box
             self._channels[box.channel] = (match_id, key)
+            if op == "watch":
+                room.watch(box, int(message["last_v"]))  # a friend room's only (the gateway checked)
+                return
             seat = message.get("seat")
             room.join(box, int(message["last_v"]), None if seat is None else int(seat))
             return

@@ -59,6 +59,9 @@ class Room(Protocol):
         """Attach a connection of ``seat`` (from the hello's token; ``None``: the owner's
         seat) that already has the events up to ``last_v``."""
 
+    def watch(self, outbox: Outbox, last_v: int) -> None:
+        """Attach a spectator of a friend room's match (a hand behind, nothing concealed)."""
+
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         """An answer to prompt ``seq``."""
 
@@ -79,6 +82,7 @@ class _Link:
     conn: str
     last_v: int
     seat: int | None
+    watching: bool = False  # a spectator's connection (``watch``), not a seat's
     sub: Subscription | None = None
     relay: asyncio.Task[None] | None = None
 
@@ -135,14 +139,24 @@ class RemoteRoom:
         if self._target is not None:
             self._target.join(outbox, last_v, seat)
             return
-        link = _Link(uuid.uuid4().hex, last_v, seat)
+        self._link(outbox, _Link(uuid.uuid4().hex, last_v, seat))
+
+    def watch(self, outbox: Outbox, last_v: int) -> None:
+        """Listen on a fresh connection channel, then ask the owner to attach it as a spectator
+        (the gateway found that the guest has no seat in this friend room's match)."""
+        if self._target is not None:
+            self._target.watch(outbox, last_v)
+            return
+        self._link(outbox, _Link(uuid.uuid4().hex, last_v, None, watching=True))
+
+    def _link(self, outbox: Outbox, link: _Link) -> None:
         self._links[outbox] = link
         self._ever_joined = True
 
         async def subscribe_then_join() -> None:
             link.sub = await self._bus.subscribe(conn_channel(self._node, link.conn))
             link.relay = asyncio.create_task(self._relay(outbox, link), name=f"relay-{self.id}-{link.conn}")
-            await self._call("join", link, last_v=last_v, seat=seat)
+            await self._join_again(link)()
 
         self._send(subscribe_then_join)
 
@@ -206,7 +220,10 @@ class RemoteRoom:
                 link.relay.cancel()
         self._target = target
         for outbox, link in links:
-            target.join(outbox, link.last_v, link.seat)
+            if link.watching:
+                target.watch(outbox, link.last_v)
+            else:
+                target.join(outbox, link.last_v, link.seat)
         self._sends.put_nowait(None)
         for _outbox, link in links:
             await cancel_and_wait(link.relay)
@@ -220,6 +237,8 @@ class RemoteRoom:
             self._send(self._join_again(link))
 
     def _join_again(self, link: _Link) -> Callable[[], Awaitable[None]]:
+        if link.watching:
+            return lambda: self._call("watch", link, last_v=link.last_v)
         return lambda: self._call("join", link, last_v=link.last_v, seat=link.seat)
 
     async def close(self) -> None:
