@@ -322,13 +322,16 @@ def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(d
         b.stop()
 
 
-def test_rate_limits_are_shared_by_the_processes(database_url, redis_url, tmp_path):
+def test_both_processes_are_ready_and_share_the_rate_limits(database_url, redis_url, tmp_path):
     # 4 room look-ups a minute per guest and address: 2 through each process use them all up,
     # where per-process counting would allow 4 more on the other process.
     low = {"SANMA_ROOM_JOINS_PER_MIN": "4", "SANMA_ACCOUNT_WRITES_PER_MIN": "3"}
     a = Node("node-a", database_url, redis_url, tmp_path, **low)
     b = Node("node-b", database_url, redis_url, tmp_path, **low)
     try:
+        for node in (a, b):  # ready: PostgreSQL and Redis answer
+            ready = httpx.get(f"{node.http}/api/ready").json()
+            assert (ready["ok"], ready["bus"], ready["node"]) == (True, "redis", node.name)
         token = httpx.post(f"{a.http}/api/guest").json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
         for node in (a, b, a, b):

@@ -192,6 +192,30 @@ def check_frames_against_log(client: Client, settings: Settings, match: str, sea
     return log
 
 
+def test_readiness_says_whether_the_database_and_the_bus_answer(server, settings):
+    ready = httpx.get(f"{server.http}/api/ready")
+    assert ready.status_code == 200, ready.text
+    body = ready.json()
+    assert (body["ok"], body["database"], body["bus"], body["bus_ok"], body["rooms"]) == (True, True, "memory", True, 0)
+    assert body["node"]
+    new_match(server, new_guest(server))
+    assert httpx.get(f"{server.http}/api/ready").json()["rooms"] == 1
+    # Redis that does not answer (nothing listens on the port): alive, but not ready.
+    cut_off = LiveServer(settings.with_changes(port=free_port(), redis_url=f"redis://127.0.0.1:{free_port()}"))
+    try:
+        assert httpx.get(f"{cut_off.http}/api/health").status_code == 200
+        ready = httpx.get(f"{cut_off.http}/api/ready")
+        assert ready.status_code == 503
+        assert {k: ready.json()[k] for k in ("ok", "database", "bus", "bus_ok")} == {
+            "ok": False,
+            "database": True,
+            "bus": "redis",
+            "bus_ok": False,
+        }
+    finally:
+        cut_off.stop()
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("seat", [0, 2])
 def test_one_hand_practice_match_every_frame_redacted(settings, seed, seat):

@@ -175,6 +175,10 @@ class Bus(abc.ABC):
         """Count one hit on the token bucket ``key`` (``capacity`` hits at once, refilled at
         ``capacity`` per ``window_s``), shared by every process; whether the hit is allowed."""
 
+    async def ping(self) -> bool:
+        """Whether the bus answers now (the in-process bus always does)."""
+        return True
+
     @abc.abstractmethod
     async def listeners(self, channels: list[str]) -> list[int]:
         """How many buses (processes) listen on each channel now (one round trip)."""
@@ -428,6 +432,13 @@ class RedisBus(Bus):
         if capacity < 1 or window_s <= 0:
             raise ValueError("capacity >= 1 and window_s > 0")
         return bool(await self._take(keys=[key], args=[capacity, window_s * 1000]))
+
+    async def ping(self) -> bool:
+        """See ``Bus.ping`` (``PING``, refused or failed: ``False``)."""
+        try:
+            return bool(await self._redis.ping())
+        except Exception:
+            return False
 
     async def listeners(self, channels: list[str]) -> list[int]:
         """See ``Bus.listeners`` (``PUBSUB NUMSUB``)."""

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Literal, get_args
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, StrictBool
 
 from sanma.bots.registry import LEVELS
 from sanma.engine.rules import DEFAULT, MATCH_LENGTHS
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
+from sanma.server.bus import MemoryBus
 from sanma.server.rooms.table import TurnTimers
+from sanma.store import db
 from sanma.store import guests as guest_store
 from sanma.store import matches as match_store
 
@@ -78,6 +81,47 @@ class Health(BaseModel):
 async def health() -> Health:
     """Liveness: the server answers."""
     return Health(ok=True)
+
+
+class Readiness(BaseModel):
+    """Whether this process can serve games now: its database and its bus answer."""
+
+    ok: bool
+    database: bool
+    bus: Literal["memory", "redis"]
+    bus_ok: bool
+    node: str  # this process's name on the bus
+    rooms: int  # the rooms this process holds in memory (live, or ended a short while ago)
+
+
+READY_TIMEOUT_S = 2.0
+
+
+@router.get("/ready", responses={503: {"model": Readiness, "description": "the database or the bus does not answer"}})
+async def ready(app: AppServices, response: Response) -> Readiness:
+    """Readiness, for a load balancer: 200 when the database and the bus answer within 2 s,
+    else 503 with the same body saying which does not."""
+
+    async def within(check: Awaitable[bool]) -> bool:
+        try:
+            return await asyncio.wait_for(check, READY_TIMEOUT_S)
+        except TimeoutError:
+            return False
+
+    database = await within(asyncio.to_thread(db.ping, app.engine))
+    bus = app.rooms.bus
+    bus_ok = True if bus is None else await within(bus.ping())
+    answer = Readiness(
+        ok=database and bus_ok,
+        database=database,
+        bus="memory" if bus is None or isinstance(bus, MemoryBus) else "redis",
+        bus_ok=bus_ok,
+        node=app.rooms.node,
+        rooms=app.rooms.live_count,
+    )
+    if not answer.ok:
+        response.status_code = 503
+    return answer
 
 
 @router.post("/guest", status_code=201)

@@ -60,6 +60,11 @@ class RoomRegistry:
         return self._engine
 
     @property
+    def node(self) -> str:
+        """This process's name on the bus ("" without a room host)."""
+        return "" if self._host is None else self._host.node
+
+    @property
     def bus(self) -> Bus | None:
         """The bus the server processes share (``None`` without a room host)."""
         return None if self._host is None else self._host.bus
