@@ -192,6 +192,17 @@ def check_frames_against_log(client: Client, settings: Settings, match: str, sea
     return log
 
 
+def test_answers_carry_the_security_headers(server):
+    for path in ("/", "/src/main.js", "/api/health", "/api/nowhere"):
+        headers = httpx.get(f"{server.http}{path}").headers
+        assert headers["x-content-type-options"] == "nosniff", path
+        assert headers["referrer-policy"] == "no-referrer" and headers["x-frame-options"] == "DENY", path
+        csp = headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe" not in csp, path
+    docs = httpx.get(f"{server.http}/api/docs")
+    assert docs.status_code == 200 and "content-security-policy" not in docs.headers  # Swagger's CDN script
+
+
 def test_readiness_says_whether_the_database_and_the_bus_answer(server, settings):
     ready = httpx.get(f"{server.http}/api/ready")
     assert ready.status_code == 200, ready.text

@@ -89,6 +89,8 @@ def open_page(browser: Browser, live: LiveServer, viewport: dict[str, int], lang
     page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Anything the content security policy refused (sanma/server/app.py) is a failure too.
+    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.errors = errors  # type: ignore[attr-defined]
     page.add_init_script(f"localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', '{lang}')")
     page.goto(live.http + "/")
@@ -211,6 +213,30 @@ def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, s
     # The last choices are remembered.
     assert page.locator("button[data-opt=length][data-value=one-hand]").get_attribute("aria-checked") == "true"
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_page_runs_under_its_content_security_policy(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    start_match(page)  # the client, its styles and its WebSocket work under the policy
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    # What an injected script would try: inline code, a script or a beacon from elsewhere.
+    page.evaluate(
+        """() => {
+            const inline = document.createElement("script");
+            inline.textContent = "window.pwned = true";
+            document.head.append(inline);
+            const remote = document.createElement("script");
+            remote.src = "http://127.0.0.1:9/x.js";
+            document.head.append(remote);
+            fetch("http://127.0.0.1:9/beacon").catch(() => {});
+        }"""
+    )
+    page.wait_for_function("() => true")
+    assert page.evaluate("() => window.pwned") is None
+    page.wait_for_timeout(300)  # the console messages of the refusals arrive asynchronously
+    refused = " ".join(page.errors)  # type: ignore[attr-defined]
+    assert "script-src" in refused and "connect-src" in refused, refused
+    page.close()
 
 
 def test_reload_resumes_at_the_same_point(browser: Browser, live: LiveServer) -> None:
