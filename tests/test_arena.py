@@ -183,6 +183,32 @@ def test_rotation_puts_every_player_in_every_seat_on_the_same_walls() -> None:
         assert all(player_at(seat_of(p, r), r) == p for p in range(3))
 
 
+def test_six_rotations_also_mirror_the_order_so_two_clones_come_out_equal() -> None:
+    orders = {tuple(player_at(seat, r) for seat in range(3)) for r in range(6)}
+    assert len(orders) == 6  # every seat order once
+    for r in range(6):
+        assert all(player_at(seat_of(p, r), r) == p for p in range(3))
+    after = [[0] * 3 for _ in range(3)]  # after[p][q]: matches in which q sits right after p
+    for r in range(6):
+        for p in range(3):
+            after[p][player_at((seat_of(p, r) + 1) % 3, r)] += 1
+    assert after == [[0, 3, 3], [3, 0, 3], [3, 3, 0]]  # with three rotations: [[0, 3, 0], ...]
+    # A winner and two clones that never win: where a clone sits relative to the winner (and,
+    # for ties in points, the seat order) decides its place.  The mirrored order seats the
+    # clones the other way round around the same winner on the same walls, so over six
+    # rotations the clones' figures are the same; over three they can be far apart.
+    players = entrants(Simple, Tsumogiri, Tsumogiri)
+    six = run_arena(ArenaConfig(players, groups=2, rules=EAST, seed=1, rotations=6), workers=1)
+    three = run_arena(ArenaConfig(players, groups=2, rules=EAST, seed=1), workers=1)
+    assert six.config.matches == 12 and six.seat_counts() == [[4, 4, 4]] * 3
+    one, other = six.summaries()[1], six.summaries()[2]
+    assert one.placements == other.placements and one.estimates == other.estimates
+    assert (three.summaries()[1].placements, three.summaries()[2].placements) == ((0, 5, 1), (0, 1, 5))
+    assert six.to_json()["config"]["rotations"] == 6
+    with pytest.raises(ValueError):
+        ArenaConfig(players, groups=1, rules=EAST, rotations=4)
+
+
 def test_outcome_is_indexed_by_player_not_seat() -> None:
     """The strong player's tallies follow it round the table."""
     for rotation in range(3):
@@ -371,6 +397,21 @@ def test_cli_plays_and_writes_json(tmp_path: Path) -> None:
     proc = arena(*args, "--workers", "1", "--json", str(out1), "--budget-ms", "500", "--no-progress")
     assert proc.returncode == 0 and proc.stderr.count("seed groups") == 0
     assert stable(json.loads(out1.read_text())) == stable(report)
+
+
+def test_cli_plays_six_seat_orders_per_seed(tmp_path: Path) -> None:
+    out = tmp_path / "six.json"
+    players = "py:tests.test_arena:Simple,py:tests.test_arena:Tsumogiri,py:tests.test_arena:Tsumogiri"
+    proc = arena(
+        *("--players", players, "--matches", "7", "--rotations", "6", "--length", "one-hand"),
+        *("--seed", "4", "--workers", "1", "--no-progress", "--json", str(out)),
+    )
+    assert proc.returncode == 0, proc.stderr
+    config = json.loads(out.read_text())["config"]
+    assert (config["rotations"], config["seed_groups"], config["matches"]) == (6, 2, 12)
+    assert [p["matches_per_seat"] for p in json.loads(out.read_text())["players"]] == [[4, 4, 4]] * 3
+    refused = arena("--players", players, "--rotations", "4")
+    assert refused.returncode == 2 and "--rotations" in refused.stderr
 
 
 def test_cli_refuses_bad_players() -> None:

@@ -3,7 +3,9 @@
 Each *seed group* is one match seed played once per seat rotation: in rotation ``r`` player
 ``i`` sits in seat ``(i + r) % 3``, so over a group every player sits in every seat once on
 the same walls (hand ``k`` of every rotation is dealt from the same seeded wall), and the
-luck of the deal cancels out of the comparison.
+luck of the deal cancels out of the comparison.  With six rotations the three mirrored
+orders follow (in rotation ``3 + r`` player ``i`` sits in seat ``(r - i) % 3``), so that each
+player also sits after each other player equally often.
 
 Every event goes to every player through ``redact(event, seat)``; awaited seats are asked
 through ``ask`` (a player that raises, answers illegally or overruns its budget gets the
@@ -35,7 +37,8 @@ PlayerFactory = Callable[[int, int], Player]
 or a ``functools.partial`` of one) to run in worker processes."""
 
 SEATS: Final = (0, 1, 2)
-ROTATIONS: Final = 3
+ROTATIONS: Final = 3  # the default: the three cyclic orders
+ROTATION_CHOICES: Final = (3, 6)  # ... or all six seat orders
 SEED_MASK: Final = (1 << 63) - 1
 
 
@@ -57,25 +60,30 @@ class ArenaConfig:
     seed: int = 0
     budget_s: float | None = None
     first_group: int = 0  # to continue a run: groups first_group .. first_group + groups - 1
+    rotations: int = ROTATIONS  # seat orders per seed: 3 (cyclic) or 6 (cyclic and mirrored)
+
+    def __post_init__(self) -> None:
+        if self.rotations not in ROTATION_CHOICES:
+            raise ValueError(f"rotations is one of {ROTATION_CHOICES}")
 
     @property
     def matches(self) -> int:
         """Matches in all: one per seed group and rotation."""
-        return self.groups * ROTATIONS
+        return self.groups * self.rotations
 
 
 def seat_of(player: int, rotation: int) -> int:
-    """The seat player ``player`` takes in rotation ``rotation``.
+    """The seat player ``player`` takes in rotation ``rotation`` (0-2 cyclic, 3-5 mirrored).
 
-    >>> [seat_of(0, r) for r in range(3)], [seat_of(2, r) for r in range(3)]
-    ([0, 1, 2], [2, 0, 1])
+    >>> [seat_of(0, r) for r in range(6)], [seat_of(2, r) for r in range(6)]
+    ([0, 1, 2, 0, 1, 2], [2, 0, 1, 1, 2, 0])
     """
-    return (player + rotation) % 3
+    return (player + rotation) % 3 if rotation < 3 else (rotation - player) % 3
 
 
 def player_at(seat: int, rotation: int) -> int:
     """The player sitting in ``seat`` in rotation ``rotation`` (inverse of ``seat_of``)."""
-    return (seat - rotation) % 3
+    return (seat - rotation) % 3 if rotation < 3 else (rotation - seat) % 3
 
 
 def _mix(*parts: int) -> int:
@@ -225,7 +233,7 @@ class GroupResult:
 def play_group(config: ArenaConfig, group: int) -> GroupResult:
     """Play every rotation of seed group ``group``."""
     seed = group_seed(config.seed, group)
-    matches = [play_match(config.entrants, seed, config.rules, r, config.budget_s) for r in range(ROTATIONS)]
+    matches = [play_match(config.entrants, seed, config.rules, r, config.budget_s) for r in range(config.rotations)]
     return GroupResult(group, seed, matches)
 
 
@@ -313,7 +321,7 @@ class ArenaResult:
                 "seed_groups": cfg.groups,
                 "first_group": cfg.first_group,
                 "matches": cfg.matches,
-                "rotations": ROTATIONS,
+                "rotations": cfg.rotations,
                 "rules": cfg.rules.preset,
                 "length": cfg.rules.length,
                 "red_fives": cfg.rules.red_fives,

@@ -2,10 +2,12 @@
 
     sanma arena --players normal,beginner,beginner --matches 300 --length east \\
         [--no-red] [--seed S] [--workers 2] [--json out.json] [--budget-ms MS] [--rules NAME]
+        [--rotations 3|6]
 
 A player is a bot level (``beginner normal expert master``), ``mjai:COMMAND`` (an external
 mjai bot on a subprocess) or ``py:MODULE:NAME`` (a Player class or factory).  ``--matches``
-is rounded up to whole seed groups of three (one match per seat rotation).  Prints a table
+is rounded up to whole seed groups (one match per seat rotation: three, or six with
+``--rotations 6``).  Prints a table
 of per-player figures with 95% confidence intervals; ``--json`` writes them all.
 """
 
@@ -19,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from sanma.arena.duplicate import ROTATIONS, ArenaConfig, ArenaResult, run_arena
+from sanma.arena.duplicate import ROTATION_CHOICES, ROTATIONS, ArenaConfig, ArenaResult, run_arena
 from sanma.arena.players import parse_players
 from sanma.arena.progress import ProgressBar
 from sanma.arena.stats import CI_METHOD, Estimate
@@ -34,7 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         help="three comma-separated players: levels (beginner normal expert master), mjai:CMD or py:MODULE:NAME",
     )
-    parser.add_argument("--matches", type=int, default=30, help="matches to play, rounded up to a multiple of 3")
+    parser.add_argument(
+        "--matches", type=int, default=30, help="matches to play, rounded up to a multiple of --rotations"
+    )
+    parser.add_argument(
+        "--rotations",
+        type=int,
+        choices=ROTATION_CHOICES,
+        default=ROTATIONS,
+        help="seat orders per seed: 3 cyclic (default) or 6, also mirrored (each player sits after each other equally)",
+    )
     parser.add_argument("--length", choices=MATCH_LENGTHS, default="east", help="match length (default: east)")
     parser.add_argument("--no-red", action="store_true", help="play without red fives")
     parser.add_argument("--rules", choices=PRESET_NAMES, default="default", help="rule preset (default: default)")
@@ -61,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(
         f"arena: {', '.join(e.name for e in config.entrants)}; {config.matches} {config.rules.length} matches "
-        f"({config.groups} seeds x {ROTATIONS} rotations), seed {config.seed}, {workers} worker(s)",
+        f"({config.groups} seeds x {config.rotations} rotations), seed {config.seed}, {workers} worker(s)",
         file=sys.stderr,
     )
     bar = None if args.no_progress else ProgressBar("seed groups ")
@@ -91,9 +102,9 @@ def _config(args: argparse.Namespace) -> tuple[ArenaConfig, int]:
     if workers < 1:
         raise SanmaError("--workers must be at least 1")
     rules = preset(args.rules).with_options(length=args.length, red_fives=not args.no_red)
-    groups = -(-args.matches // ROTATIONS)
+    groups = -(-args.matches // args.rotations)
     budget_s = None if args.budget_ms is None else args.budget_ms / 1000
-    config = ArenaConfig(parse_players(args.players), groups, rules, seed, budget_s)
+    config = ArenaConfig(parse_players(args.players), groups, rules, seed, budget_s, rotations=args.rotations)
     return config, min(workers, groups)
 
 
