@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from sanma.engine.actions import Discard
@@ -236,6 +237,24 @@ def test_the_page_runs_under_its_content_security_policy(browser: Browser, live:
     page.wait_for_timeout(300)  # the console messages of the refusals arrive asynchronously
     refused = " ".join(page.errors)  # type: ignore[attr-defined]
     assert "script-src" in refused and "connect-src" in refused, refused
+    page.close()
+
+
+def test_the_game_is_installable_as_a_web_app(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, PHONE)
+    page.wait_for_selector("#play")
+    cdp = page.context.new_cdp_session(page)
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["url"].endswith("/manifest.json") and manifest["errors"] == [], manifest["errors"]
+    parsed = json.loads(manifest["data"])
+    assert (parsed["name"], parsed["display"], parsed["start_url"]) == ("Sanma", "standalone", "/")
+    for icon in parsed["icons"]:  # every icon it names is served, as the type it says
+        r = httpx.get(f"{live.http}/{icon['src']}")
+        assert r.status_code == 200 and r.headers["content-type"].startswith(icon["type"]), icon
+    # Chromium's own verdict; a test browser context is always incognito, which alone blocks it.
+    errors = [e["errorId"] for e in cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]]
+    assert errors == ["in-incognito"], errors
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
     page.close()
 
 
