@@ -533,6 +533,15 @@ def test_guide_steps_change_the_tiles_by_click_and_keyboard(
             page.click(f"[data-testid=guide] [data-guide-step='{j}']")
             assert len(_stage_tiles(page)) == len(_expand(step["hand"])) + ("drawn" in step), (example["id"], j)
             assert page.locator(".g-top .tile").count() == len(_expand(step["dora"]))
+            for meld in step.get("melds", []):  # every tile of every meld is drawn
+                shown = page.locator(f"[data-testid=guide] .g-melds .meld-{meld['type']} .tile")
+                assert shown.count() == len(_expand(meld["tiles"])), (example["id"], j, meld)
+                if meld["type"] == "kakan":  # the added tile lies on the called one
+                    upper, lower = (
+                        page.locator("[data-testid=guide] .kakan-stack .tile").nth(k).bounding_box() for k in (0, 1)
+                    )
+                    assert upper is not None and lower is not None
+                    assert upper["y"] < lower["y"] and abs(upper["x"] - lower["x"]) < 1
     page.click(f"[data-testid=guide] [data-guide-ex='{kita}']")
     page.click("[data-testid=guide] [data-guide-step='1']")
     if os.environ.get("SANMA_SCREENSHOTS"):

@@ -3,7 +3,7 @@
 // The examples live in src/guide/examples.json (both languages); tests/test_guide.py checks
 // every tile and every claim there against the engine.
 import { getLang, t } from "./i18n.js";
-import { esc, tileHtml } from "./render/common.js";
+import { esc, stackedHtml, tileHtml } from "./render/common.js";
 
 let data = null;
 const at = { example: 0, step: 0 };
@@ -45,10 +45,13 @@ function tilesHtml(tiles, marks, cls, extra = () => "") {
 /** A meld as the table shows it: the called tile sideways on the side of the player who
  * gave it; a closed kan with its two outer tiles face down. */
 function guideMeldHtml(m) {
-  const tiles = expand(m.tiles);
+  const all = expand(m.tiles);
+  // A kakan is drawn as its pon with the fourth tile lying on the sideways one.
+  const tiles = m.type === "kakan" ? all.slice(0, 3) : all;
   const side = m.from === "right" ? tiles.length - 1 : 0;
   const html = tiles.map((tile, i) => {
     if (m.type === "ankan") return tileHtml(i === 0 || i === 3 ? "?" : tile, "small");
+    if (i === side && m.type === "kakan") return stackedHtml(all[3], tile);
     return tileHtml(tile, `small${i === side ? " sideways" : ""}`);
   });
   return `<span class="meld meld-${m.type}">${html.join("")}</span>`;

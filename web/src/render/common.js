@@ -12,13 +12,22 @@ export function tileHtml(tile, cls = "") {
 }
 
 export function meldHtml(meld, seat) {
-  // The called tile lies sideways; a closed kan shows its two outer tiles face down.
+  // The called tile lies sideways; a closed kan shows its two outer tiles face down; an added
+  // kan (kakan) lays the added tile sideways on top of the called one.
+  const added = meld.type === "kakan" ? meld.tiles.lastIndexOf(meld.added) : -1;
   const tiles = meld.tiles.map((tile, i) => {
     if (meld.type === "ankan" && (i === 0 || i === 3)) return tileHtml("?", "small");
+    if (i === added) return "";
     const sideways = meld.type !== "ankan" && tile === meld.called && i === meld.tiles.indexOf(meld.called);
+    if (sideways && added >= 0) return stackedHtml(meld.tiles[added], tile);
     return tileHtml(tile, `small${sideways ? " sideways" : ""}`);
   });
   return `<span class="meld meld-${meld.type}" data-seat="${seat}">${tiles.join("")}</span>`;
+}
+
+/** The added tile of a kakan lying on the called tile, both sideways. */
+export function stackedHtml(added, called) {
+  return `<span class="kakan-stack">${tileHtml(added, "small sideways added")}${tileHtml(called, "small sideways")}</span>`;
 }
 
 export function signed(n) {
