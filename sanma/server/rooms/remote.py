@@ -156,7 +156,7 @@ class RemoteRoom:
         async def subscribe_then_join() -> None:
             link.sub = await self._bus.subscribe(conn_channel(self._node, link.conn))
             link.relay = asyncio.create_task(self._relay(outbox, link), name=f"relay-{self.id}-{link.conn}")
-            await self._join_again(link)()
+            await self._join_call(link)()
 
         self._send(subscribe_then_join)
 
@@ -234,9 +234,10 @@ class RemoteRoom:
         """Ask the (same) owner again for every connection: an earlier call reached nobody."""
         self.orphaned = False
         for link in list(self._links.values()):
-            self._send(self._join_again(link))
+            self._send(self._join_call(link))
 
-    def _join_again(self, link: _Link) -> Callable[[], Awaitable[None]]:
+    def _join_call(self, link: _Link) -> Callable[[], Awaitable[None]]:
+        """The call that attaches ``link`` on the owner (first, or again after a lost call)."""
         if link.watching:
             return lambda: self._call("watch", link, last_v=link.last_v)
         return lambda: self._call("join", link, last_v=link.last_v, seat=link.seat)
