@@ -258,6 +258,39 @@ def test_the_game_is_installable_as_a_web_app(browser: Browser, live: LiveServer
     page.close()
 
 
+MELD_LAYOUT = """async () => {
+    const { meldHtml } = await import("/src/render/common.js");
+    const layout = (meld, seat) => {
+        const box = document.createElement("div");
+        box.innerHTML = meldHtml(meld, seat);
+        return [...box.firstElementChild.children].map((el) =>
+            el.classList.contains("kakan-stack") ? "stack" : el.classList.contains("sideways") ? "side" : "flat");
+    };
+    const pon = (from) => ({type: "pon", tiles: ["3s", "3s", "3s"], called: "3s", from_seat: from});
+    const kakan = {type: "kakan", tiles: ["0p", "5p", "5p", "5p"], called: "5p", added: "5p", from_seat: 0};
+    const ankan = {type: "ankan", tiles: ["1m", "1m", "1m", "1m"], called: null, from_seat: null};
+    return {
+        fromRight: layout(pon(1), 0), fromLeft: layout(pon(2), 0), wrapsRound: layout(pon(0), 2),
+        kakanFromRight: layout(kakan, 2), ankan: layout(ankan, 0),
+    };
+}"""
+
+
+def test_a_called_tile_lies_on_the_side_of_the_seat_that_gave_it(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    shown = page.evaluate(MELD_LAYOUT)
+    assert shown == {
+        "fromRight": ["flat", "flat", "side"],  # the next seat sits on the right
+        "fromLeft": ["side", "flat", "flat"],
+        "wrapsRound": ["flat", "flat", "side"],  # seat 2's next seat is seat 0
+        "kakanFromRight": ["flat", "flat", "stack"],  # the added tile on the called one
+        "ankan": ["flat", "flat", "flat", "flat"],
+    }
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    page.close()
+
+
 def test_reload_resumes_at_the_same_point(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)

@@ -12,17 +12,22 @@ export function tileHtml(tile, cls = "") {
 }
 
 export function meldHtml(meld, seat) {
-  // The called tile lies sideways; a closed kan shows its two outer tiles face down; an added
-  // kan (kakan) lays the added tile sideways on top of the called one.
-  const added = meld.type === "kakan" ? meld.tiles.lastIndexOf(meld.added) : -1;
-  const tiles = meld.tiles.map((tile, i) => {
-    if (meld.type === "ankan" && (i === 0 || i === 3)) return tileHtml("?", "small");
-    if (i === added) return "";
-    const sideways = meld.type !== "ankan" && tile === meld.called && i === meld.tiles.indexOf(meld.called);
-    if (sideways && added >= 0) return stackedHtml(meld.tiles[added], tile);
-    return tileHtml(tile, `small${sideways ? " sideways" : ""}`);
-  });
-  return `<span class="meld meld-${meld.type}" data-seat="${seat}">${tiles.join("")}</span>`;
+  // A closed kan shows its two outer tiles face down.
+  if (meld.type === "ankan") {
+    const tiles = meld.tiles.map((tile, i) => tileHtml(i === 0 || i === 3 ? "?" : tile, "small"));
+    return `<span class="meld meld-ankan" data-seat="${seat}">${tiles.join("")}</span>`;
+  }
+  // The called tile lies sideways on the side of the seat that gave it: the next seat sits on
+  // the right, the one before on the left.  An added kan (kakan) lays the added tile sideways
+  // on top of the called one.
+  const rest = [...meld.tiles];
+  rest.splice(rest.indexOf(meld.called), 1);
+  if (meld.type === "kakan") rest.splice(rest.lastIndexOf(meld.added), 1);
+  const called = meld.type === "kakan" ? stackedHtml(meld.added, meld.called) : tileHtml(meld.called, "small sideways");
+  const plain = rest.map((tile) => tileHtml(tile, "small"));
+  const fromRight = (meld.from_seat - seat + 3) % 3 === 1;
+  const tiles = fromRight ? [...plain, called] : [called, ...plain];
+  return `<span class="meld meld-${meld.type}" data-seat="${seat}" data-from="${fromRight ? "right" : "left"}">${tiles.join("")}</span>`;
 }
 
 /** The added tile of a kakan lying on the called tile, both sideways. */
