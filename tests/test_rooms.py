@@ -247,6 +247,15 @@ def test_the_host_removes_a_guest_who_may_not_join_again(server):
     started = host.ok("POST", f"/{code}/start")
     host.refused("DELETE", f"/{code}/seats/2", None, 409, "room_started")  # the lobby only
     assert started["status"] == "playing"
+    # The removed guest may not watch the match either; any other guest may.
+    assert friend.ok("GET", f"/{code}")["match"] is None
+    barred = Player(server, friend.token, started["match"])
+    refused = barred.recv()
+    assert (refused["t"], refused["code"]) == ("error", "no_match")
+    watcher = Player(server, Api(server).token, started["match"])
+    assert watcher.until("welcome")["spectator"] is True
+    barred.close()
+    watcher.close()
 
 
 def test_room_lookups_are_rate_limited_wrong_codes_included(settings):

@@ -18,6 +18,7 @@ from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, Speed
 from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.rooms.table import TableRoom
 from sanma.server.settings import Settings
+from sanma.store import rooms as room_store
 from sanma.store.guests import guest_for_token
 from sanma.store.matches import players_of
 
@@ -125,7 +126,7 @@ async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Room:
         raise ProtocolError(protocol.ROOM_FAILED, "this match could not be resumed") from None
     # The same answer for a match that does not exist and one the guest has no seat in.
     seat = None if room is None else await _seat_of(room, guest, engine)
-    if room is not None and seat is None and room.record.kind == "room":
+    if room is not None and seat is None and room.record.kind == "room" and not await _removed(room, guest, engine):
         # A friend room's match: watched a hand behind (docs/rooms.md), here or through the bus.
         room.watch(conn, hello.last_v)
         return room
@@ -135,6 +136,13 @@ async def _join(hello: Hello, conn: Connection, rooms: RoomRegistry) -> Room:
         raise ProtocolError(protocol.BAD_SCHEMA, f"last_v {hello.last_v} is ahead of the match (v={room.v})")
     room.join(conn, hello.last_v, seat)  # a RemoteRoom passes the seat on to the room's owner
     return room
+
+
+async def _removed(room: Room, guest: str, engine: Any) -> bool:
+    """Whether the host removed ``guest`` from the lobby of this friend room's match: such a
+    guest may not watch it either."""
+    lobby = await asyncio.to_thread(room_store.room_of_match, engine, room.id)
+    return lobby is not None and guest in lobby.barred
 
 
 async def _seat_of(room: Any, guest: str, engine: Any) -> int | None:

@@ -205,7 +205,7 @@ async def _view(app: Services, room: RoomRecord, guest: str) -> RoomView:
         seats=seats,
         you=room.seat_of(guest),
         host=room.seat_of(room.host_guest),
-        match=room.match_id,
+        match=None if guest in room.barred else room.match_id,  # a removed guest may not watch it
         timers=TimerView(turn_s=float(room.timers["turn_s"]), bank_s=float(room.timers["bank_s"])),
         removed=guest in room.barred,
     )
