@@ -95,10 +95,10 @@ function seatHtml(s, host) {
     controls = `<select data-room-level="${s.seat}" aria-label="${esc(label)}">${options}</select>
       <button type="button" class="ghost" data-room-cmd="add-bot" data-seat="${s.seat}">${esc(t("rooms.add_bot"))}</button>`;
   } else if (host && s.kind === "bot") {
-    controls = `<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${esc(t("rooms.remove_bot"))}</button>`;
+    controls = `<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${esc(t("rooms.remove"))}</button>`;
   } else if (host && s.kind === "human" && !s.you) {
     const label = t("rooms.remove_guest", { name: who });
-    controls = `<button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove_bot"))}</button>`;
+    controls = `<button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove"))}</button>`;
   }
   return `<li class="room-seat ${s.kind}" data-seat="${s.seat}"><span class="seat-no">${esc(t("rooms.seat", { n: s.seat + 1 }))}</span>
     <span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
