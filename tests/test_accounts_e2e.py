@@ -73,6 +73,18 @@ def close_account(page: Page) -> None:
     page.wait_for_selector("#account-sheet", state="hidden")
 
 
+def wait_for_back(page: Page, color: str) -> None:
+    """Until an opponent's tile back shows ``color``.  Read in one go inside the page: the
+    board is redrawn as events arrive, and a tile read while it is replaced is detached (its
+    computed style is empty)."""
+    page.wait_for_function(
+        """c => { const s = document.querySelector('.opponent .backs .tile svg stop');
+                  return s !== null && getComputedStyle(s).stopColor === c; }""",
+        arg=color,
+        timeout=10_000,
+    )
+
+
 def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noqa: F811
     page = fresh_page(browser, live)
     # No e-mail linked yet: the button warns once the profile has loaded.
@@ -112,8 +124,7 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
 
     # The equipped back on the opponents' hands in a match, played to its end.
     start_match(page)
-    stop = page.locator(".opponent .backs .tile svg stop").first
-    assert stop.evaluate("el => getComputedStyle(el).stopColor") == INDIGO
+    wait_for_back(page, INDIGO)
     page.screenshot(path=str(tmp_path / "account-tile-back.png"))
     play_to_match_end(page, tmp_path, "acct")
     page.click("[data-panel=again]")
@@ -244,8 +255,7 @@ def test_account_screens(
         return
     start_match(page)
     assert page.locator("html[data-cloth=cloth-navy]").count() == 1
-    stop = page.locator(".opponent .backs .tile svg stop").first
-    assert stop.evaluate("el => getComputedStyle(el).stopColor") == INDIGO
+    wait_for_back(page, INDIGO)
     page.screenshot(path=str(shots / f"{name}-table-cosmetics.png"))
     assert_no_overflow(page)
     play_to_match_end(page, tmp_path, name)
