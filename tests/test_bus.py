@@ -5,10 +5,12 @@ the binary, a failure in CI)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+import redis.exceptions
 
 from sanma.server.bus import Bus, MemoryBus, RedisBus, open_bus
 from sanma.server.limits import SharedLimiter
@@ -280,6 +282,30 @@ def test_a_shared_limit_counts_in_the_process_while_the_bus_is_down():
             await down.close()
 
     asyncio.run(main())
+
+
+def test_a_redis_that_stops_answering_holds_no_call_for_ever():
+    # A real listening socket that accepts connections and never replies: a hung server.
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(16)
+        port = mute.getsockname()[1]
+
+        async def main() -> None:
+            bus = RedisBus(f"redis://127.0.0.1:{port}", command_timeout_s=0.3)
+            limiter = SharedLimiter(bus, "t", 1, 60.0)
+            try:
+                # Each gives up after the command timeout (the 10 s guard only turns a hang
+                # into a failure): the ping says no, the limit is counted in the process.
+                assert await asyncio.wait_for(bus.ping(), 10) is False
+                assert await asyncio.wait_for(limiter.hit("k"), 10) is True
+                assert await asyncio.wait_for(limiter.hit("k"), 10) is False
+                with pytest.raises(redis.exceptions.TimeoutError):  # Redis's own, not the guard's
+                    await asyncio.wait_for(bus.owner("lease:x"), 10)
+            finally:
+                await bus.close()
+
+        asyncio.run(main())
 
 
 def test_bad_ttl_and_url_are_refused():

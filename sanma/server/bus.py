@@ -322,13 +322,20 @@ class RedisBus(Bus):
     from any process, is received.  Leases are ``SET key owner NX PX ttl``; renew and
     release run as Lua scripts that first check the owner."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, command_timeout_s: float = 5.0, connect_timeout_s: float = 2.0) -> None:
         super().__init__()
         import redis.asyncio as aioredis
 
         self.url = url
-        self._redis = aioredis.Redis.from_url(url, decode_responses=True)
-        self._pubsub = self._redis.pubsub()
+        # A Redis that stops answering (not refusing) must not hold a request, a keeper tick or
+        # a rate limit for ever: every command gives up after ``command_timeout_s``.  The
+        # pub/sub connection waits for messages as long as none come, so it has a client of
+        # its own with no read timeout.
+        self._redis = aioredis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=command_timeout_s, socket_connect_timeout=connect_timeout_s
+        )
+        self._listener = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=connect_timeout_s)
+        self._pubsub = self._listener.pubsub()
         self._renew = self._redis.register_script(_RENEW_LUA)
         self._release = self._redis.register_script(_RELEASE_LUA)
         self._take = self._redis.register_script(_TAKE_LUA)
@@ -465,8 +472,9 @@ class RedisBus(Bus):
         await cancel_and_wait(self._reader)
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-        with contextlib.suppress(Exception):
-            await self._redis.aclose()
+        for client in (self._listener, self._redis):
+            with contextlib.suppress(Exception):
+                await client.aclose()
 
 
 def open_bus(url: str | None) -> Bus:
