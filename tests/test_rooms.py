@@ -258,6 +258,23 @@ def test_the_host_removes_a_guest_who_may_not_join_again(server):
     watcher.close()
 
 
+def test_after_its_match_the_room_reopens_for_a_rematch_with_the_same_seats(server):
+    (host, friend), room = open_room(server, 2, {2: "beginner"})
+    code, first = room["code"], room["match"]
+    friend.refused("POST", f"/{code}/reopen", None, 409, "room_started")  # still being played
+    play_all([Player(server, api.token, first) for api in (host, friend)])
+    assert host.ok("GET", f"/{code}")["status"] == "ended"
+    Api(server).refused("POST", f"/{code}/reopen", None, 403, "not_seated")
+    again = friend.ok("POST", f"/{code}/reopen")  # any seated guest, not only the host
+    assert (again["status"], again["match"], again["host"], again["you"]) == ("lobby", None, 0, 1)
+    assert kinds(again) == ["human", "human", "bot"] and again["seats"][2]["level"] == "beginner"
+    assert host.ok("POST", f"/{code}/reopen")["status"] == "lobby"  # again: nothing changes
+    friend.refused("POST", f"/{code}/start", None, 403, "not_host")
+    second = host.ok("POST", f"/{code}/start")
+    assert second["status"] == "playing" and second["match"] not in (None, first)
+    assert friend.ok("GET", f"/{code}")["match"] == second["match"]
+
+
 def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
     live = LiveServer(settings.with_changes(room_joins_per_min=4))
     try:

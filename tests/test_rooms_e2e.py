@@ -161,6 +161,13 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     match = host.evaluate("() => localStorage.getItem('sanma.match')")
     assert match and match == friend.evaluate("() => localStorage.getItem('sanma.match')")
     assert isinstance(full_log(live.settings, match)[-1], MatchEnded)
+    # Back to the room for a rematch: the same code, seats and bot, a lobby again.
+    assert host.locator("[data-panel=room]").count() == 1
+    friend.click("[data-panel=room]")
+    friend.wait_for_selector("#room-code-shown")
+    assert friend.inner_text("#room-code-shown") == code
+    assert friend.locator(".room-seat.human").count() == 2 and friend.locator(".room-seat.bot").count() == 1
+    assert friend.locator("[data-room-cmd=start]").count() == 0  # the host starts it
     # The host's history replays the room match with the names of its table, not the bots'.
     host.click("[data-panel=again]")
     host.wait_for_selector("#play")

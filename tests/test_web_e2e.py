@@ -209,6 +209,7 @@ def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, s
     rows = page.locator(".results tbody tr")
     assert rows.count() == 3
     assert sorted(rows.locator(".place").all_inner_texts()) == ["1st", "2nd", "3rd"]
+    assert page.locator("[data-panel=room]").count() == 0  # practice has no room to go back to
     page.click("[data-panel=again]")
     page.wait_for_selector("#play")
     # The last choices are remembered.

@@ -12,7 +12,7 @@ import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml, initAccount } from "./account.js";
 import { syncHistory } from "./history.js";
-import { initRooms, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome } from "./rooms.js";
+import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome } from "./rooms.js";
 
 const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
@@ -186,7 +186,7 @@ function renderOverlay() {
   const overlay = $("overlay");
   let html = "";
   if (s.ending.length) html = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null);
-  else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat);
+  else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat, inRoomMatch());
   overlay.hidden = !html;
   if (overlay.dataset.html !== html) {
     overlay.innerHTML = html;
@@ -358,6 +358,10 @@ document.addEventListener("click", (ev) => {
     app.state.ending.shift();
     if (!maybeAuto()) renderGame();
   } else if (el.dataset.panel === "again") leaveToStart();
+  else if (el.dataset.panel === "room") {
+    leaveToStart();
+    backToRoom(); // the room's lobby again, its seats kept, for a rematch
+  }
 });
 
 document.addEventListener("pointerdown", (ev) => {

@@ -451,6 +451,35 @@ export function roomFrame(frame) {
 }
 
 /** Back to the start screen: no bar. */
+/** Whether this page plays a seat of a friend room's match (not practice, not watching). */
+export function inRoomMatch() {
+  return room.seat !== null && !room.spectator;
+}
+
+/** After a room's match: reopen the room (seats, bots and host kept) and show its lobby, so
+ * the host can start a rematch; a room that expired meanwhile says so on the rooms sheet. */
+export async function backToRoom() {
+  const code = localStorage.getItem(ROOM_KEY);
+  room.view = "home";
+  if (!code) {
+    room.error = t("rooms.error.no_room");
+    render();
+    return;
+  }
+  const path = `/${encodeURIComponent(code)}`;
+  const reopened = await call("POST", `${path}/reopen`);
+  if (reopened.status === 409 && reopened.data.error === "room_started") {
+    // The host already started the rematch: straight into it.
+    const seen = await call("GET", path);
+    if (seen.status === 200) {
+      showLobby(seen.data);
+      return;
+    }
+  }
+  const data = await answer(Promise.resolve(reopened));
+  if (data) showLobby(data);
+}
+
 export function roomLeave() {
   room.seat = null;
   setPlayers(null);

@@ -395,6 +395,26 @@ async def remove_guest(code: str, seat: Annotated[int, Path(ge=0, le=2)], guest:
     return await _view(app, room, guest)
 
 
+@router.post("/{code}/reopen", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
+async def reopen_room(code: str, guest: Guest, app: AppServices) -> RoomView:
+    """Any seated guest, once the room's match has ended: the room is a lobby again with the
+    same seats (guests and bots), host and options, ready for a rematch; already a lobby,
+    nothing changes.  ``409 room_started`` while its match is still being played."""
+
+    def reopen(room: RoomRecord) -> RoomRecord:
+        if room.seat_of(guest) is None:
+            raise ApiError(403, "not_seated", "you sit in no seat of this room")
+        if room.status == "lobby":
+            return room
+        if room.status != "ended":
+            raise ApiError(409, "room_started", "the room's match is still being played")
+        return replace(room, status="lobby", match_id=None)
+
+    room = await _change(app, code, reopen)
+    assert room is not None
+    return await _view(app, room, guest)
+
+
 @router.post("/{code}/leave", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
 async def leave_room(code: str, guest: Guest, app: AppServices) -> RoomLeft:
     """Leave the lobby; a leaving host hands the role to the next guest seated after them, and

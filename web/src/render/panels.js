@@ -98,7 +98,8 @@ export function handEndHtml(item, me, last) {
     <button class="primary" data-panel="next">${esc(button)}</button></div>`;
 }
 
-export function matchEndHtml(e, me) {
+/** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room. */
+export function matchEndHtml(e, me, inRoom = false) {
   const order = [0, 1, 2].sort((a, b) => e.placements[a] - e.placements[b]);
   const rows = order
     .map((s) => {
@@ -112,5 +113,6 @@ export function matchEndHtml(e, me) {
     <h2 class="end-title">${esc(t("match.over"))}<small>${esc(t(`match.result.${mine}`))}</small></h2>
     <table class="results"><thead><tr><th>${esc(t("match.place"))}</th><th></th><th>${esc(t("match.points"))}</th><th>${esc(t("match.final"))}</th></tr></thead>
     <tbody>${rows}</tbody></table>
-    <button class="primary" data-panel="again">${esc(t("match.again"))}</button></div>`;
+    ${inRoom ? `<button class="primary" data-panel="room">${esc(t("match.back_to_room"))}</button>` : ""}
+    <button class="${inRoom ? "ghost" : "primary"}" data-panel="again">${esc(t("match.again"))}</button></div>`;
 }
