@@ -275,6 +275,29 @@ def test_after_its_match_the_room_reopens_for_a_rematch_with_the_same_seats(serv
     assert friend.ok("GET", f"/{code}")["match"] == second["match"]
 
 
+def test_the_host_changes_the_options_in_the_lobby_and_the_match_follows_them(server, settings):
+    host, friend = Api(server), Api(server)
+    code = host.ok("POST", "", {"length": "east-south", "red_fives": True}, 201)["code"]
+    friend.ok("POST", f"/{code}/join")
+    friend.refused("POST", f"/{code}/options", {"length": "one-hand"}, 403, "not_host")
+    host.refused("POST", f"/{code}/options", {"length": "west"}, 422, "bad_schema")
+    host.refused("POST", f"/{code}/options", {"red_fives": "no"}, 422, "bad_schema")
+    changed = host.ok("POST", f"/{code}/options", {"length": "one-hand"})
+    assert (changed["length"], changed["red_fives"]) == ("one-hand", True)  # the other one unchanged
+    changed = host.ok("POST", f"/{code}/options", {"red_fives": False})
+    assert (changed["length"], changed["red_fives"]) == ("one-hand", False)
+    assert (friend.ok("GET", f"/{code}")["length"], friend.ok("GET", f"/{code}")["red_fives"]) == ("one-hand", False)
+    host.ok("POST", f"/{code}/bots", {"seat": 2, "level": "beginner"})
+    started = host.ok("POST", f"/{code}/start")
+    host.refused("POST", f"/{code}/options", {"length": "east"}, 409, "room_started")
+    engine = db.open_engine(settings.db_url)
+    try:
+        record = get_match(engine, started["match"])
+        assert record is not None and record.rules["length"] == "one-hand" and record.rules["red_fives"] is False
+    finally:
+        engine.dispose()
+
+
 def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
     live = LiveServer(settings.with_changes(room_joins_per_min=4))
     try:

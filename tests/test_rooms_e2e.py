@@ -219,6 +219,14 @@ def test_the_host_removes_a_friend_who_is_told_and_cannot_join_again(browser: Br
         page.close()
 
 
+# The room's length as the server has it, asked with the page's own token.
+STORED_LENGTH_IS = """async (want) => {
+    const code = document.getElementById("room-code-shown").textContent;
+    const auth = {Authorization: "Bearer " + localStorage.getItem("sanma.token")};
+    return (await (await fetch("/api/rooms/" + code, {headers: auth})).json()).length === want;
+}"""
+
+
 @pytest.mark.parametrize(
     ("viewport", "name", "lang"),
     [(DESKTOP, "desktop", "id"), (PHONE, "phone", "en"), (PHONE, "phone", "id")],
@@ -236,6 +244,11 @@ def test_rooms_home_and_lobby_fit_the_screen_in_both_languages(
     page.click("[data-room-cmd=create]")
     page.wait_for_selector("#room-code-shown")
     assert page.locator("[data-room-cmd=add-bot]").count() == 2
+    # The host changes the match length in the lobby: stored at once, shown as chosen.
+    assert page.input_value("select[data-lobby-opt=length]") == "east"  # as created
+    page.select_option("select[data-lobby-opt=length]", "one-hand")
+    page.wait_for_function(STORED_LENGTH_IS, arg="one-hand")
+    assert page.input_value("select[data-lobby-opt=length]") == "one-hand"
     page.screenshot(path=str(shots / f"{name}-rooms-lobby-host-{lang}.png"))
     # The keyboard copies the code (focused once the room exists), then Tab, Tab: the link.
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])

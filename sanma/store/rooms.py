@@ -165,6 +165,7 @@ def save_room(engine: Engine, room: RoomRecord) -> RoomRecord | None:
             .where(rooms.c.code == room.code, rooms.c.version == room.version)
             .values(
                 host_guest=saved.host_guest,
+                options=json.dumps(saved.options, sort_keys=True),
                 seats=_seats_to_json(saved.seats),
                 barred=json.dumps(sorted(saved.barred)),
                 status=saved.status,

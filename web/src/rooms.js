@@ -104,6 +104,25 @@ function seatHtml(s, host) {
     <span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
 }
 
+/** The host's options in the lobby: two small selects, changed on the server at once. */
+function optionsHtml(r) {
+  const select = (name, label, values, current, text) =>
+    `<select data-lobby-opt="${name}" aria-label="${esc(label)}">${values
+      .map((v) => `<option value="${v}"${String(v) === String(current) ? " selected" : ""}>${esc(text(v))}</option>`)
+      .join("")}</select>`;
+  const length = select("length", t("start.length"), ["one-hand", "east", "east-south"], r.length, (v) => t(`length.${v}`));
+  const reds = select("red_fives", t("start.red_fives"), ["true", "false"], r.red_fives, (v) => t(`onoff.${v}`));
+  return `${length} · <label>${esc(t("start.red_fives"))}: ${reds}</label>`;
+}
+
+async function changeOption(el) {
+  const name = el.dataset.lobbyOpt;
+  const value = name === "red_fives" ? el.value === "true" : el.value;
+  const data = await answer(call("POST", `/${room.data.code}/options`, { [name]: value }));
+  if (data) showLobby(data);
+  else if (room.data) showLobby(room.data); // refused: show the room's options as they are
+}
+
 function lobbyHtml() {
   const r = room.data;
   const link = `${location.origin}${location.pathname}?room=${r.code}`;
@@ -130,7 +149,7 @@ function lobbyHtml() {
         <input id="room-link" readonly value="${esc(link)}">
         <button type="button" class="ghost" data-room-cmd="copy">${esc(t("rooms.copy"))}</button></p>
     </div>
-    <p class="room-rules">${esc(t(`length.${r.length}`))} · ${esc(t("start.red_fives"))}: ${esc(t(`onoff.${r.red_fives}`))} ·
+    <p class="room-rules">${isHost ? optionsHtml(r) : `${esc(t(`length.${r.length}`))} · ${esc(t("start.red_fives"))}: ${esc(t(`onoff.${r.red_fives}`))}`} ·
       ${esc(t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s }))}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost)).join("")}</ul>
     ${start}
@@ -160,7 +179,7 @@ function render() {
 function keyOf(node) {
   if (!node || node === document.body) return null;
   if (node.id) return `#${node.id}`;
-  for (const name of ["roomCmd", "roomOpt", "roomLevel"]) {
+  for (const name of ["roomCmd", "roomOpt", "roomLevel", "lobbyOpt"]) {
     if (node.dataset?.[name] !== undefined) {
       const attr = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
       const extra = node.dataset.seat !== undefined ? `[data-seat="${node.dataset.seat}"]` : node.dataset.value !== undefined ? `[data-value="${node.dataset.value}"]` : "";
@@ -338,6 +357,10 @@ document.addEventListener("click", (ev) => {
     room.options[name] = name === "red_fives" ? el.dataset.value === "true" : el.dataset.value;
     render();
   }
+});
+
+document.addEventListener("change", (ev) => {
+  if (ev.target.dataset?.lobbyOpt && room.view === "lobby") changeOption(ev.target);
 });
 
 document.addEventListener("keydown", (ev) => {

@@ -77,6 +77,14 @@ class SeatChoice(BaseModel):
     seat: Literal[0, 1, 2] | None = None
 
 
+class OptionsChange(BaseModel):
+    """New options for a lobby (each left out: unchanged)."""
+
+    model_config = ConfigDict(extra="forbid")
+    length: Length | None = None
+    red_fives: StrictBool | None = None
+
+
 class BotChoice(BaseModel):
     """A bot of ``level`` for the empty ``seat``."""
 
@@ -344,6 +352,24 @@ async def move_seat(code: str, guest: Guest, app: AppServices, choice: SeatChoic
         return room.with_seat(mine, EMPTY).with_seat(choice.seat, room.seats[mine])
 
     room = await _change(app, code, move)
+    assert room is not None
+    return await _view(app, room, guest)
+
+
+@router.post("/{code}/options", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
+async def change_options(code: str, guest: Guest, app: AppServices, change: OptionsChange) -> RoomView:
+    """Host only, in the lobby: change the match length or red fives (e.g. for a rematch)."""
+
+    def apply(room: RoomRecord) -> RoomRecord:
+        _host_only(room, guest)
+        options = dict(room.options)
+        if change.length is not None:
+            options["length"] = change.length
+        if change.red_fives is not None:
+            options["red_fives"] = change.red_fives
+        return replace(room, options=options)
+
+    room = await _change(app, code, apply)
     assert room is not None
     return await _view(app, room, guest)
 
