@@ -298,6 +298,21 @@ def test_the_host_changes_the_options_in_the_lobby_and_the_match_follows_them(se
         engine.dispose()
 
 
+def test_the_host_hands_the_role_to_another_guest(server):
+    host, friend = Api(server), Api(server)
+    code = host.ok("POST", "", None, 201)["code"]
+    friend.ok("POST", f"/{code}/join", {"seat": 2})
+    friend.refused("POST", f"/{code}/host", {"seat": 2}, 403, "not_host")
+    host.refused("POST", f"/{code}/host", {"seat": 0}, 409, "no_guest")  # oneself
+    host.refused("POST", f"/{code}/host", {"seat": 1}, 409, "no_guest")  # an empty seat
+    host.refused("POST", f"/{code}/host", {}, 409, "no_guest")
+    handed = host.ok("POST", f"/{code}/host", {"seat": 2})
+    assert (handed["host"], handed["you"]) == (2, 0) and [s["host"] for s in handed["seats"]] == [False, False, True]
+    host.refused("POST", f"/{code}/bots", {"seat": 1, "level": "normal"}, 403, "not_host")  # not any more
+    friend.ok("POST", f"/{code}/bots", {"seat": 1, "level": "normal"})
+    assert friend.ok("POST", f"/{code}/start")["status"] == "playing"
+
+
 def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
     live = LiveServer(settings.with_changes(room_joins_per_min=4))
     try:

@@ -183,6 +183,31 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
         page.close()
 
 
+def test_the_host_hands_the_role_to_a_friend(browser: Browser, live: LiveServer) -> None:
+    host = open_page(browser, live, DESKTOP, lang="en")
+    host.wait_for_selector("[data-room-cmd=open]")
+    host.click("[data-room-cmd=open]")
+    host.click("[data-room-cmd=create]")
+    link = host.input_value("#room-link")
+    friend = open_page(browser, live, PHONE, lang="id")
+    friend.wait_for_selector("[data-room-cmd=open]")
+    friend.goto(link)
+    friend.wait_for_selector("#room-code-shown")
+    assert friend.locator("[data-room-cmd=start]").count() == 0
+    heir = host.locator('[data-room-cmd=make-host][data-seat="1"]')
+    heir.wait_for()
+    heir.click()
+    host.wait_for_selector('.room-seat[data-seat="1"] .tag')  # the host tag moved to the friend
+    assert host.locator("[data-room-cmd=add-bot], [data-room-cmd=start]").count() == 0
+    # The friend's lobby learns it at its next poll: the host's controls, in Indonesian.
+    friend.wait_for_selector("[data-room-cmd=start]", timeout=10_000)
+    assert friend.locator("[data-room-cmd=add-bot]").count() == 1
+    assert friend.locator('[data-room-cmd=make-host][data-seat="0"]').count() == 1  # and could hand it back
+    for page in (host, friend):
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+        page.close()
+
+
 def test_the_host_removes_a_friend_who_is_told_and_cannot_join_again(browser: Browser, live: LiveServer) -> None:
     host = open_page(browser, live, DESKTOP, lang="en")
     host.wait_for_selector("[data-room-cmd=open]")

@@ -98,7 +98,9 @@ function seatHtml(s, host) {
     controls = `<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${esc(t("rooms.remove"))}</button>`;
   } else if (host && s.kind === "human" && !s.you) {
     const label = t("rooms.remove_guest", { name: who });
-    controls = `<button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove"))}</button>`;
+    const heir = t("rooms.make_host_of", { name: who });
+    controls = `<button type="button" class="ghost" data-room-cmd="make-host" data-seat="${s.seat}" aria-label="${esc(heir)}">${esc(t("rooms.make_host"))}</button>
+      <button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove"))}</button>`;
   }
   return `<li class="room-seat ${s.kind}" data-seat="${s.seat}"><span class="seat-no">${esc(t("rooms.seat", { n: s.seat + 1 }))}</span>
     <span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
@@ -331,6 +333,9 @@ async function onCommand(el) {
     if (data) showLobby(data);
   } else if (cmd === "remove-bot") {
     const data = await answer(call("DELETE", `/${code}/bots/${el.dataset.seat}`));
+    if (data) showLobby(data);
+  } else if (cmd === "make-host") {
+    const data = await answer(call("POST", `/${code}/host`, { seat: Number(el.dataset.seat) }));
     if (data) showLobby(data);
   } else if (cmd === "remove-guest") {
     const data = await answer(call("DELETE", `/${code}/seats/${el.dataset.seat}`));

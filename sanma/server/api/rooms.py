@@ -441,6 +441,22 @@ async def reopen_room(code: str, guest: Guest, app: AppServices) -> RoomView:
     return await _view(app, room, guest)
 
 
+@router.post("/{code}/host", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
+async def hand_over(code: str, guest: Guest, app: AppServices, choice: SeatChoice) -> RoomView:
+    """Host only, in the lobby: the guest at ``seat`` becomes the host."""
+
+    def give(room: RoomRecord) -> RoomRecord:
+        _host_only(room, guest)
+        heir = None if choice.seat is None else room.seats[choice.seat].guest_id
+        if heir is None or heir == guest:
+            raise ApiError(409, "no_guest", f"no other guest sits at seat {choice.seat}")
+        return replace(room, host_guest=heir)
+
+    room = await _change(app, code, give)
+    assert room is not None
+    return await _view(app, room, guest)
+
+
 @router.post("/{code}/leave", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
 async def leave_room(code: str, guest: Guest, app: AppServices) -> RoomLeft:
     """Leave the lobby; a leaving host hands the role to the next guest seated after them, and
