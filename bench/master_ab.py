@@ -39,6 +39,7 @@ SWITCHES = {
     "fitted_waits",
     "fitted_loss",
     "call_search",
+    "open_search",
 }
 
 

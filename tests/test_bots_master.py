@@ -495,3 +495,14 @@ def test_call_search_plays_legally_deterministically_and_searches_calls() -> Non
         runs.append((match.events, master.call_searches))
     assert runs[0] == runs[1]
     assert runs[0][1] > 0, "some pon chances came up while nobody threatened"
+
+
+def test_open_search_searches_open_hands_only_when_switched_on() -> None:
+    _, _, off = play_master(101, Rules(length="east"), samples=16)
+    assert off.searches > 0 and off.open_searches == 0  # by default only closed hands are searched
+    runs = []
+    for _ in range(2):
+        match, statuses, on = play_master(101, Rules(length="east"), samples=16, open_search=True)
+        assert match.finished and all(s == "ok" for s in statuses)
+        runs.append((match.events, on.open_searches))
+    assert runs[0] == runs[1] and runs[0][1] > 0, "open hands' close discards were searched"

@@ -118,6 +118,7 @@ class MasterBot(ExpertBot):
         fitted_loss: bool = False,
         typical: float = TYPICAL_DANGER,
         call_search: bool = False,
+        open_search: bool = False,
     ) -> None:
         super().__init__(seat, seed)
         self.rng = random.Random(seed)
@@ -147,7 +148,10 @@ class MasterBot(ExpertBot):
         self.typical = typical  # deal-in chance of an average discard while pushing on
         # While nobody threatens, settle pon or pass over the same futures as the discards.
         self.call_search = call_search
+        # Search the close discards of an open hand too (yaku-less completions score nothing).
+        self.open_search = open_search
         self.searches = 0  # decisions settled by search (for benchmarks and tests)
+        self.open_searches = 0  # ... of them, with an open hand
         self.call_searches = 0  # pon-or-pass decisions searched
         self._opps: list[Threat] = []
         self._shanten_of: dict[TileKind, int] = {}
@@ -302,7 +306,7 @@ class MasterBot(ExpertBot):
         """The Expert's discard, or a close rival the search shows to be better."""
         w = self._weights(k, opps, w)
         expert = super()._best_discard(k, legal, options, opps, w)
-        if not k.closed or self.samples <= 0:
+        if (not k.closed and not self.open_search) or self.samples <= 0:
             return expert
         if not (self.pressed_search if self.pressed else self.calm_search):
             return expert
@@ -312,6 +316,7 @@ class MasterBot(ExpertBot):
         if len(kinds) < 2:
             return expert
         self.searches += 1
+        self.open_searches += not k.closed
         setup, futures = self._futures(k)
         utility: dict[TileKind, list[float]] = {}
         if self.pressed:
