@@ -183,16 +183,26 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
         page.close()
 
 
-def test_the_host_hands_the_role_to_a_friend(browser: Browser, live: LiveServer) -> None:
+def lobby_with_a_friend(
+    browser: Browser, live: LiveServer, friend_lang: str, friend_name: str | None = None
+) -> tuple[Page, Page]:
+    """A host (desktop, English) who created a room, and a friend (phone) who opened its link."""
     host = open_page(browser, live, DESKTOP, lang="en")
     host.wait_for_selector("[data-room-cmd=open]")
     host.click("[data-room-cmd=open]")
     host.click("[data-room-cmd=create]")
     link = host.input_value("#room-link")
-    friend = open_page(browser, live, PHONE, lang="id")
+    friend = open_page(browser, live, PHONE, lang=friend_lang)
     friend.wait_for_selector("[data-room-cmd=open]")
+    if friend_name is not None:
+        set_name(friend, friend_name)
     friend.goto(link)
     friend.wait_for_selector("#room-code-shown")
+    return host, friend
+
+
+def test_the_host_hands_the_role_to_a_friend(browser: Browser, live: LiveServer) -> None:
+    host, friend = lobby_with_a_friend(browser, live, "id")
     assert friend.locator("[data-room-cmd=start]").count() == 0
     heir = host.locator('[data-room-cmd=make-host][data-seat="1"]')
     heir.wait_for()
@@ -209,16 +219,7 @@ def test_the_host_hands_the_role_to_a_friend(browser: Browser, live: LiveServer)
 
 
 def test_the_host_removes_a_friend_who_is_told_and_cannot_join_again(browser: Browser, live: LiveServer) -> None:
-    host = open_page(browser, live, DESKTOP, lang="en")
-    host.wait_for_selector("[data-room-cmd=open]")
-    host.click("[data-room-cmd=open]")
-    host.click("[data-room-cmd=create]")
-    link = host.input_value("#room-link")
-    friend = open_page(browser, live, PHONE, lang="en")
-    friend.wait_for_selector("[data-room-cmd=open]")
-    set_name(friend, HOSTILE_NAME)
-    friend.goto(link)
-    friend.wait_for_selector("#room-code-shown")
+    host, friend = lobby_with_a_friend(browser, live, "en", HOSTILE_NAME)
     assert friend.locator("[data-room-cmd=remove-guest]").count() == 0  # only the host may remove
 
     remove = host.locator('[data-room-cmd=remove-guest][data-seat="1"]')

@@ -490,25 +490,32 @@ async def settle(until: Any, timeout: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def rebuild_on(host: RoomHost, owned: FakeRoom) -> list[FakeRoom]:
+    """Bind ``host`` to take ``owned``'s room over as a fresh fake "rebuilt from the log" (or
+    relay to it while another process holds it); the rooms it rebuilt, in order."""
+    rebuilt: list[FakeRoom] = []
+
+    async def takeover(match_id: str) -> Any:
+        if await host.claim(match_id):
+            room = FakeRoom(match_id, frames=len(owned.log))
+            host.serve(room)
+            rebuilt.append(room)
+            return room
+        return await host.remote(owned.record, owned.v)
+
+    async def lost(_match_id: str) -> None:
+        return None
+
+    host.bind(takeover, lost)
+    return rebuilt
+
+
 def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
     async def main() -> None:
         bus = MemoryBus()
         a, b = RoomHost(bus, "a", lease_ttl_s=0.3), RoomHost(bus, "b", lease_ttl_s=0.3)
         owned = FakeRoom("m1", frames=3)
-        rebuilt: list[FakeRoom] = []
-
-        async def takeover_b(match_id: str) -> Any:
-            if await b.claim(match_id):
-                room = FakeRoom(match_id, frames=len(owned.log))  # "rebuilt from the log"
-                b.serve(room)
-                rebuilt.append(room)
-                return room
-            return await b.remote(owned.record, owned.v)
-
-        async def lost(_match_id: str) -> None:
-            return None
-
-        b.bind(takeover_b, lost)
+        rebuilt = rebuild_on(b, owned)
         assert await a.claim("m1") and not await b.claim("m1")
         a.serve(owned)
         assert await bus.members(LIVE_ROOMS) == {"m1"}
@@ -553,19 +560,7 @@ def test_a_spectator_watches_through_a_remote_room_and_keeps_watching_after_a_fa
         bus = MemoryBus()
         a, b = RoomHost(bus, "a", lease_ttl_s=0.3), RoomHost(bus, "b", lease_ttl_s=0.3)
         owned = FakeRoom("m3", frames=2)
-        rebuilt: list[FakeRoom] = []
-
-        async def takeover_b(match_id: str) -> Any:
-            assert await b.claim(match_id)
-            room = FakeRoom(match_id, frames=len(owned.log))
-            b.serve(room)
-            rebuilt.append(room)
-            return room
-
-        async def lost(_match_id: str) -> None:
-            return None
-
-        b.bind(takeover_b, lost)
+        rebuilt = rebuild_on(b, owned)
         assert await a.claim("m3")
         a.serve(owned)
         remote = await b.remote(owned.record, owned.v)

@@ -197,8 +197,7 @@ class MasterBot(ExpertBot):
         for option in options:
             if option is first:
                 continue
-            gap, se = paired_gap(option[1], first[1])
-            gap -= option[2] - first[2] + CONFIDENCE * se + SWITCH_COST
+            gap = beyond_noise(*paired_gap(option[1], first[1]), option[2] - first[2])
             if gap > best_gap:
                 chosen, best_gap = option, gap
         return chosen[0]
@@ -352,7 +351,7 @@ class MasterBot(ExpertBot):
         gap, se = paired_gap(mine, theirs)
         # Folding is always possible: a push worth less than nothing is worth nothing.
         gap = max(mean_mine, 0.0) - max(mean_theirs, 0.0) if mean_mine <= 0 or mean_theirs <= 0 else gap
-        return gap - (cand.risk - rival.risk) - CONFIDENCE * se - SWITCH_COST
+        return beyond_noise(gap, se, cand.risk - rival.risk)
 
     def _call(self, k: Knowledge, legal: LegalActions, opps: list[Threat], w: Weights) -> Action:
         return super()._call(k, legal, opps, self._weights(k, opps, w))
@@ -472,6 +471,12 @@ class MasterBot(ExpertBot):
             hazard=self.hazard,
             red_fives=k.red_fives,
         )
+
+
+def beyond_noise(gap: float, se: float, extra_risk: float) -> float:
+    """How far a searched rival beats the Expert's choice once its extra danger now, two
+    standard errors of the paired gap and the policy's crudeness are paid (<= 0: keep it)."""
+    return gap - extra_risk - CONFIDENCE * se - SWITCH_COST
 
 
 def all_last(view: SeatView) -> bool:

@@ -120,6 +120,7 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
 ]
 # FastAPI's Swagger page loads its script and style from a CDN: it gets no content policy.
 _NO_CSP_PATHS = ("/api/docs",)
+_WITH_CSP = [*SECURITY_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
 
 
 class SecurityHeaders:
@@ -132,9 +133,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = list(SECURITY_HEADERS)
-        if not str(scope.get("path", "")).startswith(_NO_CSP_PATHS):
-            extra.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
+        extra = SECURITY_HEADERS if str(scope.get("path", "")).startswith(_NO_CSP_PATHS) else _WITH_CSP
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -285,17 +285,23 @@ async function join(code) {
   const clean = (code || "").trim().toUpperCase();
   if (!clean) return;
   room.view = "home";
-  const joined = await call("POST", `/${encodeURIComponent(clean)}/join`);
-  if (joined.status === 409 && joined.data.error === "room_started") {
-    // Playing without this guest: offer to watch it (a hand behind).
-    const seen = await call("GET", `/${encodeURIComponent(clean)}`);
+  await roomCall(clean, "join");
+}
+
+/** `POST /{code}/{op}` (join, reopen) and show the room.  A match already started shows it
+ * instead: this guest's seat goes straight into it, anyone else may watch (a hand behind). */
+async function roomCall(code, op) {
+  const path = `/${encodeURIComponent(code)}`;
+  const answered = await call("POST", `${path}/${op}`);
+  if (answered.status === 409 && answered.data.error === "room_started") {
+    const seen = await call("GET", path);
     if (seen.status === 200 && seen.data.match) {
       room.error = "";
       showLobby(seen.data);
       return;
     }
   }
-  const data = await answer(Promise.resolve(joined));
+  const data = await answer(Promise.resolve(answered));
   if (data) showLobby(data);
 }
 
@@ -494,18 +500,7 @@ export async function backToRoom() {
     render();
     return;
   }
-  const path = `/${encodeURIComponent(code)}`;
-  const reopened = await call("POST", `${path}/reopen`);
-  if (reopened.status === 409 && reopened.data.error === "room_started") {
-    // The host already started the rematch: straight into it.
-    const seen = await call("GET", path);
-    if (seen.status === 200) {
-      showLobby(seen.data);
-      return;
-    }
-  }
-  const data = await answer(Promise.resolve(reopened));
-  if (data) showLobby(data);
+  await roomCall(code, "reopen");
 }
 
 export function roomLeave() {

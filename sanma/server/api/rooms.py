@@ -251,6 +251,21 @@ async def _change(app: Services, code: str, change: Callable[[RoomRecord], RoomR
     raise ApiError(409, "busy", "the room kept changing; try again")
 
 
+async def _changed_view(app: Services, code: str, guest: str, change: Callable[[RoomRecord], RoomRecord]) -> RoomView:
+    """Apply ``change`` (one that never deletes the room) and answer the room as ``guest`` sees it."""
+    room = await _change(app, code, change)
+    assert room is not None
+    return await _view(app, room, guest)
+
+
+def _other_guest(room: RoomRecord, seat: int | None, guest: str) -> str:
+    """The guest at ``seat`` when it is not ``guest`` (409 ``no_guest``: empty, a bot, oneself)."""
+    sitting = None if seat is None else room.seats[seat].guest_id
+    if sitting is None or sitting == guest:
+        raise ApiError(409, "no_guest", f"no other guest sits at seat {seat}")
+    return sitting
+
+
 def _in_lobby(room: RoomRecord) -> None:
     if room.status != "lobby":
         raise ApiError(409, "room_started", "the room's match has started")
@@ -331,9 +346,7 @@ async def join_room(
             raise ApiError(409, "seat_taken", f"seat {seat} is taken")
         return room.with_seat(seat, Seat(guest, None))
 
-    room = await _change(app, code, sit)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, sit)
 
 
 @router.post("/{code}/seat", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -351,9 +364,7 @@ async def move_seat(code: str, guest: Guest, app: AppServices, choice: SeatChoic
             raise ApiError(409, "seat_taken", f"seat {choice.seat} is taken")
         return room.with_seat(mine, EMPTY).with_seat(choice.seat, room.seats[mine])
 
-    room = await _change(app, code, move)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, move)
 
 
 @router.post("/{code}/options", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -369,9 +380,7 @@ async def change_options(code: str, guest: Guest, app: AppServices, change: Opti
             options["red_fives"] = change.red_fives
         return replace(room, options=options)
 
-    room = await _change(app, code, apply)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, apply)
 
 
 @router.post("/{code}/bots", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -384,9 +393,7 @@ async def add_bot(code: str, guest: Guest, app: AppServices, choice: BotChoice) 
             raise ApiError(409, "seat_taken", f"seat {choice.seat} is taken")
         return room.with_seat(choice.seat, Seat(None, choice.level))
 
-    room = await _change(app, code, add)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, add)
 
 
 @router.delete("/{code}/bots/{seat}", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -399,9 +406,7 @@ async def remove_bot(code: str, seat: Annotated[int, Path(ge=0, le=2)], guest: G
             raise ApiError(409, "no_bot", f"no bot sits at seat {seat}")
         return room.with_seat(seat, EMPTY)
 
-    room = await _change(app, code, remove)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, remove)
 
 
 @router.delete("/{code}/seats/{seat}", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -411,14 +416,10 @@ async def remove_guest(code: str, seat: Annotated[int, Path(ge=0, le=2)], guest:
 
     def remove(room: RoomRecord) -> RoomRecord:
         _host_only(room, guest)
-        sitting = room.seats[seat].guest_id
-        if sitting is None or sitting == guest:
-            raise ApiError(409, "no_guest", f"no other guest sits at seat {seat}")
+        _other_guest(room, seat, guest)
         return room.without_guest(seat)
 
-    room = await _change(app, code, remove)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, remove)
 
 
 @router.post("/{code}/reopen", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -436,9 +437,7 @@ async def reopen_room(code: str, guest: Guest, app: AppServices) -> RoomView:
             raise ApiError(409, "room_started", "the room's match is still being played")
         return replace(room, status="lobby", match_id=None)
 
-    room = await _change(app, code, reopen)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, reopen)
 
 
 @router.post("/{code}/host", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
@@ -447,14 +446,9 @@ async def hand_over(code: str, guest: Guest, app: AppServices, choice: SeatChoic
 
     def give(room: RoomRecord) -> RoomRecord:
         _host_only(room, guest)
-        heir = None if choice.seat is None else room.seats[choice.seat].guest_id
-        if heir is None or heir == guest:
-            raise ApiError(409, "no_guest", f"no other guest sits at seat {choice.seat}")
-        return replace(room, host_guest=heir)
+        return replace(room, host_guest=_other_guest(room, choice.seat, guest))
 
-    room = await _change(app, code, give)
-    assert room is not None
-    return await _view(app, room, guest)
+    return await _changed_view(app, code, guest, give)
 
 
 @router.post("/{code}/leave", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
