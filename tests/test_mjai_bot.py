@@ -267,3 +267,73 @@ def test_cli_runs_and_exits_cleanly_at_end_of_input() -> None:
         [PYTHON, "-m", "sanma", "mjai-bot", "--level", "grandmaster"], capture_output=True, text=True, check=False
     )
     assert unknown.returncode != 0 and "unknown level" in unknown.stderr
+
+
+class Kanner(Player):
+    """Declares every kan it may (closed, added or open), else lets the drawn tile go."""
+
+    name = "kanner"
+
+    def decide(self, legal: LegalActions) -> Action:
+        for action in legal:
+            if type(action).__name__ == "Kan":
+                return action
+        assert legal.default is not None
+        return legal.default
+
+
+def _kan_stream_start(hand: list[str]) -> list[dict[str, Any]]:
+    hidden = ["?"] * 13
+    return [
+        {"type": "start_game"},
+        {
+            "type": "start_kyoku", "bakaze": "E", "kyoku": 1, "honba": 0, "kyotaku": 0, "oya": 0,
+            "dora_marker": "3s", "scores": [35000, 35000, 35000], "tehais": [hand, hidden, hidden],
+        },
+    ]  # fmt: skip
+
+
+HAND = ["1p", "1p", "1p", "4p", "6p", "8p", "2s", "4s", "6s", "8s", "E", "S", "W"]
+
+
+def test_no_answer_but_none_to_the_kan_dora_after_its_own_closed_kan() -> None:
+    stream = [
+        *_kan_stream_start(HAND),
+        {"type": "tsumo", "actor": 0, "pai": "1p"},
+        {"type": "ankan", "actor": 0, "consumed": ["1p", "1p", "1p", "1p"]},
+        {"type": "dora", "dora_marker": "7s"},
+        {"type": "tsumo", "actor": 0, "pai": "9p"},
+        {"type": "dahai", "actor": 0, "pai": "9p", "tsumogiri": True},
+    ]
+    session = MjaiBotSession(lambda seat: Kanner(seat), PRESETS["tenhou"])
+    answers = [session.answer_event(obj)["type"] for obj in stream]
+    assert answers == ["none", "none", "ankan", "none", "none", "dahai", "none"]
+    assert session.errors == 0
+
+
+@pytest.mark.parametrize("dora_after", ["tsumo", "nothing"])
+def test_a_kan_dora_after_the_replacement_draw_is_answered_none(dora_after: str) -> None:
+    """An open kan's dora arrives after the replacement draw (riichienv sends it there): the
+    dahai answers the ``tsumo``; the ``dora`` that follows gets ``none``, framed per event,
+    and a batch ending with it still gets the dahai (the decision the batch cued)."""
+    start = [
+        *_kan_stream_start(HAND),
+        {"type": "tsumo", "actor": 0, "pai": "9s"},
+        {"type": "dahai", "actor": 0, "pai": "9s", "tsumogiri": True},
+        {"type": "tsumo", "actor": 1, "pai": "?"},
+        {"type": "dahai", "actor": 1, "pai": "1p", "tsumogiri": False},
+    ]
+    kan = [
+        {"type": "daiminkan", "actor": 0, "target": 1, "pai": "1p", "consumed": ["1p", "1p", "1p"]},
+        {"type": "tsumo", "actor": 0, "pai": "9p"},
+        {"type": "dora", "dora_marker": "7s"},
+    ]
+    per_event = MjaiBotSession(lambda seat: Kanner(seat), PRESETS["tenhou"])
+    answers = [per_event.answer_event(obj)["type"] for obj in start + kan]
+    assert answers[-4:] == ["daiminkan", "none", "dahai", "none"], answers
+    batched = MjaiBotSession(lambda seat: Kanner(seat), PRESETS["tenhou"])
+    assert batched.answer_line(json.dumps(start))["type"] == "daiminkan"
+    tail = kan if dora_after == "tsumo" else kan[:2]
+    answer = batched.answer_line(json.dumps(tail))
+    assert answer["type"] == "dahai" and answer["pai"] == "9p", answer
+    assert per_event.errors == 0 and batched.errors == 0

@@ -98,16 +98,28 @@ class MjaiBotSession:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             return self._fail(f"not JSON: {exc.msg}: {line.strip()[:200]}")
-        events = data if isinstance(data, list) else [data]
-        if not events:
+        if not isinstance(data, list):
+            return self.answer_event(data)
+        if not data:
             return dict(NONE)
-        answer: MjaiEvent = dict(NONE)
-        for obj in events:
-            answer = self.answer_event(obj)
-        return answer
+        # A batch is every event since the last decision: read them all, then answer the
+        # decision one of them cued (a kan dora may come after the cue, never stands for it).
+        before = self._cue()
+        for obj in data[:-1]:
+            self._answer(obj, before, decide=False)
+        return self._answer(data[-1], before)
 
     def answer_event(self, obj: object) -> MjaiEvent:
-        """Take in one mjai event and answer it (``none`` when it asks nothing of the seat)."""
+        """Take in one mjai event and answer it: ``none`` unless the event itself cues a
+        decision of the seat.  A ``dora`` after one's own kan is no cue: the decision was
+        the replacement ``tsumo``'s, and it has been answered."""
+        return self._answer(obj, self._cue())
+
+    def _cue(self) -> Cue | None:
+        return self.legality.cue if self.legality is not None else None
+
+    def _answer(self, obj: object, before: Cue | None, decide: bool = True) -> MjaiEvent:
+        """Read ``obj``; answer the seat's decision if one was cued since ``before``."""
         try:
             if not isinstance(obj, Mapping):
                 raise MjaiError(f"an event is a JSON object, not {type(obj).__name__}")
@@ -115,7 +127,7 @@ class MjaiBotSession:
                 self._new_match()
             for event in self.reader.read(obj):
                 self._take(event)
-            return self._decide(obj)
+            return self._decide(obj, before) if decide else dict(NONE)
         except Exception as exc:  # a bad line (or a failing bot) must never stop the stream
             return self._fail(f"{type(exc).__name__}: {exc} (event {json.dumps(obj)[:200]})")
 
@@ -145,7 +157,7 @@ class MjaiBotSession:
 
     # -- decisions -------------------------------------------------------------------------
 
-    def _decide(self, obj: Mapping[str, Any]) -> MjaiEvent:
+    def _decide(self, obj: Mapping[str, Any], before: Cue | None) -> MjaiEvent:
         player, legality = self.player, self.legality
         if player is None or legality is None:
             return dict(NONE)
@@ -153,10 +165,10 @@ class MjaiBotSession:
         if obj.get("type") == "reach" and obj.get("actor") == seat:
             return self._riichi_discard(player, legality)
         cue = legality.cue
-        if cue is None:
-            return dict(NONE)
+        if cue is None or cue is before:
+            return dict(NONE)  # no decision, or one already cued (and answered) before this event
         if self._last is not None and self._last[0] is cue:
-            return self._last[1]  # the same decision again (a kan dora arrived after a kita or kan)
+            return self._last[1]  # the same decision asked again
         legal = self._legal(obj, legality)
         if not len(legal):
             return dict(NONE)
