@@ -53,7 +53,6 @@ from sanma.engine.settlement import nagashi_deltas, noten_deltas, win_deltas
 from sanma.engine.shanten import is_complete, waits
 from sanma.engine.tiles import (
     DRAGON_KINDS,
-    NORTH,
     WIND_KINDS,
     Tile,
     TileKind,
@@ -94,7 +93,7 @@ class KyokuResult:
     next_honba: int
     deposits_left: int
     wins: tuple[WinRecord, ...] = ()
-    reason: str | None = None  # exhaustive | nine_terminals | four_kans
+    reason: str | None = None  # exhaustive | nagashi | nine_terminals | four_kans
     tenpai: tuple[int, ...] = ()
     nagashi: tuple[int, ...] = ()
 
@@ -516,9 +515,7 @@ class Kyoku:
 
     def _declare_kita(self, seat: int) -> None:
         self._reveal_pending_dora()
-        drawn = self._drawn
-        norths = sorted(t for t in self._hands[seat] if kind_of(t) == NORTH)
-        tile = drawn if drawn is not None and kind_of(drawn) == NORTH else norths[0]
+        tile = legality.kita_tile(self._hands[seat], self._drawn)
         self._note_declined_draw(seat, tile)
         self._hands[seat].remove(tile)
         self._kita[seat].append(tile)
@@ -689,7 +686,7 @@ class Kyoku:
             dealer_repeats=self.dealer in tenpai,
             next_honba=self.honba + 1,
             deposits_left=self._deposits,
-            reason="exhaustive",
+            reason="nagashi" if nagashi else "exhaustive",
             tenpai=tenpai,
             nagashi=nagashi,
         )

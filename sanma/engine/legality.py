@@ -423,6 +423,23 @@ def can_kita(f: SeatFacts) -> bool:
     return any(kind_of(t) == NORTH for t in f.hand)
 
 
+def kita_tile(hand: Iterable[Tile], drawn: Tile | None) -> Tile:
+    """Which physical North a kita sets aside: the one just drawn, else the lowest-numbered
+    North in hand.  The engine and every log reader use this one rule, so a replayed log
+    names the same tiles as the game (a North kept and a fresh one set aside, or the
+    other way round, makes no difference to the rules but must to a tile-exact replay).
+
+    >>> kita_tile([92, 95, 3], 95), kita_tile([93, 92, 3], 3)
+    (95, 92)
+    """
+    if drawn is not None and kind_of(drawn) == NORTH:
+        return drawn
+    norths = [t for t in hand if kind_of(t) == NORTH]
+    if not norths:
+        raise ValueError("no North to set aside")
+    return min(norths)
+
+
 def four_kan_abort_pending(kan_owners: Sequence[int]) -> bool:
     """Four kans by more than one seat: the next discard aborts the hand unless ronned."""
     return len(kan_owners) == MAX_KANS and len(set(kan_owners)) > 1

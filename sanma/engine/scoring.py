@@ -33,6 +33,7 @@ from sanma.engine.tiles import (
 )
 from sanma.engine.yaku import (
     PACKED_UNIT,
+    YAKUMAN_NAMES,
     Candidate,
     HandFacts,
     Parts,
@@ -114,6 +115,11 @@ class Score:
     # ``reading`` turns it into a ``Reading`` on demand (kept raw because most callers never
     # look at it and building it costs time).
     detail: tuple[object, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def counted_yakuman(self) -> bool:
+        """A yakuman by count (13 han or more of normal yaku and dora), not by a yakuman yaku."""
+        return self.yakuman > 0 and not any(name in YAKUMAN_NAMES for name, _ in self.yaku)
 
     @property
     def reading(self) -> Reading | None:

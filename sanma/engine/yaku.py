@@ -131,6 +131,9 @@ _CLI_ORDER: Final = (
     "chiihou",
 )
 ORDER: Final = {name: i for i, name in enumerate(_CLI_ORDER)}
+BONUS_NAMES: Final = frozenset({"dora", "ura_dora", "red_dora", "kita"})
+YAKUMAN_NAMES: Final = frozenset(_CLI_ORDER) - set(HAN) - BONUS_NAMES
+"""The yakuman ids: a true yakuman lists only these; a counted yakuman (13+ han) none."""
 
 _DRAGON_YAKU: Final = {WHITE: ("yakuhai_white", 1), GREEN: ("yakuhai_green", 1), RED: ("yakuhai_red", 1)}
 _TH: Final = tuple(k in TERMINAL_HONOR_KINDS for k in range(KIND_COUNT))

@@ -43,6 +43,7 @@ from sanma.engine.events import (
     TileDrawn,
 )
 from sanma.engine.hand import Meld, MeldType
+from sanma.engine.legality import kita_tile
 from sanma.engine.match import rank, standings
 from sanma.engine.rules import DEFAULT, Rules
 from sanma.engine.scoring import Payments, Score
@@ -530,10 +531,19 @@ class MjaiReader:
 
     def _kita(self, obj: Mapping[str, Any]) -> KitaDeclared:
         seat = _seat_field(obj, "actor")
-        drawn = self._drawn if seat == self.seat else None
-        tile = self._take(seat, obj.get("pai", "N"), prefer=drawn)
-        if kind_of(tile) != NORTH:
+        name = obj.get("pai", "N")
+        if name != "N":
             raise MjaiError("kita sets aside a North")
+        if seat == self.seat:
+            # The same physical North the engine sets aside (the drawn one, else the lowest).
+            if not any(kind_of(t) == NORTH for t in self._hand):
+                raise MjaiError(f"seat {seat} has no N in hand")
+            tile = kita_tile(self._hand, self._drawn)
+            self._hand.remove(tile)
+            if tile == self._drawn or self._drawn not in self._hand:
+                self._drawn = None
+        else:
+            tile = self._fresh(name)
         self._offer = (seat, tile)
         self._replacement.add(seat)
         return KitaDeclared(seat, tile)

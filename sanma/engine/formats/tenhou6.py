@@ -39,9 +39,10 @@ from sanma.engine.events import (
 )
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import Kyoku, KyokuResult, WinRecord
+from sanma.engine.legality import kita_tile
 from sanma.engine.rules import Rules, preset
 from sanma.engine.scoring import Score
-from sanma.engine.tiles import EAST, KIND_COUNT, P5, S5, Tile, TileKind, kind_of
+from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, P5, S5, Tile, TileKind, kind_of
 from sanma.engine.wall import Deal
 
 SEATS: Final = 3
@@ -176,7 +177,7 @@ class RecordedWin:
     pao_seat: int
     han: int  # sum of the yaku han; 13 x multiplier for a true yakuman
     fu: int  # 0 when the text shows no fu (mangan and above)
-    yakuman: int  # multiplier of a true yakuman, else 0
+    yakuman: int  # multiplier of a true yakuman, 1 for a counted one (13+ han), else 0
     limit: str  # none mangan haneman baiman sanbaiman yakuman
     payment: RecordedPayment
     points_text: str
@@ -414,8 +415,14 @@ def _parse_win(deltas: object, info: object, dealer: int, err: _Err) -> Recorded
             yakuman_names += 1
         else:
             yaku.append((m.group(1), int(m.group(2))))
-    yakuman = _yakuman_multiple(payment, seat == dealer) if yakuman_names else 0
-    han = 13 * yakuman if yakuman else sum(h for _, h in yaku)
+    if yakuman_names:
+        yakuman = _yakuman_multiple(payment, seat == dealer)
+        han = 13 * yakuman
+    else:
+        # A counted yakuman (13 han or more) lists its normal yaku with their han under a
+        # yakuman limit word: one yakuman, its real han.
+        yakuman = 1 if limit == "yakuman" else 0
+        han = sum(h for _, h in yaku)
     return RecordedWin(seat, from_seat, pao, han, fu, yakuman, limit, payment, text, tuple(yaku), d)
 
 
@@ -529,7 +536,10 @@ class _Sim:
         entry = self.discards[seat][i]
         self.ptr[seat] += 1
         if entry == KITA_CODE:
-            self.take_from_hand(seat, 44, pos)
+            # The same physical North the engine sets aside (the drawn one, else the lowest).
+            if not any(kind_of(t) == NORTH for t in self.hands[seat]):
+                raise self.stuck(f"seat {seat} has no North to set aside", pos)
+            self.hands[seat].remove(kita_tile(self.hands[seat], drawn))
             self.actions.append((seat, Kita()))
             return "kita", seat, None
         if isinstance(entry, str) and entry.startswith("r"):
@@ -615,6 +625,12 @@ class _Sim:
             return self.act(seat, None)
         self.actions.append((seat, Kan(kind)))
         self.melds[seat].append(("kan", kind))
+        if i == len(self.discards[seat]) and i + 2 == len(self.draws[seat]):
+            # The replacement draw is the seat's last entry and wins: some writers leave the
+            # open kan's 0 out, since no discard follows at all.  Read it as if it were there.
+            self.discards = tuple(
+                (*d, DAIMINKAN_PLACEHOLDER) if s == seat else d for s, d in enumerate(self.discards)
+            )
         if i >= len(self.discards[seat]) or self.discards[seat][i] != DAIMINKAN_PLACEHOLDER:
             raise self.stuck("an open kan must be followed by a 0 in discards", f"seat {seat} discards[{i}]")
         self.ptr[seat] += 1
@@ -959,6 +975,7 @@ def yaku_texts(score: Score, seat_wind: TileKind, round_wind: TileKind, *, kita_
     ``kita_apart`` writes it as ``抜きドラ`` and the winds as ``役牌:自風牌``/``役牌:場風牌``,
     the way Mahjong Soul conversions do."""
     han = dict(score.yaku)
+    true_yakuman = score.yakuman > 0 and not score.counted_yakuman
     if not kita_apart and han.get("kita"):
         han["dora"] = han.get("dora", 0) + han.pop("kita")
     out = []
@@ -970,7 +987,7 @@ def yaku_texts(score: Score, seat_wind: TileKind, round_wind: TileKind, *, kita_
             text = f"{text} {_WIND_TEXT[seat_wind - EAST]}"
         elif name == "round_wind":
             text = f"{text} {_WIND_TEXT[round_wind - EAST]}"
-        if score.yakuman:
+        if true_yakuman:
             out.append(f"{text}(役満)")
         elif han[name]:
             out.append(f"{text}({han[name]}飜)")
@@ -1052,7 +1069,8 @@ def export_hand(events: Sequence[KyokuEvent], rules: Rules, *, sort_haipai: bool
                 ura = [code(t) for t in event.ura_indicators]
             result += _won_entry(event, start, rules)
         elif isinstance(event, HandDrawn):
-            result = [_REASON_TEXT.get(event.reason, "流局"), [*event.deltas, 0]]
+            reason = "nagashi" if event.nagashi else event.reason
+            result = [_REASON_TEXT.get(reason, "流局"), [*event.deltas, 0]]
         elif isinstance(event, HandAborted):
             result = [_REASON_TEXT.get(event.reason, event.reason)]
     if result and isinstance(result[0], list):
