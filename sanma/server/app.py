@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sanma.bots.registry import make_bot
-from sanma.server.api import accounts, history, practice, shop
+from sanma.server.api import accounts, history, practice, replays, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
 from sanma.server.rooms import RoomHost, RoomRegistry
@@ -93,6 +93,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.include_router(accounts.router)
     app.include_router(shop.router)
     app.include_router(history.router)
+    app.include_router(replays.router)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
@@ -102,7 +103,9 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
     app.add_middleware(SecurityHeaders)
     # Outermost, so that an oversized body is refused before anything reads it.
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(
+        BodyLimit, max_bytes=MAX_BODY_BYTES, wider=dict.fromkeys(replays.LOG_PATHS, replays.LOG_MAX_BYTES)
+    )
     return app
 
 
@@ -180,13 +183,17 @@ class BodyLimit:
     """Refuse HTTP request bodies over ``max_bytes`` with 413 (``too_large``), whether the
     client announced the length or not (pure ASGI, so WebSockets pass untouched)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, wider: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.wider = wider or {}  # paths whose body is a file (an opened replay log): their own limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope["path"] in self.wider:
+            await BodyLimit(self.app, self.wider[scope["path"]])(scope, receive, send)
             return
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
-from sanma.store.tables import match_events, match_players, matches
+from sanma.store.tables import accounts, match_events, match_players, match_shares, matches, saved_logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,3 +194,128 @@ def latest_playing(engine: Engine, guest_id: str) -> str | None:
             .order_by(matches.c.created_at.desc())
         ).first()
     return None if row is None else str(row[0])
+
+
+# -- shared replays and saved logs (migration 0007) ------------------------------------------
+
+
+def share_match(engine: Engine, match_id: str, guest_id: str) -> str:
+    """The share id of ``guest_id``'s link to ``match_id``, made on the first call (128 random
+    bits: the link is the only key, so it must not be guessable).  Sharing again gives the same
+    link; a race of two first calls keeps one (the unique constraint)."""
+    for _ in range(2):
+        found = _share_of(engine, match_id, guest_id)
+        if found is not None:
+            return found
+        share = secrets.token_hex(16)
+        try:
+            with engine.begin() as conn:
+                conn.execute(
+                    insert(match_shares).values(
+                        id=share, match_id=match_id, guest_id=guest_id, created_at=datetime.now(UTC)
+                    )
+                )
+            return share
+        except IntegrityError:
+            continue  # the other call won: read its id
+    raise RuntimeError("share_match: no row after two tries")
+
+
+def _share_of(engine: Engine, match_id: str, guest_id: str) -> str | None:
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(match_shares.c.id).where(match_shares.c.match_id == match_id, match_shares.c.guest_id == guest_id)
+        ).scalar_one_or_none()
+    return None if found is None else str(found)
+
+
+def unshare_match(engine: Engine, match_id: str, guest_id: str) -> bool:
+    """Stop sharing: the link stops working.  Whether there was one."""
+    with engine.begin() as conn:
+        gone = conn.execute(
+            delete(match_shares).where(match_shares.c.match_id == match_id, match_shares.c.guest_id == guest_id)
+        )
+    return bool(gone.rowcount)
+
+
+def shared_match(engine: Engine, share_id: str) -> tuple[str, str] | None:
+    """``(match_id, guest_id)`` of a share link, or ``None``."""
+    if not share_id or len(share_id) > 32:
+        return None
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(match_shares.c.match_id, match_shares.c.guest_id).where(match_shares.c.id == share_id)
+        ).first()
+    return None if row is None else (str(row[0]), str(row[1]))
+
+
+@dataclass(frozen=True, slots=True)
+class SavedLog:
+    """An opened tenhou.net/6 log a player kept (``log`` is the text as sent)."""
+
+    id: str
+    guest_id: str
+    title: str
+    preset: str
+    log: str
+    created_at: datetime
+
+
+def save_log(engine: Engine, guest_id: str, *, title: str, preset: str, log: str) -> SavedLog:
+    """Keep an opened log in ``guest_id``'s history."""
+    saved = SavedLog(uuid.uuid4().hex, guest_id, title[:200], preset, log, datetime.now(UTC))
+    with engine.begin() as conn:
+        conn.execute(
+            insert(saved_logs).values(
+                id=saved.id, guest_id=guest_id, title=saved.title, preset=preset, log=log, created_at=saved.created_at
+            )
+        )
+    return saved
+
+
+def saved_logs_of(engine: Engine, guest_id: str) -> list[SavedLog]:
+    """The logs ``guest_id`` kept, newest first (the text included)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(saved_logs).where(saved_logs.c.guest_id == guest_id).order_by(saved_logs.c.created_at.desc())
+        ).mappings()
+        return [_saved(row) for row in rows]
+
+
+def saved_log(engine: Engine, log_id: str, guest_id: str) -> SavedLog | None:
+    """One kept log of ``guest_id``, or ``None`` (another player's is ``None`` too)."""
+    if not log_id or len(log_id) > 32:
+        return None
+    with engine.connect() as conn:
+        row = (
+            conn.execute(select(saved_logs).where(saved_logs.c.id == log_id, saved_logs.c.guest_id == guest_id))
+            .mappings()
+            .first()
+        )
+    return None if row is None else _saved(row)
+
+
+def delete_saved_log(engine: Engine, log_id: str, guest_id: str) -> bool:
+    """Forget a kept log; whether it existed."""
+    with engine.begin() as conn:
+        gone = conn.execute(delete(saved_logs).where(saved_logs.c.id == log_id, saved_logs.c.guest_id == guest_id))
+    return bool(gone.rowcount)
+
+
+def _saved(row: Any) -> SavedLog:
+    at = row["created_at"]
+    at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no time zone: it was UTC
+    return SavedLog(row["id"], row["guest_id"], row["title"], row["preset"], row["log"], at)
+
+
+def seat_labels(engine: Engine, match_id: str) -> list[tuple[int, str | None, str | None]]:
+    """``(seat, display name, bot level)`` of each seat of a match (a guest without a chosen
+    name has ``None`` for both)."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(match_players.c.seat, accounts.c.display_name, match_players.c.bot_level)
+            .outerjoin(accounts, accounts.c.guest_id == match_players.c.guest_id)
+            .where(match_players.c.match_id == match_id)
+            .order_by(match_players.c.seat)
+        ).all()
+    return [(int(seat), name, level) for seat, name, level in rows]

@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     false,
 )
 
@@ -154,4 +155,29 @@ rooms = Table(
     Column("version", Integer, nullable=False),  # bumped by every change (optimistic concurrency)
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False, index=True),
+)
+
+# -- replays (issue 12, migration 0007) -------------------------------------------------------
+
+# A match its player chose to share: ``id`` is the unguessable part of the link (secrets).
+match_shares = Table(
+    "match_shares",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("match_id", String(32), ForeignKey("matches.id"), nullable=False),
+    Column("guest_id", String(32), ForeignKey("guests.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("match_id", "guest_id", name="uq_match_shares_match_guest"),
+)
+
+# A tenhou.net/6 log a player opened and chose to keep in their history (stored as sent).
+saved_logs = Table(
+    "saved_logs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("guest_id", String(32), ForeignKey("guests.id"), nullable=False, index=True),
+    Column("title", String(200), nullable=False),
+    Column("preset", String(16), nullable=False),
+    Column("log", Text, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )

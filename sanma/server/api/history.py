@@ -1,4 +1,4 @@
-"""Match history: every finished match of the account, and its log redacted for its seat."""
+"""Match history: every finished match of the account (its replay and downloads: ``replays.py``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from sanma.engine.visibility import redact
-from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
-from sanma.server.codec import event_from_store, event_to_wire, rules_from_json
+from sanma.server.api.deps import ERRORS, AppServices, Guest
 from sanma.store import accounts as store
-from sanma.store import matches as match_store
 
 router = APIRouter(prefix="/api", tags=["history"], responses=ERRORS)
 
@@ -49,15 +46,6 @@ class History(BaseModel):
     matches: list[PastMatch]
 
 
-class Replay(BaseModel):
-    """A match's log as ``seat`` saw it (``visibility.redact``), in the wire form of the socket."""
-
-    match: str
-    seat: int
-    rules: dict[str, Any]
-    events: list[dict[str, Any]]
-
-
 def _pick(values: object, seat: int) -> Any:
     return values[seat] if isinstance(values, list) and 0 <= seat < len(values) else None
 
@@ -90,26 +78,3 @@ async def history(
             )
         )
     return History(matches=out)
-
-
-@router.get("/matches/{match_id}/replay", responses={404: {"description": "`no_match`: not a match of this account"}})
-async def replay(match_id: str, guest: Guest, app: AppServices) -> Replay:
-    """The stored log of a match the account played, redacted for its seat (others' concealed
-    tiles and the seed stay hidden, as they were during play)."""
-
-    def read() -> tuple[int, dict[str, Any], list[dict[str, Any]]] | None:
-        record = match_store.get_match(app.engine, match_id)
-        if record is None:
-            return None
-        seat = store.seat_of(app.engine, match_id, guest)
-        if seat is None:
-            return None
-        return seat, record.rules, match_store.load_events(app.engine, match_id)
-
-    found = await asyncio.to_thread(read)
-    if found is None:
-        raise ApiError(404, "no_match", "no such match for this account")
-    seat, rules, stored = found
-    red = rules_from_json(rules).red_fives
-    events = [event_to_wire(redact(event_from_store(e), seat), red) for e in stored]
-    return Replay(match=match_id, seat=seat, rules=rules, events=events)
