@@ -656,6 +656,13 @@ def test_wait_preview_on_the_first_tap_of_a_touch_screen(browser: Browser, tmp_p
                     page.locator(f"#actions .action-{choice['type']}").first.tap()
                 continue
             before = hand_labels(page)
+            # A mouse resting over another hand tile (a touch laptop, or the spot where an
+            # earlier click left it) gets a hover event when the tap redraws the hand under
+            # it; the tapped tile's preview must still win.
+            other = next(i for i, name in enumerate(names) if name != names[keeping[0]])
+            box = tiles.nth(other).bounding_box()
+            assert box is not None
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             tiles.nth(keeping[0]).tap()
             raised = page.locator(".hand-tile.raised")
             assert raised.count() == 1 and raised.get_attribute("data-tile") == names[keeping[0]]

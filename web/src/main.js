@@ -123,11 +123,16 @@ function cycleSpeed() {
   renderGame();
 }
 
-/** The hand tile being pointed at (hover, keyboard focus, or raised by a first tap). */
+/**
+ * The hand tile being pointed at: raised by a first tap, else hovered or focused. A tap is
+ * the player's choice and wins over a hover: when the tap redraws the hand, the browser sends
+ * a hover event for whatever tile now lies under a mouse that has not moved (a touch laptop's
+ * resting cursor, or where an earlier click left it), and that tile is not the one tapped.
+ */
 function pointedTile() {
   if (!app.state.hand) return null;
   const tiles = myTiles(app.state);
-  const i = app.ui.pointed ?? app.ui.raised;
+  const i = app.ui.raised ?? app.ui.pointed;
   return i !== null && i !== undefined && tiles[i] ? tiles[i].tile : null;
 }
 
