@@ -1,0 +1,104 @@
+"""The expected-value master's models (``sanma.bots.ev_models``) and its program (``sanma.bots.ev``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sanma.bots.ev_models import (
+    DATA,
+    MODEL_NAMES,
+    ModelError,
+    PlacementModel,
+    danger_class,
+    load,
+    models,
+)
+from sanma.bots.heuristics import know
+from sanma.engine.events import HandStarted, MatchStarted, TileDiscarded, TileDrawn
+from sanma.engine.rules import Rules
+from sanma.engine.tiles import parse_tiles
+from sanma.engine.view import SeatView
+
+
+def test_every_parameter_file_loads_with_its_provenance() -> None:
+    for name in MODEL_NAMES:
+        obj = load(name)
+        prov = obj["provenance"]
+        assert prov["command"].startswith("bench/ev_fit.py") and isinstance(prov["seed"], int)
+        assert prov["samples"] >= 1000 and prov["date"]
+    m = models()
+    assert 2000 <= m.placement.sigma <= 16000
+    assert m.placement.hands_left[0] == 0 and m.placement.hands_left == sorted(m.placement.hands_left)
+
+
+def test_a_file_without_provenance_or_a_field_is_refused(tmp_path: Path) -> None:
+    for name in MODEL_NAMES:
+        (tmp_path / f"ev_{name}.json").write_text((DATA / f"ev_{name}.json").read_text())
+    bare = json.loads((tmp_path / "ev_tenpai.json").read_text())
+    del bare["provenance"]["seed"]
+    (tmp_path / "ev_tenpai.json").write_text(json.dumps(bare))
+    with pytest.raises(ModelError, match="provenance"):
+        load("tenpai", tmp_path)
+    (tmp_path / "ev_tenpai.json").write_text((DATA / "ev_tenpai.json").read_text())
+    (tmp_path / "ev_hazard.json").unlink()
+    with pytest.raises(ModelError, match="cannot read"):
+        models(tmp_path)
+
+
+def test_the_tenpai_model_reads_riichi_calls_and_turns() -> None:
+    t = models().tenpai
+    assert t.chance(True, 0, 2, 0) == 1.0
+    assert t.chance(False, 0, 10, 0) < 0.05  # a closed hand without riichi is rarely tenpai in self-play
+    late = [t.chance(False, calls, 12, 1) for calls in (0, 1, 2)]
+    assert late == sorted(late) and late[2] > 0.25
+    assert t.chance(False, 1, 3, 0) < t.chance(False, 1, 12, 0)
+    assert t.at_exhaustive_draw(True, 0) == 1.0 and t.at_exhaustive_draw(False, 0) < t.at_exhaustive_draw(False, 2)
+
+
+def test_the_deal_in_model_ranks_tile_classes() -> None:
+    d = models().dealin
+    assert d.chance("safe", True, False) == 0.0
+    assert d.chance("n4full", True, False) < d.chance("n4none", True, False)
+    assert d.chance("honor1", True, False) < d.chance("n3none", True, False)
+    assert d.value(True, False, True, 0) > d.value(True, False, False, 0)  # a dealer's riichi costs more
+
+
+def test_danger_classes_from_what_the_seat_sees() -> None:
+    view = SeatView(0)
+    view.apply(MatchStarted(seed=1, rules=Rules(), wall_algorithm="x"))
+    hand = tuple(parse_tiles("19m147p258s12345z"))
+    view.apply(HandStarted(1, 0, 0, 0, (35000, 35000, 35000), (hand, (), ()), 0, "", 55))
+    view.apply(TileDrawn(0, hand[0]))
+    k = know(view)
+    p4, s5, east, man1 = 5, 15, 20, 0
+    assert danger_class(k, p4, frozenset()) == "n4none"
+    assert danger_class(k, p4, frozenset({2, 8})) == "n4full"  # 1p and 7p are genbutsu: both suji
+    assert danger_class(k, p4, frozenset({2})) == "n4half"
+    assert danger_class(k, s5, frozenset()) == "n5none"
+    assert danger_class(k, east, frozenset()) == "honor3"
+    assert danger_class(k, man1, frozenset()) == "man1"  # two in hand, one the dora indicator
+    assert danger_class(k, east, frozenset({east})) == "safe"
+    view.apply(TileDiscarded(1, east * 4 + 1, False))  # a copy of East shows: fewer could be held
+    assert danger_class(know(view), east, frozenset()) == "honor2"
+
+
+def test_placement_value_follows_the_scores_and_the_hands_left() -> None:
+    p = models().placement
+    uma, back = Rules().uma, Rules().return_points
+    lead = p.value((45000, 30000, 30000), 0, 4.0, uma, back)
+    even = p.value((35000, 35000, 35000), 0, 4.0, uma, back)
+    behind = p.value((25000, 40000, 40000), 0, 4.0, uma, back)
+    assert lead > even > behind
+    assert sum(p.rank_chances((45000, 30000, 30000), 0, 4.0)) == pytest.approx(1.0)
+    # With no hand left the placement is settled: the uma is certain.
+    assert p.rank_chances((30000, 30100, 44900), 1, 0.0) == (0.0, 1.0, 0.0)
+    assert p.value((30000, 30100, 44900), 1, 0.0, uma, back) == pytest.approx(-4.9 + uma[1])
+    # A small lead matters more at the last hand than with many hands to play.
+    late = p.rank_chances((36000, 34000, 35000), 0, 1.0)[0]
+    early = p.rank_chances((36000, 34000, 35000), 0, 8.0)[0]
+    assert late > early > 1 / 3
+    model = PlacementModel(8000.0, [0.0, 1.0, 2.0])
+    assert model.hands_after(0) == 0.0 and model.hands_after(9) == 2.0
