@@ -6,11 +6,12 @@ import { currentMatch, ensureToken, newToken, startPractice } from "./api.js";
 import { Connection } from "./conn.js";
 import { getLang, loadI18n, setLang, t } from "./i18n.js";
 import { esc, tileHtml } from "./render/common.js";
+import { icon } from "./icons.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
-import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, HOTKEYS, myTiles } from "./render/table.js";
+import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles } from "./render/table.js";
 import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
-import { accountButtonHtml, initAccount } from "./account.js";
+import { accountButtonHtml, initAccount, openAccount } from "./account.js";
 import { syncHistory } from "./history.js";
 import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome } from "./rooms.js";
 
@@ -62,7 +63,7 @@ function renderStart() {
   const fan = ["1z", "0p", "7z", "9m", "5s"].map((x) => tileHtml(x)).join("");
   $("start").innerHTML = `
     <div class="start-card">
-      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">📖 ${esc(t("rules.open"))}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">${icon("book")} ${esc(t("rules.open"))}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
       <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${esc(t("start.tagline"))}</p></div>
       <div class="options">
         ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
@@ -72,7 +73,8 @@ function renderStart() {
         </div>
         ${choiceGroup("level", ["beginner", "normal", "expert", "master"], o.level, "level")}
       </div>
-      <button class="primary play" id="play" data-cmd="play">${esc(t("start.play"))}</button>
+      ${app.resumable ? `<button class="primary resume" id="resume" data-cmd="resume">${icon("resume")} ${esc(t("start.resume"))}</button>` : ""}
+      <button class="primary play${app.resumable ? " second" : ""}" id="play" data-cmd="play">${esc(t("start.play"))}</button>
       ${roomsButtonHtml()}
       <p class="hint">${esc(t("start.hint"))}</p>
       <p class="error" id="start-error" role="alert"></p>
@@ -89,7 +91,8 @@ function show(screen) {
 
 function renderGame() {
   const s = app.state;
-  $("menu-btn").textContent = `☰ ${t("game.menu")}`;
+  $("menu-btn").innerHTML = `${icon("menu")}<span class="label-text">${esc(t("game.menu"))}</span>`;
+  $("menu-btn").setAttribute("aria-label", t("game.menu"));
   $("game-lang").innerHTML = langSwitchHtml();
   $("toggles").innerHTML = speedHtml() + togglesHtml();
   renderMenu();
@@ -103,16 +106,18 @@ function renderGame() {
     $("board").innerHTML = boardHtml(s);
     $("hand").innerHTML = handHtml(s, app.prompt, app.ui);
     $("actions").innerHTML = actionsHtml(actionButtons(app.prompt, app.ui));
-    $("aids").innerHTML = aidsHtml(app.prompt, pointedTile());
+    $("aids").innerHTML = aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state));
   }
   renderOverlay();
 }
 
 function speedHtml() {
   const label = `${t("speed.label")}: ${t(`speed.${app.speed}`)}`;
-  const icon = { normal: "▶", fast: "⏩", instant: "⏭" }[app.speed];
+  // A friend room's pace is the room's: the server takes no speed frame there, so no button.
+  if (inRoom()) return "";
+  const glyph = { normal: "play", fast: "fast", instant: "instant" }[app.speed];
   return `<button type="button" class="toggle speed on" data-cmd="speed" data-speed="${app.speed}" aria-label="${esc(label)}"
-    title="${esc(t("speed.help"))}">${icon} ${esc(t(`speed.${app.speed}`))}</button>`;
+    title="${esc(t("speed.help"))}">${icon(glyph)}<span class="label-text">${esc(t(`speed.${app.speed}`))}</span></button>`;
 }
 
 /** Next bot speed (normal -> fast -> instant -> normal), kept and sent to the match. */
@@ -137,13 +142,15 @@ function pointedTile() {
 }
 
 function renderAids() {
-  if (app.screen === "game" && app.state.hand) $("aids").innerHTML = aidsHtml(app.prompt, pointedTile());
+  if (app.screen === "game" && app.state.hand) $("aids").innerHTML = aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state));
 }
 
-function togglesHtml() {
+function togglesHtml(inMenu = false) {
   return TOGGLES.map((name) => {
     const on = app.toggles[name];
-    return `<button type="button" class="toggle${on ? " on" : ""}" data-toggle="${name}" aria-pressed="${on}"
+    const cls = inMenu ? "menu-toggle" : "toggle";
+    const role = inMenu ? ` role="menuitemcheckbox" aria-checked="${on}"` : ` aria-pressed="${on}"`;
+    return `<button type="button" class="${cls}${on ? " on" : ""}" data-toggle="${name}"${role}
       title="${esc(t(`toggle.${name}.help`))}">${esc(t(`toggle.${name}`))}</button>`;
   }).join("");
 }
@@ -162,7 +169,9 @@ function renderMenu() {
   const menu = $("menu");
   menu.hidden = !app.menuOpen;
   menu.innerHTML = app.menuOpen
-    ? `<button type="button" data-cmd="rules">📖 ${esc(t("menu.rules"))}</button><button type="button" data-cmd="leave">⎋ ${esc(t("menu.leave"))}</button>`
+    ? `<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${esc(t("menu.rules"))}</button>
+      <div class="menu-compact">${togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
+      <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${esc(t("menu.leave"))}</button>`
     : "";
 }
 
@@ -191,7 +200,8 @@ function renderOverlay() {
   const overlay = $("overlay");
   let html = "";
   if (s.ending.length) html = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null);
-  else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat, inRoomMatch());
+  else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules);
+  else if (app.confirmLeave) html = leaveConfirmHtml();
   overlay.hidden = !html;
   if (overlay.dataset.html !== html) {
     overlay.innerHTML = html;
@@ -207,6 +217,8 @@ function renderOverlay() {
 
 function connect(match) {
   if (app.conn) app.conn.close();
+  app.resumable = null;
+  app.confirmLeave = false;
   app.state = newState();
   app.prompt = null;
   app.ui = { riichi: false, raised: null, focus: null };
@@ -356,13 +368,30 @@ document.addEventListener("click", (ev) => {
   } else if (el.dataset.cmd === "leave") {
     app.menuOpen = false;
     renderMenu();
-    if (app.state.matchEnd || confirm(t("game.leave_confirm"))) leaveToStart();
+    if (app.state.matchEnd) leaveToStart();
+    else {
+      app.confirmLeave = true; // asked in the page, not by the browser's confirm()
+      renderOverlay();
+    }
+  } else if (el.dataset.cmd === "resume" && app.resumable) connect(app.resumable);
+  else if (el.dataset.panel === "leave-yes") {
+    app.confirmLeave = false;
+    leaveToStart();
+  } else if (el.dataset.panel === "leave-no") {
+    app.confirmLeave = false;
+    renderOverlay();
+    $("menu-btn").focus();
   } else if (el.dataset.action !== undefined) onButton(Number(el.dataset.action));
   else if (el.dataset.i !== undefined) onTile(Number(el.dataset.i), app.lastPointer || "mouse");
   else if (el.dataset.panel === "next") {
     app.state.ending.shift();
     if (!maybeAuto()) renderGame();
   } else if (el.dataset.panel === "again") leaveToStart();
+  else if (el.dataset.panel === "rematch") rematch();
+  else if (el.dataset.panel === "history") {
+    leaveToStart();
+    openAccount("history"); // the finished match is listed there with its replay
+  }
   else if (el.dataset.panel === "room") {
     leaveToStart();
     backToRoom(); // the room's lobby again, its seats kept, for a rematch
@@ -392,7 +421,24 @@ document.addEventListener("pointerout", (ev) => {
   }
 });
 
+/** The in-page question before leaving a match in play (Escape or Stay keeps playing). */
+function leaveConfirmHtml() {
+  return `<div class="panel confirm" data-testid="leave-confirm" role="alertdialog" aria-modal="true" aria-labelledby="leave-q">
+    <p id="leave-q">${esc(t("game.leave_confirm"))}</p>
+    <div class="panel-foot"><button class="primary" data-panel="leave-no">${esc(t("game.leave_no"))}</button>
+    <button class="ghost" data-panel="leave-yes">${esc(t("game.leave_yes"))}</button></div></div>`;
+}
+
+/** Play again: a new practice match with the same options, straight from the results. */
+async function rematch() {
+  leaveToStart();
+  await onPlay();
+}
+
 function leaveToStart() {
+  // A practice match left in play can be resumed from the start screen.
+  const match = localStorage.getItem(MATCH_KEY);
+  app.resumable = match && app.state.hand && !app.state.matchEnd && !inRoom() ? match : null;
   if (app.conn) app.conn.close();
   roomLeave();
   app.conn = null;
@@ -405,6 +451,11 @@ function leaveToStart() {
 document.addEventListener("keydown", (ev) => {
   if (app.rulesOpen) {
     if (ev.key === "Escape") closeRules();
+    return;
+  }
+  if (app.confirmLeave && ev.key === "Escape") {
+    app.confirmLeave = false;
+    renderOverlay();
     return;
   }
   if (app.screen !== "game" || ev.ctrlKey || ev.metaKey || ev.altKey) return;

@@ -32,6 +32,8 @@ function newHand(e) {
     honba: e.honba,
     deposits: e.deposits,
     scores: [...e.scores],
+    startScores: [...e.scores],
+    endFrom: null,
     handNo: 0,
     dora: [e.dora_indicator],
     tilesLeft: e.live_size,
@@ -110,9 +112,10 @@ export function fold(state, e) {
     case "HandWon":
     case "HandDrawn":
     case "HandAborted":
-      if (e.deltas) e.deltas.forEach((d, s) => (h.scores[s] += d));
-      if (e.type === "HandWon") h.deposits = 0;
-      state.ending.push({ event: e, hand: snapshot(h) });
+      // `from`: the scores this panel's changes count from (the hand's start, so a riichi
+      // stick paid shows; after a double ron's first win, that win's result); `sticks`: the
+      // riichi sticks on the table before this end (a draw carries them over).
+      endFold(state, h, e);
       break;
     case "MatchEnded":
       state.matchEnd = e;
@@ -120,6 +123,15 @@ export function fold(state, e) {
     default:
       break;
   }
+}
+
+function endFold(state, h, e) {
+  const from = h.endFrom || h.startScores;
+  const sticks = h.deposits;
+  if (e.deltas) e.deltas.forEach((d, s) => (h.scores[s] += d));
+  if (e.type === "HandWon") h.deposits = 0;
+  h.endFrom = [...h.scores];
+  state.ending.push({ event: e, hand: snapshot(h), from: [...from], sticks });
 }
 
 function handNumber(state, e, prev) {

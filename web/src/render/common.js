@@ -1,14 +1,16 @@
 // Small DOM helpers shared by the renderers.
 import { tileSvg } from "./tiles.js";
-import { tileName } from "../i18n.js";
+import { getLang, tileName } from "../i18n.js";
 
 export function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Markup of one tile; `cls` adds classes (sideways, called, small ...). */
-export function tileHtml(tile, cls = "") {
-  return `<span class="tile ${cls}" role="img" aria-label="${esc(tileName(tile))}">${tileSvg(tile)}</span>`;
+/** Markup of one tile; `cls` adds classes (sideways, called, small ...), `note` words for
+ * screen readers after its name. */
+export function tileHtml(tile, cls = "", note = "") {
+  const label = note ? `${tileName(tile)}, ${note}` : tileName(tile);
+  return `<span class="tile ${cls}" role="img" aria-label="${esc(label)}">${tileSvg(tile)}</span>`;
 }
 
 export function meldHtml(meld, seat) {
@@ -35,10 +37,22 @@ export function stackedHtml(added, called) {
   return `<span class="kakan-stack">${tileHtml(added, "small sideways added")}${tileHtml(called, "small sideways")}</span>`;
 }
 
+/** The number format of the page's language: 35,000 in English, 35.000 in Indonesian. */
+export function numberLocale() {
+  return getLang() === "id" ? "id-ID" : "en-US";
+}
+
+const formats = new Map();
+function format(n) {
+  const locale = numberLocale();
+  if (!formats.has(locale)) formats.set(locale, new Intl.NumberFormat(locale));
+  return formats.get(locale).format(n);
+}
+
 export function signed(n) {
-  return n > 0 ? `+${n.toLocaleString("en-US")}` : n.toLocaleString("en-US");
+  return n > 0 ? `+${format(n)}` : format(n);
 }
 
 export function points(n) {
-  return n.toLocaleString("en-US");
+  return format(n);
 }

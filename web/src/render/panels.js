@@ -1,23 +1,40 @@
 // The hand-end and match-end panels, built from the events alone.
 import { t, has } from "../i18n.js";
 import { sortTiles } from "../state.js";
-import { esc, meldHtml, points, signed, tileHtml } from "./common.js";
+import { esc, meldHtml, numberLocale, points, signed, tileHtml } from "./common.js";
+import { icon } from "../icons.js";
 import { seatName } from "./table.js";
 
 function yakuName(name) {
   return has(`yaku.${name}`) ? t(`yaku.${name}`) : name.replace(/_/g, " ");
 }
 
-function changesHtml(hand, deltas, me) {
+/** Each seat's change over the hand (`from`: the scores it started from, so a riichi stick
+ * paid and lost shows as -1,000, not as no change) and its new score. */
+function changesHtml(hand, from, me) {
   const rows = [0, 1, 2]
     .map((s) => {
-      const d = deltas ? deltas[s] : 0;
+      const d = hand.scores[s] - (from ? from[s] : hand.scores[s]);
       const cls = d > 0 ? "up" : d < 0 ? "down" : "";
-      return `<tr class="${s === me ? "me" : ""}"><th>${esc(seatName(s, me))}</th>
-        <td class="delta ${cls}">${d ? signed(d) : "±0"}</td><td>${points(hand.scores[s])}</td></tr>`;
+      return `<tr class="${s === me ? "me" : ""}" data-seat="${s}"><th>${esc(seatName(s, me))}</th>
+        <td class="delta ${cls}" data-delta="${d}">${d ? signed(d) : "±0"}</td><td>${points(hand.scores[s])}</td></tr>`;
     })
     .join("");
   return `<table class="changes"><thead><tr><th></th><th>${esc(t("end.change"))}</th><th>${esc(t("end.score"))}</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** "You win on Sari's discard", "Sari wins on your discard", "Kenji wins on Sari's discard". */
+function winTitle(e, me) {
+  const you = e.seat === me;
+  if (e.seat === e.from_seat) return you ? t("end.tsumo_you") : t("end.tsumo_by", { name: seatName(e.seat, me) });
+  if (you) return t("end.ron_you", { from: seatName(e.from_seat, me) });
+  if (e.from_seat === me) return t("end.ron_on_you", { name: seatName(e.seat, me) });
+  return t("end.ron_by", { name: seatName(e.seat, me), from: seatName(e.from_seat, me) });
+}
+
+/** How many sticks: "1 riichi stick" / "2 riichi sticks". */
+function sticksText(key, n) {
+  return t(n === 1 ? `${key}.one` : `${key}.many`, { n, points: points(n * 1000) });
 }
 
 /** One fu item: `reason` is "base", "tsumo", "closed_triplet 9m", "pair 6z", "wait tanki", ... */
@@ -43,7 +60,7 @@ function fuHtml(s) {
 function winHtml(e, hand, me) {
   const s = e.score;
   const tsumo = e.seat === e.from_seat;
-  const title = tsumo ? t("end.tsumo_by", { name: seatName(e.seat, me) }) : t("end.ron_by", { name: seatName(e.seat, me), from: seatName(e.from_seat, me) });
+  const title = winTitle(e, me);
   const tiles = sortTiles(e.hand).map((x) => tileHtml(x)).join("");
   const melds = e.melds.map((m) => meldHtml(m, e.seat)).join("");
   const yaku = s.yaku
@@ -52,21 +69,28 @@ function winHtml(e, hand, me) {
   const limit = s.limit && s.limit !== "none" ? `<span class="limit">${esc(t(`limit.${s.limit}`))}</span>` : "";
   const value = s.yakuman ? esc(t("end.yakuman_x", { n: s.yakuman })) : esc(t("end.han_fu", { han: s.han, fu: s.fu }));
   const pay = s.payments || {};
-  const payText = tsumo
-    ? t("end.pay_tsumo", { dealer: points(pay.dealer || 0), other: points(pay.non_dealer || 0) })
-    : t("end.pay_ron", { n: points(pay.ron || 0) });
-  const ura = e.ura_indicators.length ? `<div class="ind"><span class="label">${esc(t("label.ura"))}</span>${e.ura_indicators.map((x) => tileHtml(x, "small")).join("")}</div>` : "";
+  // The big number is the hand's value (honba included); the riichi sticks it collects are
+  // written apart, so the payments below add up to it.
+  const paid = !tsumo ? pay.ron || 0 : pay.dealer ? pay.dealer + (pay.non_dealer || 0) : 2 * (pay.non_dealer || 0);
+  const sticksAt = Math.max(0, Math.round((s.total - paid) / 1000));
+  const value_ = paid;
+  let payText;
+  if (!tsumo) payText = t("end.pay_ron", { n: points(pay.ron || 0) });
+  else if (!pay.dealer) payText = t("end.pay_tsumo_dealer", { n: points(pay.non_dealer || 0) });
+  else payText = t("end.pay_tsumo", { dealer: points(pay.dealer || 0), other: points(pay.non_dealer || 0) });
+  const sticksLine = sticksAt ? `<div class="sticks" data-testid="win-sticks">${esc(sticksText("end.sticks", sticksAt))}</div>` : "";
+  const ura = e.ura_indicators.length ? `<div class="ind"><span class="label">${esc(t("label.ura_indicators"))}</span>${e.ura_indicators.map((x) => tileHtml(x, "small")).join("")}</div>` : "";
   return `
     <h2 class="end-title win">${esc(tsumo ? t("action.tsumo") : t("action.ron"))}<small>${esc(title)}</small></h2>
     <div class="win-hand">${tiles}<span class="gap"></span>${melds}<span class="gap"></span>${tileHtml(e.tile, "winning")}</div>
-    <div class="indicators"><div class="ind"><span class="label">${esc(t("label.dora"))}</span>${hand.dora.map((x) => tileHtml(x, "small")).join("")}</div>${ura}</div>
+    <div class="indicators"><div class="ind"><span class="label">${esc(t("label.dora_indicators"))}</span>${hand.dora.map((x) => tileHtml(x, "small")).join("")}</div>${ura}</div>
     <div class="score-box">
       <div class="score-lists"><ul class="yaku">${yaku}</ul>${fuHtml(s)}</div>
-      <div class="value"><div>${value} ${limit}</div><div class="total">${points(s.total)}</div><div class="pay">${esc(payText)}</div></div>
+      <div class="value"><div>${value} ${limit}</div><div class="total" data-testid="win-value">${points(value_)}</div><div class="pay">${esc(payText)}</div>${sticksLine}</div>
     </div>`;
 }
 
-function drawHtml(e, me) {
+function drawHtml(e, me, sticks) {
   const rows = [0, 1, 2]
     .map((s) => {
       const tenpai = e.tenpai.includes(s);
@@ -76,43 +100,64 @@ function drawHtml(e, me) {
     })
     .join("");
   const nagashi = e.nagashi.length ? `<p>${esc(t("end.nagashi", { names: e.nagashi.map((s) => seatName(s, me)).join(", ") }))}</p>` : "";
-  return `<h2 class="end-title">${esc(t("end.draw"))}<small>${esc(t("end.exhaustive"))}</small></h2>${rows}${nagashi}`;
+  return `<h2 class="end-title">${esc(t("end.draw"))}<small>${esc(t("end.exhaustive"))}</small></h2>${rows}${nagashi}${carryHtml(sticks)}`;
 }
 
-function abortHtml(e, me) {
+/** A draw or an abort leaves the riichi sticks on the table for the next hand's winner. */
+function carryHtml(sticks) {
+  return sticks ? `<p class="carry" data-testid="carry">${esc(sticksText("end.carry", sticks))}</p>` : "";
+}
+
+function abortHtml(e, me, sticks) {
   const why = t(`abort.${e.reason}`, { name: e.seat === null || e.seat === undefined ? "" : seatName(e.seat, me) });
   const tiles = e.hand && e.hand.length ? `<div class="win-hand">${sortTiles(e.hand).map((x) => tileHtml(x)).join("")}</div>` : "";
-  return `<h2 class="end-title">${esc(t("end.abort"))}<small>${esc(why)}</small></h2>${tiles}`;
+  return `<h2 class="end-title">${esc(t("end.abort"))}<small>${esc(why)}</small></h2>${tiles}${carryHtml(sticks)}`;
 }
 
 /** The panel for one hand end (`item` = {event, hand} from state.ending). */
 export function handEndHtml(item, me, last) {
   const e = item.event;
+  const sticks = item.sticks || 0;
   let body;
   if (e.type === "HandWon") body = winHtml(e, item.hand, me);
-  else if (e.type === "HandDrawn") body = drawHtml(e, me);
-  else body = abortHtml(e, me);
+  else if (e.type === "HandDrawn") body = drawHtml(e, me, sticks);
+  else body = abortHtml(e, me, sticks);
   const button = last ? t("end.to_results") : t("end.next_hand");
-  return `<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true">${body}
-    ${changesHtml(item.hand, e.deltas, me)}
-    <button class="primary" data-panel="next">${esc(button)}</button></div>`;
+  // The body scrolls when it must; the scores and the button stay in view at every size.
+  return `<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true"><div class="panel-body">${body}</div>
+    <div class="panel-foot">${changesHtml(item.hand, item.from, me)}
+    <button class="primary" data-panel="next">${esc(button)}</button></div></div>`;
 }
 
 /** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room. */
-export function matchEndHtml(e, me, inRoom = false) {
+export function matchEndHtml(e, me, inRoom = false, rules = null) {
   const order = [0, 1, 2].sort((a, b) => e.placements[a] - e.placements[b]);
+  const back = rules && Number.isFinite(rules.return_points) ? rules.return_points : 35000;
   const rows = order
     .map((s) => {
       const fs = e.final_scores[s];
-      return `<tr class="${s === me ? "me" : ""} place-${e.placements[s]}"><td class="place">${esc(t(`place.${e.placements[s]}`))}</td>
-        <th>${esc(seatName(s, me))}</th><td>${points(e.points[s])}</td><td class="final ${fs > 0 ? "up" : fs < 0 ? "down" : ""}">${fs > 0 ? "+" : ""}${fs.toFixed(1)}</td></tr>`;
+      // final = (points - return points) / 1000 + uma: the uma is what remains.
+      const uma = Math.round((fs - (e.points[s] - back) / 1000) * 10) / 10;
+      return `<tr class="${s === me ? "me" : ""} place-${e.placements[s]}" data-seat="${s}"><td class="place">${esc(t(`place.${e.placements[s]}`))}</td>
+        <th>${esc(seatName(s, me))}</th><td class="points">${points(e.points[s])}</td><td class="uma" data-uma="${uma}">${decimal(uma)}</td>
+        <td class="final ${fs > 0 ? "up" : fs < 0 ? "down" : ""}">${decimal(fs)}</td></tr>`;
     })
     .join("");
   const mine = e.placements[me];
-  return `<div class="panel match-end" data-testid="match-end" role="dialog" aria-modal="true">
+  const first = inRoom
+    ? `<button class="primary" data-panel="room">${esc(t("match.back_to_room"))}</button>`
+    : `<button class="primary" data-panel="rematch">${esc(t("match.again"))}</button>`;
+  return `<div class="panel match-end" data-testid="match-end" role="dialog" aria-modal="true"><div class="panel-body">
     <h2 class="end-title">${esc(t("match.over"))}<small>${esc(t(`match.result.${mine}`))}</small></h2>
-    <table class="results"><thead><tr><th>${esc(t("match.place"))}</th><th></th><th>${esc(t("match.points"))}</th><th>${esc(t("match.final"))}</th></tr></thead>
-    <tbody>${rows}</tbody></table>
-    ${inRoom ? `<button class="primary" data-panel="room">${esc(t("match.back_to_room"))}</button>` : ""}
-    <button class="${inRoom ? "ghost" : "primary"}" data-panel="again">${esc(t("match.again"))}</button></div>`;
+    <table class="results"><thead><tr><th>${esc(t("match.place"))}</th><th></th><th>${esc(t("match.points"))}</th><th>${esc(t("match.uma"))}</th><th>${esc(t("match.final"))}</th></tr></thead>
+    <tbody>${rows}</tbody></table></div>
+    <div class="panel-foot match-foot">${first}
+    <button class="ghost" data-panel="history">${icon("replay")} ${esc(t("match.replay"))}</button>
+    <button class="ghost" data-panel="again">${esc(t(inRoom ? "match.leave_room" : "match.to_start"))}</button></div></div>`;
+}
+
+/** A signed one-decimal number in the page's language: +15.0, -7.5 (id: +15,0). */
+function decimal(n) {
+  const text = new Intl.NumberFormat(numberLocale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(Math.abs(n));
+  return n > 0 ? `+${text}` : n < 0 ? `−${text}` : text;
 }

@@ -16,10 +16,15 @@ export function setPlayers(players, spectator = false) {
   table.spectator = Boolean(spectator);
 }
 
+/** Whether the match shown is a friend room's (players named by the room) rather than practice. */
+export function inRoom() {
+  return table.players !== null;
+}
+
 /** Run `fn` with `players` in force (a replay of a room match), then put back the live table's. */
-export function withPlayers(players, fn) {
+export function withPlayers(players, fn, spectator = false) {
   const saved = { ...table };
-  setPlayers(players);
+  setPlayers(players, spectator);
   try {
     return fn();
   } finally {
@@ -48,6 +53,16 @@ function playerName(seat) {
   return (p && p.name) || t("seat.player", { n: seat + 1 });
 }
 
+/** The dora an indicator names: the next tile of its suit (9 wraps to 1; in sanma the
+ * characters are only 1 and 9, which name each other), North -> East, red -> white. */
+export function doraOf(indicator) {
+  const n = indicator[0] === "0" ? 5 : Number(indicator[0]);
+  const suit = indicator[1];
+  if (suit === "m") return n === 1 ? "9m" : "1m";
+  if (suit === "z") return n <= 4 ? `${(n % 4) + 1}z` : `${((n - 5 + 1) % 3) + 5}z`;
+  return `${(n % 9) + 1}${suit}`;
+}
+
 function windLabel(tile) {
   return t(`wind.${tile}`);
 }
@@ -55,7 +70,10 @@ function windLabel(tile) {
 function opponentHtml(state, seat, side) {
   const h = state.hand;
   const count = h.concealed[seat].length + (h.drawn[seat] ? 1 : 0);
-  const backs = Array.from({ length: count }, () => tileHtml("?", "tiny back")).join("");
+  // A replay of an ended match shows every hand (state.openHands): the tiles, not their backs.
+  const open = state.openHands && !h.concealed[seat].includes("?");
+  const shown = open ? [...sortTiles(h.concealed[seat]), ...(h.drawn[seat] ? [h.drawn[seat]] : [])] : [];
+  const backs = open ? shown.map((x) => tileHtml(x, "tiny open-hand")).join("") : Array.from({ length: count }, () => tileHtml("?", "tiny back")).join("");
   const melds = h.melds[seat].map((m) => meldHtml(m, seat)).join("");
   const kita = kitaHtml(h, seat);
   const turn = h.turn === seat ? " on-turn" : "";
@@ -82,8 +100,9 @@ function riverHtml(h, seat, where, me) {
   const tiles = h.rivers[seat]
     .map((d, i) => {
       const last = h.lastDiscard && h.lastDiscard.seat === seat && h.lastDiscard.index === i;
-      const cls = ["river-tile", d.riichi ? "sideways" : "", d.called ? "called" : "", last ? "last" : ""];
-      return tileHtml(d.tile, cls.join(" "));
+      const cls = ["river-tile", d.riichi ? "sideways" : "", d.called ? "called" : "", last ? "last" : "", d.tsumogiri ? "tsumogiri" : ""];
+      // A tsumogiri (the drawn tile let go at once) is tinted, and says so to screen readers.
+      return tileHtml(d.tile, cls.join(" "), d.tsumogiri ? t("aria.tsumogiri") : "");
     })
     .join("");
   return `<div class="river river-${where}" data-seat="${seat}" aria-label="${esc(t("aria.river", { name: seatName(seat, me) }))}">${tiles}</div>`;
@@ -97,7 +116,9 @@ function centreHtml(state) {
       <span class="wind-badge">${esc(t(`wind.short.${seatWind(h, seat)}`))}</span>
       <span>${points(h.scores[seat])}</span>
     </div>`;
-  const dora = h.dora.map((d) => tileHtml(d, "small")).join("");
+  // The indicators small, then the dora they name, which is what the label is about.
+  const indicators = h.dora.map((d) => tileHtml(d, "tiny indicator")).join("");
+  const dora = h.dora.map((d) => tileHtml(doraOf(d), "small dora-tile")).join("");
   return `
     <div class="centre">
       <div class="round">${esc(t("round.name", { wind: windLabel(h.roundWind), n: h.handNo }))}</div>
@@ -105,7 +126,7 @@ function centreHtml(state) {
         <span title="${esc(t("label.honba"))}">${esc(t("label.honba"))} <b>${h.honba}</b></span>
         <span title="${esc(t("label.deposits"))}">${esc(t("label.deposits"))} <b>${h.deposits}</b></span>
       </div>
-      <div class="dora"><span class="label">${esc(t("label.dora"))}</span>${dora}</div>
+      <div class="dora" title="${esc(t("label.indicator"))}"><span class="indicators" aria-label="${esc(t("label.indicator"))}">${indicators}</span><span class="arrow" aria-hidden="true">→</span><span class="label">${esc(t("label.dora"))}</span><span class="doras" data-testid="dora">${dora}</span></div>
       <div class="left-count">${esc(t("label.tiles_left"))} <b data-testid="tiles-left">${h.tilesLeft}</b></div>
       ${spot((me + 2) % 3, "left")}${spot((me + 1) % 3, "right")}${spot(me, "me")}
     </div>`;
@@ -152,6 +173,11 @@ export function actionsHtml(buttons) {
         aria-keyshortcuts="${key.toUpperCase()}">${esc(t(`action.${b.type}`))}${tile}<kbd>${key.toUpperCase()}</kbd></button>`;
     })
     .join("");
+}
+
+/** Whether the seat's hand is open (a called meld; a closed kan keeps it closed). */
+export function handIsOpen(state) {
+  return state.hand.melds[state.seat].some((m) => m.type !== "ankan");
 }
 
 /** Tiles of the player's hand in display order: sorted, then the drawn tile set apart. */
@@ -202,7 +228,7 @@ function waitsList(waits) {
 /** The aids strip: waits with unseen counts, the furiten badge, the why-not message; while a
  * tile is pointed at (hover, focus, first tap) in a tenpai-choice moment, the waits its
  * discard would leave instead. */
-export function aidsHtml(prompt, pointed = null) {
+export function aidsHtml(prompt, pointed = null, open = false) {
   if (!prompt || !prompt.aids) return "";
   const { waits, furiten, why_not: whyNot, discard_waits: previews } = prompt.aids;
   if (pointed && previews && Object.keys(previews).length && prompt.legal.some((a) => a.type === "discard" && a.tile === pointed)) {
@@ -214,7 +240,9 @@ export function aidsHtml(prompt, pointed = null) {
   }
   const parts = [];
   if (waits && waits.length) {
-    parts.push(`<span class="aid waits" data-testid="waits"><span class="label">${esc(t("aids.waits"))}</span>${waitsList(waits)}</span>`);
+    // An open hand may wait on a shape that has no yaku: it completes, but is not "waiting to win".
+    const label = open ? t("aids.waits_open") : t("aids.waits");
+    parts.push(`<span class="aid waits${open ? " open" : ""}" data-testid="waits"><span class="label">${esc(label)}</span>${waitsList(waits)}</span>`);
   }
   if (furiten && furiten !== "none") {
     parts.push(`<span class="aid furiten" data-testid="furiten" data-furiten="${furiten}">${esc(t(`aids.furiten.${furiten}`))}</span>`);

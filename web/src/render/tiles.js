@@ -116,12 +116,15 @@ function honorFace(n) {
       `<rect x="19" y="21" width="22" height="38" rx="2" fill="none" stroke="${BLUE}" stroke-width="1.5"/>`;
   }
   if (n === 6) {
-    // Green dragon: a fan of three leaves over a stem.
+    // Green dragon: our own brush-stroke drawing of the character 發 (top strokes, a bar,
+    // a bow on the left, a hand on the right), so it can never pass for the 1 of bamboo.
     return (
-      `<g fill="${GREEN}"><path d="M30 16 C38 26 38 38 30 46 C22 38 22 26 30 16 Z"/>` +
-      `<path d="M12 30 C24 28 31 36 30 46 C20 46 12 40 12 30 Z"/>` +
-      `<path d="M48 30 C36 28 29 36 30 46 C40 46 48 40 48 30 Z"/></g>` +
-      `<path d="M30 46 V66 M22 66 H38" stroke="${GREEN}" stroke-width="4" stroke-linecap="round"/>`
+      `<g fill="none" stroke="${GREEN}" stroke-width="3.6" stroke-linecap="round" stroke-linejoin="round">` +
+      `<path d="M13 14 H24 L16 25"/><path d="M19 19 L27 26"/><path d="M35 12 L38 16"/><path d="M32 18 H46"/>` +
+      `<path d="M39 18 L48 27"/><path d="M11 31 H49"/>` +
+      `<path d="M14 37 H26 V45 H15 V53 H27 C27 62 25 66 19 68"/>` +
+      `<path d="M35 36 H42 V42 C42 45 44 46 47 46"/><path d="M34 36 C34 42 33 45 31 47"/>` +
+      `<path d="M32 52 H45 C42 60 38 64 32 68"/><path d="M36 56 C39 62 43 66 48 68"/></g>`
     );
   }
   // Red dragon: a box crossed by one upright stroke.

@@ -1,0 +1,137 @@
+"""The table on every screen (issue 11): a one-hand match played by clicking at each of the
+seven viewports, desktop to phone portrait, measuring element boxes as it goes.
+
+At every own turn: nothing wider than the page, every hand tile inside the wooden frame,
+no button over a tile, the minimum sizes (hand tiles >= 36 px wide on a landscape phone and
+>= 25 px upright, river tiles >= 22 px), the board not moving as the rivers grow; phones
+are touch contexts whose controls must be at least 44 x 44 CSS px and show no keyboard
+hints.  The hand-end and match-end panels show their main button without scrolling."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.test_web_e2e import ACTIONABLE, browser, live, open_page, start_match, step
+
+__all__ = ["browser", "live"]  # the fixtures, used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser, Page
+
+    from tests.test_server import LiveServer
+
+# name: (width, height, touch)
+VIEWPORTS = {
+    "desktop-1280": (1280, 800, False),
+    "desktop-1920": (1920, 1080, False),
+    "tablet-1024": (1024, 768, False),
+    "landscape-844": (844, 390, True),
+    "landscape-667": (667, 375, True),
+    "portrait-390": (390, 844, True),
+    "portrait-360": (360, 740, True),
+}
+
+MEASURE = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {l: r.left, t: r.top, r: r.right, b: r.bottom, w: r.width, h: r.height}; };
+  const visible = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const all = (sel) => [...document.querySelectorAll(sel)].filter(visible).map(box);
+  const game = document.getElementById("game");
+  const cs = getComputedStyle(game);
+  const g = game.getBoundingClientRect();
+  const bw = parseFloat(cs.borderLeftWidth);
+  return {
+    page: {sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth,
+           sh: document.documentElement.scrollHeight, ch: document.documentElement.clientHeight},
+    frame: {l: g.left + bw, t: g.top + bw, r: g.right - bw, b: g.bottom - bw},
+    hand: all(".hand .hand-tile"),
+    river: [...document.querySelectorAll(".river .tile:not(.sideways)")].filter(visible).map(box),
+    buttons: all(".topbar button, #actions .action"),
+    tiles: all(".hand .hand-tile, .river .tile, .centre .tile"),
+    kbd: [...document.querySelectorAll("#actions kbd")].filter(visible).length,
+    centre: box(document.querySelector(".centre")),
+    riverMe: box(document.querySelector(".river-me")),
+  };
+}"""
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return min(a["r"], b["r"]) - max(a["l"], b["l"]) > 0.5 and min(a["b"], b["b"]) - max(a["t"], b["t"]) > 0.5
+
+
+def check_table(m: dict[str, Any], name: str, width: int, height: int, touch: bool) -> None:
+    page = m["page"]
+    assert page["sw"] <= page["cw"] and page["sh"] <= page["ch"], (name, page)
+    frame = m["frame"]
+    assert m["hand"], name
+    for tile in m["hand"]:  # every hand tile inside the frame
+        inside = tile["l"] >= frame["l"] - 0.5 and tile["r"] <= frame["r"] + 0.5 and tile["b"] <= frame["b"] + 0.5
+        assert inside, (name, tile, frame)
+    for button in m["buttons"]:
+        for tile in m["tiles"]:
+            assert not _overlap(button, tile), (name, "a button covers a tile", button, tile)
+    narrowest = min(t["w"] for t in m["hand"])
+    if height <= 520:
+        assert narrowest >= 36, (name, narrowest)
+    elif width < height:
+        assert narrowest >= 25, (name, narrowest)
+    if m["river"]:
+        assert min(t["w"] for t in m["river"]) >= 22 - 0.01, (name, m["river"][0])
+    if touch:
+        for button in m["buttons"]:
+            assert button["w"] >= 44 - 0.01 and button["h"] >= 44 - 0.01, (name, "touch target", button)
+        assert m["kbd"] == 0, name
+
+
+def check_panel_button(page: Page, selector: str, name: str) -> None:
+    """The panel's main button lies inside the viewport with the overlay at its top."""
+    shown = page.evaluate(
+        """(sel) => { const b = document.querySelector(sel).getBoundingClientRect();
+            return {t: b.top, b: b.bottom, l: b.left, r: b.right, h: innerHeight, w: innerWidth,
+                    scroll: document.getElementById("overlay").scrollTop}; }""",
+        selector,
+    )
+    assert shown["scroll"] == 0 and shown["t"] >= 0 and shown["b"] <= shown["h"], (name, selector, shown)
+    assert shown["l"] >= 0 and shown["r"] <= shown["w"], (name, selector, shown)
+
+
+@pytest.mark.parametrize("name", list(VIEWPORTS))
+def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: str) -> None:
+    width, height, touch = VIEWPORTS[name]
+    if touch:
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.add_init_script("localStorage.setItem('sanma.lang', 'en')")
+        page.goto(live.http + "/")
+    else:
+        page = open_page(browser, live, {"width": width, "height": height})
+        errors = page.errors  # type: ignore[attr-defined]
+    start_match(page)
+    positions: set[tuple[int, int]] = set()
+    turns = 0
+    seen = {"hand-end": 0, "match-end": 0}
+    for _ in range(400):
+        page.wait_for_function(ACTIONABLE, timeout=20_000)
+        if not page.locator("#overlay .panel").count() and page.locator(".hand.my-turn").count():
+            m = page.evaluate(MEASURE)
+            check_table(m, name, width, height, touch)
+            positions.add((round(m["centre"]["t"]), round(m["riverMe"]["t"])))
+            turns += 1
+        what = step(page)
+        if what == "hand-end":
+            seen[what] += 1
+            check_panel_button(page, "[data-panel=next]", name)
+            page.click("[data-panel=next]")
+        elif what == "match-end":
+            seen[what] += 1
+            check_panel_button(page, "[data-testid=match-end] .primary", name)
+            break
+    assert seen == {"hand-end": 1, "match-end": 1} and turns >= 5, (seen, turns)
+    # The rivers grew turn after turn; the centre and your river stayed where they were.
+    assert len(positions) == 1, (name, positions)
+    assert errors == [], errors
+    page.close()
