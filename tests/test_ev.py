@@ -102,3 +102,29 @@ def test_placement_value_follows_the_scores_and_the_hands_left() -> None:
     assert late > early > 1 / 3
     model = PlacementModel(8000.0, [0.0, 1.0, 2.0])
     assert model.hands_after(0) == 0.0 and model.hands_after(9) == 2.0
+
+
+def test_the_ev_master_answers_legally_in_whole_matches() -> None:
+    from sanma.bots.base import ask
+    from sanma.bots.ev import EVBot
+    from sanma.engine.match import Match
+    from sanma.engine.visibility import redact
+
+    statuses: dict[str, int] = {}
+    priced = 0
+    for seed in (11, 12):
+        match = Match(seed, Rules(length="one-hand"))
+        bots = [EVBot(s, seed) for s in range(3)]
+        for e in match.events:
+            for s, bot in enumerate(bots):
+                bot.observe(redact(e, s))
+        while not match.finished:
+            seat = match.awaiting()[0]
+            answer = ask(bots[seat], match.legal_actions(seat))
+            statuses[answer.status] = statuses.get(answer.status, 0) + 1
+            priced += bool(bots[seat].last_values)
+            for e in match.apply(seat, answer.action):
+                for s, bot in enumerate(bots):
+                    bot.observe(redact(e, s))
+    assert set(statuses) == {"ok"} and statuses["ok"] > 40, statuses
+    assert priced > 10

@@ -1,0 +1,192 @@
+"""The master's review of one seat's play in a finished match.
+
+The match log is folded event by event as the reviewed seat saw it (``visibility.redact``),
+into the master (``EVBot``) and into a ``SeatLegality`` that works out the seat's legal
+actions at each of its decisions from its own view (the same rules the engine applies).
+The action the seat really took is read off the events that follow the cue (its discard,
+kita, kan, win, call or, in a window, the pass).  At each decision the master answers as
+it would have played, and where the expected-value program prices the actions (the
+discards of a hand close to tenpai, or any hand while an opponent threatens) the loss of
+the action taken is the value of the master's best minus the value of that action, in
+expected final placement points.  Elsewhere the decision is listed unpriced (loss
+``None``), with whether the master agrees.
+
+Only what the seat could see is used: the review can be shown to that seat's player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sanma.bots.ev import EVBot
+from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
+from sanma.engine.errors import InvalidLog
+from sanma.engine.events import (
+    DoraRevealed,
+    Event,
+    HandAborted,
+    HandStarted,
+    HandWon,
+    KitaDeclared,
+    MatchStarted,
+    MeldCalled,
+    TileDiscarded,
+)
+from sanma.engine.formats.mjai_legal import SeatLegality
+from sanma.engine.hand import MeldType
+from sanma.engine.kyoku import LegalActions
+from sanma.engine.tiles import EAST, is_red, tile_name
+from sanma.engine.visibility import redact
+
+MasterFactory = Callable[[int], EVBot]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of the reviewed seat."""
+
+    index: int  # position in the log of the event that cued it
+    hand: str  # e.g. "E2-0"
+    turn: int  # the seat's discards so far in the hand
+    tiles: str  # the seat's concealed tiles then
+    choice: str
+    master: str
+    loss: float | None  # placement points the choice gave up (None: not priced)
+    values: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "hand": self.hand,
+            "turn": self.turn,
+            "tiles": self.tiles,
+            "choice": self.choice,
+            "master": self.master,
+            "loss": None if self.loss is None else round(self.loss, 4),
+            "values": {k: round(v, 4) for k, v in self.values.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """Every decision of the seat, the biggest priced loss first."""
+
+    seat: int
+    decisions: tuple[Decision, ...]
+
+    @property
+    def total_loss(self) -> float:
+        return sum(d.loss for d in self.decisions if d.loss is not None)
+
+    def as_dict(self) -> dict[str, Any]:
+        priced = [d for d in self.decisions if d.loss is not None]
+        return {
+            "seat": self.seat,
+            "decisions": len(self.decisions),
+            "priced": len(priced),
+            "agreed": sum(1 for d in self.decisions if d.choice == d.master),
+            "total_loss": round(self.total_loss, 4),
+            "mistakes": [d.as_dict() for d in self.decisions],
+        }
+
+
+def _order(d: Decision) -> tuple[float, int]:
+    return (-(d.loss if d.loss is not None else -1.0), d.index)
+
+
+def review(events: Sequence[Event], seat: int, master: MasterFactory | None = None) -> Review:
+    """Review ``seat``'s decisions in the match ``events`` (a full or redacted log)."""
+    if seat not in (0, 1, 2):
+        raise InvalidLog(f"a seat is 0, 1 or 2, not {seat}")
+    if not events or not isinstance(events[0], MatchStarted):
+        raise InvalidLog("a match log starts with MatchStarted")
+    bot = (master or (lambda s: EVBot(s)))(seat)
+    legality = SeatLegality(seat)
+    out: list[Decision] = []
+    hand_label = ""
+    cue = None
+    for i, event in enumerate(events):
+        seen = redact(event, seat)
+        legality.apply(seen)
+        bot.observe(seen)
+        if isinstance(event, HandStarted):
+            hand_label = f"{'E' if event.round_wind == EAST else 'S'}{event.dealer + 1}-{event.honba}"
+        if legality.cue is None or legality.cue is cue:
+            continue
+        cue = legality.cue
+        legal = legality.legal()
+        if not len(legal):
+            continue
+        taken = taken_action(events, i, seat, legal)
+        if taken is None:
+            continue  # the log ends here
+        out.append(_decide(bot, legal, taken, i, hand_label))
+    return Review(seat, tuple(sorted(out, key=_order)))
+
+
+def _decide(bot: EVBot, legal: LegalActions, taken: Action, index: int, hand: str) -> Decision:
+    red = bot.view.rules.red_fives if bot.view.rules is not None else True
+    tiles = "".join(tile_name(t, red) for t in sorted(bot.view.hand))
+    turn = len(bot.view.rivers[bot.seat])
+    chosen = bot.decide(legal)
+    values = dict(bot.last_values)
+    loss: float | None = None
+    if values:
+        rep = _priced_as(taken, values)
+        if rep is not None:
+            loss = max(values.values()) - values[rep]
+    named = {describe(a, red): v for a, v in values.items()}
+    return Decision(index, hand, turn, tiles, describe(taken, red), describe(chosen, red), loss, named)
+
+
+def _priced_as(action: Action, values: dict[Action, float]) -> Action | None:
+    """The priced action that stands for ``action`` (a discard of the same kind and riichi)."""
+    if action in values:
+        return action
+    if isinstance(action, Discard):
+        for a in values:
+            if isinstance(a, Discard) and a.riichi == action.riichi and a.tile >> 2 == action.tile >> 2:
+                return a
+    return None
+
+
+def describe(action: Action, red: bool = True) -> str:
+    """An action in words, e.g. ``discard 5p``, ``riichi 0p`` (a red five), ``pon 7s``."""
+    if isinstance(action, Discard):
+        return f"{'riichi' if action.riichi else 'discard'} {tile_name(action.tile, red)}"
+    return str(action)
+
+
+def taken_action(events: Sequence[Event], i: int, seat: int, legal: LegalActions) -> Action | None:
+    """What ``seat`` did at the decision cued by ``events[i]``, read off the next events."""
+    for e in events[i + 1 :]:
+        if isinstance(e, DoraRevealed):
+            continue
+        if isinstance(e, HandWon) and e.seat != seat and Ron() in legal:
+            continue  # a double ron lists the other winner first: look on
+        found = _action_of(e, seat, legal)
+        if found is not None:
+            return found
+        return Pass() if Pass() in legal else None
+    return None
+
+
+def _action_of(e: Event, seat: int, legal: LegalActions) -> Action | None:
+    if isinstance(e, TileDiscarded) and e.seat == seat:
+        return Discard(e.tile, e.riichi)
+    if isinstance(e, KitaDeclared) and e.seat == seat:
+        return Kita()
+    if isinstance(e, HandWon) and e.seat == seat:
+        return Tsumo() if e.from_seat == seat else Ron()
+    if isinstance(e, HandAborted) and e.seat == seat:
+        return NineTerminals()
+    if isinstance(e, MeldCalled) and e.seat == seat:
+        meld = e.meld
+        if meld.type is MeldType.PON:
+            red = any(is_red(t, True) for t in meld.tiles if t != meld.called)
+            pons = [a for a in legal if isinstance(a, Pon) and a.kind == meld.kind]
+            return next((a for a in pons if a.red == red), pons[0] if pons else Pon(meld.kind, red))
+        return Kan(meld.kind)
+    return None
