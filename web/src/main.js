@@ -7,6 +7,8 @@ import { Connection } from "./conn.js";
 import { getLang, loadI18n, setLang, t } from "./i18n.js";
 import { esc, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
+import { effectsOf, runEffects } from "./motion.js";
+import { initSound, isMuted, play, setMuted } from "./sound.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles } from "./render/table.js";
 import { loadRules, rulesHtml } from "./rules.js";
@@ -32,6 +34,8 @@ const app = {
   screen: "start",
   toggles: loadToggles(),
   speed: SPEEDS.includes(localStorage.getItem(SPEED_KEY)) ? localStorage.getItem(SPEED_KEY) : "normal",
+  fx: [], // motion and sound owed to the next render (live events only, not a backlog)
+  ticks: null, // the timer's last-seconds ticks
 };
 
 function loadOptions() {
@@ -94,7 +98,7 @@ function renderGame() {
   $("menu-btn").innerHTML = `${icon("menu")}<span class="label-text">${esc(t("game.menu"))}</span>`;
   $("menu-btn").setAttribute("aria-label", t("game.menu"));
   $("game-lang").innerHTML = langSwitchHtml();
-  $("toggles").innerHTML = speedHtml() + togglesHtml();
+  $("toggles").innerHTML = soundHtml() + speedHtml() + togglesHtml();
   renderMenu();
   $("conn").textContent = app.online === false ? t("game.offline") : "";
   if (!s.hand) {
@@ -108,6 +112,8 @@ function renderGame() {
     $("actions").innerHTML = actionsHtml(actionButtons(app.prompt, app.ui));
     $("aids").innerHTML = aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state));
   }
+  // Your turn is marked like an opponent's: the area glows while the turn is yours.
+  document.querySelector(".me-area").classList.toggle("on-turn", Boolean(s.hand && s.hand.turn === s.seat && !s.ending.length));
   renderOverlay();
 }
 
@@ -118,6 +124,13 @@ function speedHtml() {
   const glyph = { normal: "play", fast: "fast", instant: "instant" }[app.speed];
   return `<button type="button" class="toggle speed on" data-cmd="speed" data-speed="${app.speed}" aria-label="${esc(label)}"
     title="${esc(t("speed.help"))}">${icon(glyph)}<span class="label-text">${esc(t(`speed.${app.speed}`))}</span></button>`;
+}
+
+function soundHtml() {
+  const off = isMuted();
+  const label = t(off ? "sound.off" : "sound.on");
+  return `<button type="button" class="toggle sound${off ? "" : " on"}" data-cmd="mute" aria-pressed="${off}" aria-label="${esc(t("sound.mute"))}"
+    title="${esc(label)}">${icon(off ? "mute" : "sound")}</button>`;
 }
 
 /** Next bot speed (normal -> fast -> instant -> normal), kept and sent to the match. */
@@ -236,6 +249,7 @@ function connect(match) {
     },
     onEvent: (frame) => {
       fold(app.state, frame.e);
+      if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
       if (frame.e.type === "MatchEnded") syncHistory(); // the local history keeps a copy
       app.state.v = frame.v;
       // Hand ends already dismissed before a reload are not shown again.
@@ -244,6 +258,9 @@ function connect(match) {
       schedule();
     },
     onPrompt: (p) => {
+      const turn = p.legal.some((a) => a.type === "discard");
+      if (turn && p.v > app.backlogUntil) app.fx.push({ kind: "turn", sound: "turn" });
+      timerTicks(p);
       app.prompt = p;
       roomPrompt(p);
       app.ui.raised = null;
@@ -281,8 +298,29 @@ function schedule() {
   pending = true;
   requestAnimationFrame(() => {
     pending = false;
-    if (app.screen === "game") renderGame();
+    if (app.screen !== "game") return;
+    renderGame();
+    const fx = app.fx;
+    app.fx = [];
+    if (!fx.length) return;
+    runEffects(fx, { me: app.state.seat, speed: app.speed, t });
+    for (const name of new Set(fx.map((f) => f.sound).filter(Boolean))) play(name);
   });
+}
+
+/** A timed prompt ticks once a second over its last five seconds (turn time plus bank). */
+function timerTicks(p) {
+  clearInterval(app.ticks);
+  app.ticks = null;
+  if (!p || !p.timer) return;
+  const end = Date.now() + 1000 * ((p.timer.turn_s || 0) + (p.timer.bank_s || 0));
+  app.ticks = setInterval(() => {
+    const left = end - Date.now();
+    if (!app.prompt || app.prompt.seq !== p.seq || left <= 0) {
+      clearInterval(app.ticks);
+      app.ticks = null;
+    } else if (left <= 5000) play("tick");
+  }, 1000);
 }
 
 function act(action) {
@@ -355,6 +393,10 @@ document.addEventListener("click", (ev) => {
   } else if (el.dataset.cmd === "rules") openRules();
   else if (el.dataset.cmd === "close-rules") closeRules();
   else if (el.dataset.cmd === "speed") cycleSpeed();
+  else if (el.dataset.cmd === "mute") {
+    setMuted(!isMuted());
+    renderGame();
+  }
   else if (el.dataset.rulesGo) document.getElementById(`rules-${el.dataset.rulesGo}`)?.scrollIntoView({ block: "start" });
   else if (el.dataset.toggle) {
     app.toggles[el.dataset.toggle] = !app.toggles[el.dataset.toggle];
@@ -493,6 +535,7 @@ function switchToken(token) {
 }
 
 async function boot() {
+  initSound();
   await loadI18n();
   try {
     app.token = await ensureToken();
