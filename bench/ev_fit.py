@@ -9,8 +9,9 @@ seats see together with what the log hides (every hand is known here):
   the tile's class (``danger_class``) and whether it is one of that seat's waits; every
   ron's payment by how the winner stood (riichi, open, dealer, shown dora);
 * hazard: after each discard that was not ronned, whether another seat ended the hand
-  before the discarder's next turn; for a discarder tenpai and not furiten, whether one of
-  its waits came out of another hand in that go-around; what another seat's tsumo cost;
+  before the discarder's next turn (by its discards, the others' riichi and its own); for
+  a discarder tenpai and not furiten, whether one of its waits came out of another hand in
+  that go-around; what another seat's tsumo cost;
 * placement: at each hand's start the scores and dealer turns left, and the match's final
   placements; ``sigma`` is the normal-noise scale that gives the observed placements the
   highest likelihood.
@@ -187,7 +188,8 @@ class Probe:
                 _hit(self.tally, "dealin_dora", "dora" if k.dora[held] else "plain", hit)
         self.rivers[s].append(e.tsumogiri)
         others_riichi = sum(self.riichi[o] for o in range(3) if o != s)
-        self.pending_end[s] = f"{turn_bucket(len(self.rivers[s]))}|{min(others_riichi, 2)}"
+        mine = int(self.riichi[s] or e.riichi)  # the others fold against it: fewer of their wins
+        self.pending_end[s] = f"{turn_bucket(len(self.rivers[s]))}|{min(others_riichi, 2)}|{mine}"
         w = self.tenpai_waits(s)  # the kyoku has applied the discard already
         if w:
             river = {r.tile >> 2 for r in bot.view.rivers[s]} | {kind}
@@ -338,7 +340,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     body = {"riichi": riichi, "other": other, "dora_factor": round(factor, 4), "values": values}
     write("dealin", body, {**base, "samples": n_deal}, out)
     hz = _rates(tally["hazard"])
-    hz = {**hz, **_marginals(hz, 1)}
+    hz = {**hz, **_marginals(hz, 2), **_marginals(hz, 1)}
     ron = _rates(tally["ron"])
     ron = {**ron, **_marginals(ron, 1)}
     kinds = _rates(tally["other_kind"])

@@ -4,6 +4,7 @@ budget so the suite stays fast), the search's own futures, and scripted position
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -41,7 +42,7 @@ from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten
 from sanma.engine.tiles import KIND_COUNT, kind_of, parse_kind
 from sanma.engine.visibility import HIDDEN, redact
-from tests.test_bots import bot_with, turn_legal, view_events
+from tests.test_bots import turn_legal, view_events
 
 
 def play_master(seed: int, rules: Rules, samples: int = 12, **switches: bool) -> tuple[Match, list[str], MasterBot]:
@@ -62,6 +63,14 @@ def play_master(seed: int, rules: Rules, samples: int = 12, **switches: bool) ->
             for s, bot in enumerate(bots):
                 bot.observe(redact(event, s))
     return match, statuses, master
+
+
+def _classic(events: Sequence[Event]) -> MasterBot:
+    """The classic master (the Expert with its close discards searched) after ``events``."""
+    bot = MasterBot(0, 1)
+    for e in events:
+        bot.observe(e)
+    return bot
 
 
 def test_master_is_registered() -> None:
@@ -99,7 +108,7 @@ def _setup_for(
     """The search setup of a scripted turn, its 14 tiles and the tiles the seat cannot see."""
     events, mine, draw = view_events(hand, drawn, others or [])
     assert draw is not None
-    bot = bot_with("master", events)
+    bot = _classic(events)
     assert isinstance(bot, MasterBot)
     k = know(bot.view)
     setup = bot._setup(k)
@@ -110,7 +119,7 @@ def _setup_for(
 
 def test_unseen_tiles_are_the_complement_of_what_the_seat_sees() -> None:
     events, mine, draw = view_events("123456789p1134s", "2s", [(1, "9s", False)])
-    bot = bot_with("master", events)
+    bot = _classic(events)
     pool = unseen_tiles(know(bot.view))
     assert len(pool) == 108 - 14 - 1 - 1  # own hand, one discard, the dora indicator
     assert not set(pool) & {*mine, draw}
@@ -158,7 +167,7 @@ def test_master_keeps_the_live_tenpai() -> None:
     # Drop 1s: tenpai on 2s-5s with ittsu; drop 4s or 3s: worse or no tenpai.
     events, mine, drawn = view_events("123456789p1134s", "2s", [(1, "9s", False)])
     assert drawn is not None
-    bot = bot_with("master", events)
+    bot = _classic(events)
     action = ask(bot, turn_legal([*mine, drawn])).action
     assert isinstance(action, Discard)
     rest = [t for t in [*mine, drawn] if t != action.tile]
@@ -170,7 +179,7 @@ def test_master_keeps_the_live_tenpai() -> None:
 
 def test_win_context_for_search_assumes_riichi_only_when_closed() -> None:
     events, _, _ = view_events("123456789p1134s", "2s")
-    bot = bot_with("master", events)
+    bot = _classic(events)
     k = know(bot.view)
     assert win_context(k, tsumo=True, riichi=k.closed).riichi
 
@@ -288,7 +297,7 @@ def test_calm_guard_trades_no_width_for_a_genbutsu() -> None:
     # guard lets the genbutsu go instead. With nobody near tenpai it plays plain speed.
     events, mine, drawn = view_events("2244568p236668s", "9s")
     assert drawn is not None
-    bot = bot_with("master", events)
+    bot = _classic(events)
     assert isinstance(bot, MasterBot)
     k = know(bot.view)
     options = discard_options(k)
@@ -430,7 +439,7 @@ def test_wait_model_counts_each_shape_by_the_copies_an_opponent_could_hold() -> 
     # Three 6s and an 8s in hand, 9s drawn: against 7s an opponent could hold pair waits
     # (all four 7s out: C(4,2)/3 shanpon, 4/3 tanki), 5s-6s two-sided (one 6s left: halved), 8s-9s edge, 6s-8s closed.
     events, _, _ = view_events("2244568p236668s", "9s")
-    k = know(bot_with("master", events).view)
+    k = know(_classic(events).view)
     seven = parse_kind("7s")
     assert shape_weights(k, seven, frozenset()) == pytest.approx((2.0, 4 / 3, 0.5, 0.5, 1.0))
     # 4s genbutsu (suji) kills the two-sided wait; a genbutsu 7s is safe outright.

@@ -59,11 +59,14 @@ from sanma.engine.settlement import noten_deltas
 from sanma.engine.shanten import shanten, ukeire, waits
 from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, Tile, TileKind, is_red
 
-BUDGET = 600  # hand states expanded per decision
+BUDGET = 500  # hand states expanded per decision
+# Placement points (1.0 = 1,000 points of final score) the program's best must beat the
+# Expert's discard by: smaller edges are within the models' roughness.
+MARGIN = 0.1
 MAX_SHANTEN = 2  # the program prices hands this close to tenpai; further, the Expert decides
 URA_BONUS = 1.15  # a riichi win's ura and ippatsu on top of the scored hand
 FOLD_DEPTH = 3  # folding lets go the safest few tiles: their average risk
-WIDE = 2  # after an improving draw from 2-shanten, the discards looked at
+WIDE = 1  # after an improving draw from 2-shanten, the discards looked at
 
 Counts = bytes  # 34 kinds, one byte each
 
@@ -199,6 +202,7 @@ class Turn:
     """The per-turn hazards of the coming turns (index 0: the turn after the decision)."""
 
     other_end: list[float]
+    other_end_riichi: list[float]  # the same while we are in riichi (the others fold more)
     push_risk: list[float]  # chance a pushed discard deals in
     push_util: list[float]  # its utility given it deals in
     fold_risk: list[float]
@@ -217,7 +221,7 @@ class Program:
         self.table = Table(k, self.m)
         self.opps = self._opponents(bot, k)
         self.base = {False: Outcomes(self.table, self.opps, False)}
-        if legal_riichi:
+        if legal_riichi or k.closed:  # a riichi now, or at a later tenpai
             self.base[True] = Outcomes(self.table, self.opps, True)
         self.draws = max(0, view.live_left // 3)
         self.pool = [max(0, u) for u in k.unseen]
@@ -228,6 +232,7 @@ class Program:
         self.turns = self._turns()
         self.budget = budget
         self.expanded = 0
+        self.cut = False  # whether the budget left a hand of the current candidate unexpanded
         # (hand, riichi) -> (value after our discard survived, value before the discard), by draws left
         self.memo: dict[tuple[Counts, bool], tuple[list[float], list[float]]] = {}
 
@@ -268,10 +273,11 @@ class Program:
 
     def _turns(self) -> Turn:
         kinds = [kind for kind in range(KIND_COUNT) if self.k.counts[kind]]
-        other, pr, pu, fr, fu = [], [], [], [], []
+        other, other_r, pr, pu, fr, fu = [], [], [], [], [], []
         mine = len(self.k.view.rivers[self.k.seat])
         for i in range(self.draws + 2):
             other.append(self.m.hazard.other_end(mine + i + 1, self.riichi_tables))
+            other_r.append(self.m.hazard.other_end(mine + i + 1, self.riichi_tables, mine=True))
             risks = sorted((self.tile_risk(kind, i) for kind in kinds), key=lambda r: r[0])
             n = len(risks)
             pr.append(sum(r[0] for r in risks) / n)
@@ -279,7 +285,7 @@ class Program:
             safest = risks[: min(FOLD_DEPTH, n)]
             fr.append(sum(r[0] for r in safest) / len(safest))
             fu.append(sum(r[1] for r in safest) / len(safest))
-        return Turn(other, pr, pu, fr, fu)
+        return Turn(other, other_r, pr, pu, fr, fu)
 
     # -- the fold ---------------------------------------------------------------------------
 
@@ -347,13 +353,18 @@ class Program:
         moves: list[tuple[int, Counts]] = []  # (copies, the best hand after the draw) per improving kind
         if s == 0:
             tsumo, ron, live = self.win_values(hand, riichi)
-        if not riichi and 0 < s <= MAX_SHANTEN and self.expanded <= self.budget:
-            moves = self._improvements(hand, s)
+        if not riichi and 0 < s <= MAX_SHANTEN:
+            if self.expanded <= self.budget:
+                moves = self._improvements(hand, s)
+            else:
+                self.cut = True
         furiten = bool(set(ron) & self.river)
         ron_p = self.m.hazard.ron_chance(live, riichi) if ron and not furiten else 0.0
         ron_value = sum(ron.values()) / len(ron) if ron else 0.0
         win_p = sum(self.pool_of(hand, kind) for kind in tsumo) / self.pool_total
         win_value = sum(self.pool_of(hand, kind) * v for kind, v in tsumo.items()) / self.pool_total
+        # A closed tenpai may declare riichi with any later discard (not at the last one).
+        riichi_later = self.values(hand, True)[1] if s == 0 and not riichi and self.closed and live else None
         after = out.draw[s == 0]  # t = 0: the wall ran out
         afters = [after]
         before = [self._before(after, fold, 0, self.draws)]
@@ -363,9 +374,11 @@ class Program:
             i = self.draws - t  # turns from now
             draw = win_value + sum(p * b[t - 1] for p, b in nexts) + stay * before[t - 1]
             alive = ron_p * ron_value + (1 - ron_p) * draw
-            after = tn.other_end[i] * out.other + (1 - tn.other_end[i]) * alive
+            h = tn.other_end_riichi[i] if riichi else tn.other_end[i]
+            after = h * out.other + (1 - h) * alive
             afters.append(after)
-            before.append(self._before(after, fold, t, i))
+            b = self._before(after, fold, t, i)
+            before.append(max(b, riichi_later[t]) if riichi_later is not None else b)
         self.memo[key] = (afters, before)
         return afters, before
 
@@ -387,6 +400,7 @@ class Program:
             best_value = -1e18
             for h in options[: (WIDE if s >= 2 else len(options))]:
                 if self.expanded >= self.budget and (h, False) not in self.memo:
+                    self.cut = True
                     continue
                 v = self.values(h, False)[1][-1]
                 if v > best_value:
@@ -410,9 +424,10 @@ class EVBot(ExpertBot):
 
     name = "Mahjong master"
 
-    def __init__(self, seat: int, seed: int = 0, budget: int = BUDGET) -> None:
+    def __init__(self, seat: int, seed: int = 0, budget: int = BUDGET, margin: float = MARGIN) -> None:
         super().__init__(seat, seed)
         self.budget = budget
+        self.margin = margin
         self._scores: dict[tuple[object, ...], tuple[int, int, int] | None] = {}
         # The hand's structure, the same at every decision of a hand: waits of tenpai hands,
         # and for a hand short of tenpai the hands one step closer after each improving draw.
@@ -470,17 +485,23 @@ class EVBot(ExpertBot):
         self.last_values = {}
         if not isinstance(expert, Discard) or winning_action(legal) is not None:
             return expert
-        values = self.price(legal)
+        values = self.price(legal, expert)
         if not values:
             return expert
         self.last_values = values
-        best = max(values, key=lambda a: (values[a], a == expert))
+        mine = priced_as(expert, values)
+        best = max(values, key=lambda a: (values[a], a == mine))
+        if mine is not None and values[best] - values[mine] < self.margin:
+            return expert  # the program's edge is within its own roughness: the Expert's tile
         return best
 
-    def price(self, legal: LegalActions) -> dict[Action, float]:
+    def price(self, legal: LegalActions, expert: Action | None = None) -> dict[Action, float]:
         """Expected final placement points of each legal discard, when the hand is close
         enough to tenpai or an opponent threatens (a far hand then only defends: each tile
-        is its own risk); else empty.  One physical tile stands for each kind."""
+        is its own risk); else empty.  One physical tile stands for each kind.  The
+        ``expert`` discard is priced first; a candidate whose program ran out of budget is
+        left unpriced (its value would be cut short), and when that is the Expert's own
+        discard nothing is priced."""
         if self.view.riichi[self.seat]:
             return {}
         k = know(self.view)
@@ -490,14 +511,18 @@ class EVBot(ExpertBot):
         program = Program(self, k, riichi_legal, self.budget)
         if best > MAX_SHANTEN and not any(o.tenpai[0] >= PRESSURE for o in program.opps):
             return {}  # far from tenpai and nobody threatens: plain efficiency (the Expert's)
+        cands = sorted({(a.tile >> 2, a.riichi) for a in legal if isinstance(a, Discard)})
+        lead = (expert.tile >> 2, expert.riichi) if isinstance(expert, Discard) else None
+        cands.sort(key=lambda c: (c != lead, shanten(_minus(k.counts, c[0]), k.meld_count)))
         out: dict[Action, float] = {}
-        for riichi in (False, True) if riichi_legal else (False,):
-            for kind in sorted({a.tile >> 2 for a in legal if isinstance(a, Discard) and a.riichi == riichi}):
-                choices = tiles_of_kind(legal, kind, riichi)
-                if not choices:
-                    continue
-                action = pick_tile(choices, k.red_fives, self.view.drawn)
-                out[action] = program.root_value(kind, riichi)
+        for kind, riichi in cands:
+            action = pick_tile(tiles_of_kind(legal, kind, riichi), k.red_fives, self.view.drawn)
+            program.cut = False
+            value = program.root_value(kind, riichi)
+            if program.cut and (kind, riichi) == lead:
+                return {}  # the Expert's own tile could not be priced in full: no fair comparison
+            if not program.cut:
+                out[action] = value
         return out
 
     def score(
@@ -522,6 +547,17 @@ class EVBot(ExpertBot):
             result = (s.total, pay.dealer, pay.non_dealer) if tsumo else (s.total, 0, 0)
         self._scores[key] = result
         return result
+
+
+def priced_as(action: Action, values: dict[Action, float]) -> Action | None:
+    """The priced action that stands for ``action`` (a discard of the same kind and riichi)."""
+    if action in values:
+        return action
+    if isinstance(action, Discard):
+        for a in values:
+            if isinstance(a, Discard) and a.riichi == action.riichi and a.tile >> 2 == action.tile >> 2:
+                return a
+    return None
 
 
 def _minus(counts: list[int], kind: TileKind) -> list[int]:

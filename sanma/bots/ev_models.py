@@ -12,7 +12,7 @@ JSON in ``sanma/bots/data/`` with its provenance (command, seed, samples, date):
   riichi and for a silent or open tenpai, a factor for dora; and what the ron pays, by
   riichi or open, dealer and the dora the winner shows;
 * ``ev_hazard.json``: the chance someone else ends the hand (a ron between the other two,
-  a tsumo) between two of our turns, by our discards so far and the riichi on the table;
+  a tsumo) between two of our turns, by our discards so far, the others' riichi and ours;
   our own ron chance per go-around by live winning tiles; what another seat's win costs us;
 * ``ev_placement.json``: expected final placement points from the scores and the hands
   still to play: every seat's final score is its score now plus a normal noise of
@@ -167,10 +167,11 @@ class HazardModel:
     other_tsumo_share: float
     tsumo_cost: dict[str, float]
 
-    def other_end(self, discards: int, riichi_opponents: int) -> float:
-        """Chance the hand ends by another seat's win before our next turn."""
-        t = turn_bucket(discards)
-        return _lookup(self.cells, f"{t}|{min(riichi_opponents, 2)}", [f"{t}"], 0.05)
+    def other_end(self, discards: int, riichi_opponents: int, mine: bool = False) -> float:
+        """Chance the hand ends by another seat's win before our next turn (``mine``: we
+        are in riichi, and the others fold against it)."""
+        t, o = turn_bucket(discards), min(riichi_opponents, 2)
+        return _lookup(self.cells, f"{t}|{o}|{int(mine)}", [f"{t}|{o}", f"{t}"], 0.05)
 
     def ron_chance(self, live: int, riichi: bool) -> float:
         """Chance per go-around that an opponent lets go one of our ``live`` winning tiles

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sanma.bots.ev import EVBot
+from sanma.bots.ev import EVBot, priced_as
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.errors import InvalidLog
 from sanma.engine.events import (
@@ -134,22 +134,11 @@ def _decide(bot: EVBot, legal: LegalActions, taken: Action, index: int, hand: st
     values = dict(bot.last_values)
     loss: float | None = None
     if values:
-        rep = _priced_as(taken, values)
-        if rep is not None:
-            loss = max(values.values()) - values[rep]
+        rep, mine = priced_as(taken, values), priced_as(chosen, values)
+        if rep is not None and mine is not None:
+            loss = max(0.0, values[mine] - values[rep])  # the master's own choice is the reference
     named = {describe(a, red): v for a, v in values.items()}
     return Decision(index, hand, turn, tiles, describe(taken, red), describe(chosen, red), loss, named)
-
-
-def _priced_as(action: Action, values: dict[Action, float]) -> Action | None:
-    """The priced action that stands for ``action`` (a discard of the same kind and riichi)."""
-    if action in values:
-        return action
-    if isinstance(action, Discard):
-        for a in values:
-            if isinstance(a, Discard) and a.riichi == action.riichi and a.tile >> 2 == action.tile >> 2:
-                return a
-    return None
 
 
 def describe(action: Action, red: bool = True) -> str:
