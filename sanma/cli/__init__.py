@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sanma.cli.demo_cmd", "play a self-played demo match in the terminal"),
@@ -22,6 +24,32 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "review": ("sanma.cli.review_cmd", "the Mahjong master's review of one seat's match (JSON)"),
     "serve": ("sanma.cli.serve_cmd", "run the game server (HTTP + WebSocket) on http://127.0.0.1:8000"),
 }
+
+
+def answer_lines(inp: TextIO, out: TextIO, answer: Callable[[str], object]) -> None:
+    """The JSON-lines loop of ``score`` and ``shanten``: one JSON object out per non-blank
+    line in, in order.  Input is read in whatever chunk is available and the answers to a
+    chunk are written and flushed together: a tool that sends one line and waits gets its
+    answer at once, and a file piped in costs one write per chunk, not one per line."""
+    buffer = getattr(inp, "buffer", None)
+    if buffer is None or not hasattr(buffer, "read1"):
+        for line in inp:  # a text stream without bytes underneath (tests, StringIO)
+            if line.strip():
+                out.write(json.dumps(answer(line)) + "\n")
+                out.flush()
+        return
+    rest = b""
+    while True:
+        data = buffer.read1(1 << 16)
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop() if data else b""
+        text = [line.decode("utf-8", "surrogateescape") for line in lines]
+        answers = [json.dumps(answer(line)) + "\n" for line in text if line.strip()]
+        if answers:
+            out.write("".join(answers))
+            out.flush()
+        if not data:
+            return
 
 
 def main(argv: Sequence[str] | None = None) -> int:

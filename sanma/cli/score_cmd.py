@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import lru_cache
 from typing import Any, TextIO
 
-from sanma.engine.errors import InvalidHand, NotWinning, NoYaku, SanmaError
+from sanma.cli import answer_lines
+from sanma.engine.errors import InvalidHand, InvalidNotation, NotWinning, NoYaku, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import PRESET_NAMES, Rules, preset
 from sanma.engine.scoring import WinContext, score_win
@@ -23,7 +25,7 @@ FIELDS = frozenset(
     {"hand", "win", "melds", "seat", "round", "dora", "ura", "kita", "honba", "deposits", "red_fives", *FLAGS}
 )
 WINDS = {"E": EAST, "S": SOUTH, "W": WEST}
-MELD_SIZES = {"pon": 3, "daiminkan": 4, "kakan": 4, "ankan": 4}
+MELD_TYPES = {t.value: t for t in MeldType}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,11 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
 def score_stream(inp: TextIO, out: TextIO, rules: Rules) -> None:
     """Answer each non-blank input line with one output line, in order."""
-    for line in inp:
-        if not line.strip():
-            continue
-        out.write(json.dumps(score_line(line, rules), separators=(", ", ": ")) + "\n")
-        out.flush()
+    answer_lines(inp, out, lambda line: score_line(line, rules))
 
 
 def score_line(line: str, rules: Rules) -> dict[str, Any]:
@@ -61,6 +59,11 @@ def score_line(line: str, rules: Rules) -> dict[str, Any]:
         return {"error": "not_winning"}
     except SanmaError as exc:
         return {"error": "invalid", "detail": str(exc)}
+
+
+@lru_cache(maxsize=16)
+def _with_red_fives(rules: Rules, red_fives: bool) -> Rules:
+    return rules.with_options(red_fives=red_fives)
 
 
 def _bool(request: dict[str, Any], key: str, default: bool = False) -> bool:
@@ -87,19 +90,27 @@ def _indicators(request: dict[str, Any], key: str) -> list[tuple[TileKind, bool]
     value = request.get(key, [])
     if not isinstance(value, list):
         raise InvalidHand(f"{key} must be a list of tiles")
-    return [parse_one(_str(v, f"each {key} indicator")) for v in value]
+    out = []
+    for v in value:
+        items = parse(_str(v, f"each {key} indicator"))
+        if len(items) != 1:
+            raise InvalidNotation(f"expected one tile, got {len(items)}: {v!r}")
+        out += items
+    return out
 
 
 def score_request(request: object, rules: Rules) -> dict[str, Any]:
     """Score one decoded request object (raises ``SanmaError`` subclasses on failure)."""
     if not isinstance(request, dict):
         raise InvalidHand("each line must be a JSON object")
-    unknown = set(request) - FIELDS
+    unknown = request.keys() - FIELDS
     if unknown:
         raise InvalidHand(f"unknown field(s): {', '.join(sorted(unknown))}")
     if "hand" not in request or "win" not in request:
         raise InvalidHand("hand and win are required")
-    rules = rules.with_options(red_fives=_bool(request, "red_fives", rules.red_fives))
+    red_fives = _bool(request, "red_fives", rules.red_fives)
+    if red_fives != rules.red_fives:
+        rules = _with_red_fives(rules, red_fives)
     hand_items = parse(_str(request["hand"], "hand"))
     win_item = parse_one(_str(request["win"], "win"))
     raw_melds = request.get("melds", [])
@@ -107,9 +118,9 @@ def score_request(request: object, rules: Rules) -> dict[str, Any]:
         raise InvalidHand("melds must be a list")
     meld_specs: list[tuple[MeldType, list[tuple[TileKind, bool]]]] = []
     for m in raw_melds:
-        if not isinstance(m, dict) or set(m) - {"type", "tiles"} or m.get("type") not in MELD_SIZES:
+        if not isinstance(m, dict) or m.keys() - {"type", "tiles"} or m.get("type") not in MELD_TYPES:
             raise InvalidHand('each meld is {"type": "pon"|"daiminkan"|"kakan"|"ankan", "tiles": "..."}')
-        meld_specs.append((MeldType(m["type"]), parse(_str(m.get("tiles"), "meld tiles"))))
+        meld_specs.append((MELD_TYPES[m["type"]], parse(_str(m.get("tiles"), "meld tiles"))))
     dora = _indicators(request, "dora")
     ura = _indicators(request, "ura")
     kita = _int(request, "kita")
@@ -129,7 +140,12 @@ def score_request(request: object, rules: Rules) -> dict[str, Any]:
         melds.append(Meld(mtype, tuple(tiles[pos : pos + len(items)])))
         pos += len(items)
     win_tile = _find_win(concealed, hand_items, win_item)
-    flags = {f: _bool(request, f) for f in FLAGS}
+    flags: dict[str, bool] = {}
+    for f in FLAGS:
+        value = request.get(f, False)
+        if value is not True and value is not False:
+            raise InvalidHand(f"{f} must be true or false")
+        flags[f] = value
     ctx = WinContext(
         **flags,
         seat_wind=WINDS[seat],
@@ -146,10 +162,14 @@ def score_request(request: object, rules: Rules) -> dict[str, Any]:
         "fu": score.fu,
         "yakuman": score.yakuman,
         "limit": score.limit,
-        "yaku": [[name, han] for name, han in sorted(score.yaku, key=lambda y: ORDER[y[0]])],
+        "yaku": [[name, han] for name, han in sorted(score.yaku, key=_yaku_order)],
         "payments": score.payments.as_dict(ctx.tsumo, ctx.seat_wind == EAST),
         "total": score.total,
     }
+
+
+def _yaku_order(yaku: tuple[str, int]) -> int:
+    return ORDER[yaku[0]]
 
 
 def _find_win(concealed: list[Tile], items: list[tuple[TileKind, bool]], win: tuple[TileKind, bool]) -> Tile:

@@ -16,13 +16,12 @@ import json
 import sys
 from typing import Any, TextIO
 
+from sanma.cli import answer_lines
 from sanma.engine.errors import InvalidHand, SanmaError
-from sanma.engine.hand import Meld, MeldType
-from sanma.engine.shanten import shanten, waits
-from sanma.engine.tiles import KIND_COUNT, NORTH, TileKind, assign_tiles, kind_name, parse
+from sanma.engine.shanten import shanten_and_waits
+from sanma.engine.tiles import KIND_COUNT, NORTH, TileKind, check_copies, kind_name, parse, to_mpsz
 
 FIELDS = frozenset({"hand", "melds", "kita"})
-MELD_TYPES = frozenset(t.value for t in MeldType)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,11 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
 def shanten_stream(inp: TextIO, out: TextIO) -> None:
     """One output line per non-blank input line, in order."""
-    for line in inp:
-        if not line.strip():
-            continue
-        out.write(json.dumps(shanten_line(line), separators=(", ", ": ")) + "\n")
-        out.flush()
+    answer_lines(inp, out, shanten_line)
 
 
 def shanten_line(line: str) -> dict[str, Any]:
@@ -56,17 +51,21 @@ def shanten_line(line: str) -> dict[str, Any]:
         return {"error": "invalid", "detail": str(exc)}
 
 
-def _melds(raw: object) -> list[tuple[MeldType, list[tuple[TileKind, bool]]]]:
+_MELD_SIZES = {"pon": 3, "daiminkan": 4, "kakan": 4, "ankan": 4}
+_MELD_ERROR = 'each meld is {"type": "pon"|"daiminkan"|"kakan"|"ankan", "tiles": "..."}'
+
+
+def _melds(raw: object) -> list[tuple[str, list[tuple[TileKind, bool]]]]:
     if not isinstance(raw, list):
         raise InvalidHand("melds must be a list")
     out = []
     for m in raw:
-        if not isinstance(m, dict) or set(m) - {"type", "tiles"} or m.get("type") not in MELD_TYPES:
-            raise InvalidHand('each meld is {"type": "pon"|"daiminkan"|"kakan"|"ankan", "tiles": "..."}')
+        if not isinstance(m, dict) or m.keys() - {"type", "tiles"} or m.get("type") not in _MELD_SIZES:
+            raise InvalidHand(_MELD_ERROR)
         tiles = m.get("tiles")
         if not isinstance(tiles, str):
             raise InvalidHand("meld tiles must be an mpsz string")
-        out.append((MeldType(m["type"]), parse(tiles)))
+        out.append((m["type"], parse(tiles)))
     return out
 
 
@@ -74,9 +73,8 @@ def shanten_request(request: object) -> dict[str, Any]:
     """Answer one decoded request (raises ``SanmaError`` subclasses on bad input)."""
     if not isinstance(request, dict):
         raise InvalidHand("each line must be a JSON object")
-    unknown = set(request) - FIELDS
-    if unknown:
-        raise InvalidHand(f"unknown field(s): {', '.join(sorted(unknown))}")
+    if request.keys() - FIELDS:
+        raise InvalidHand(f"unknown field(s): {', '.join(sorted(request.keys() - FIELDS))}")
     hand = request.get("hand")
     if not isinstance(hand, str):
         raise InvalidHand("hand (an mpsz string) is required")
@@ -85,15 +83,19 @@ def shanten_request(request: object) -> dict[str, Any]:
         raise InvalidHand("kita must be an integer 0..4")
     hand_items = parse(hand)
     meld_specs = _melds(request.get("melds", []))
-    everything = hand_items + [t for _, items in meld_specs for t in items] + [(NORTH, False)] * kita
+    everything = list(hand_items)
+    for _, items in meld_specs:
+        everything += items
+    everything += [(NORTH, False)] * kita
     # Red fives matter only for the fifth-copy check: with one written, the rules have them.
-    red_fives = any(red for _, red in everything)
-    tiles = assign_tiles(everything, red_fives)
-    pos = len(hand_items)
-    for mtype, items in meld_specs:
-        Meld(mtype, tuple(tiles[pos : pos + len(items)]))  # checks size and kind
-        pos += len(items)
-    total = len(hand_items) + 3 * len(meld_specs)
+    check_copies(everything, any(red for _, red in everything))
+    for mtype, items in meld_specs:  # the checks of ``Meld``: its size, one kind
+        if len(items) != _MELD_SIZES[mtype]:
+            raise InvalidHand(f"a {mtype} has {_MELD_SIZES[mtype]} tiles, not {len(items)}")
+        if any(k != items[0][0] for k, _ in items):
+            raise InvalidHand(f"a {mtype} must be one kind: {to_mpsz(items)}")
+    melds = len(meld_specs)
+    total = len(hand_items) + 3 * melds
     if total not in (13, 14):
         raise InvalidHand(f"a hand has 13 or 14 tiles with each meld counting 3, not {total}")
     counts = [0] * KIND_COUNT
@@ -102,8 +104,7 @@ def shanten_request(request: object) -> dict[str, Any]:
     own = list(counts)
     for kind, _ in everything[len(hand_items) :]:
         own[kind] += 1
-    melds = len(meld_specs)
-    result: dict[str, Any] = {"shanten": shanten(counts, melds, own=own)}
-    if total == 13 and result["shanten"] == 0:
-        result["waits"] = [kind_name(k) for k in waits(counts, melds, own=own)]
-    return result
+    n, hand_waits = shanten_and_waits(counts, melds, own)
+    if total == 13 and n == 0:
+        return {"shanten": 0, "waits": [kind_name(k) for k in hand_waits]}
+    return {"shanten": n}

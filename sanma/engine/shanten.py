@@ -102,15 +102,119 @@ def _capped_vector(pattern: tuple[int, ...], runs: bool, caps: tuple[int, ...]) 
     return group_distances(pattern, runs, caps)
 
 
+_BIG: Final = 10**6  # the distance of an impossible target
+# Bit sets of "tiles used" per (sets, pair), 16 bits a lane, lane 2 * sets + pair.
+_LANE: Final = 16
+_LANES: Final = (1 << (_LANE * _VECTOR_LEN)) - 1
+_NO_PAIR_LANES: Final = sum(((1 << _LANE) - 1) << (_LANE * 2 * s) for s in range(MAX_SETS + 1))
+
+
+_PREFIX_STATES: dict[tuple[bytes, bytes], dict[tuple[int, int], int]] = {}
+_PREFIX_LIMIT: Final = 1 << 18
+
+
+def _run_vector(pattern: Sequence[int], caps: Sequence[int]) -> tuple[int, ...]:
+    """The same numbers as ``group_distances(pattern, True, caps)`` for a suit (or any run of
+    consecutive kinds), by a forward pass over the kinds instead of the memoised search.
+
+    The state after a kind is the sequences begun one kind back (still needing this kind
+    and the next) and two kinds back (needing this one); for each state one integer holds,
+    lane by lane (sets, pair), the set of "tiles of the hand used" that can be reached, so a
+    choice at a kind (a triplet, a pair, new sequences) is a few shifts of that integer.
+
+    >>> _run_vector((1, 1, 1, 0, 0, 0, 0, 0, 0), (4,) * 9) == group_distances([1, 1, 1, 0, 0, 0, 0, 0, 0], True)
+    True
+    """
+    states: dict[tuple[int, int], int] = {(0, 0): 1}
+    n = len(pattern)
+    # The states after a prefix of a suit depend on that prefix alone, and many suits share
+    # their first kinds: start from the longest prefix already passed.
+    memo = _PREFIX_STATES if n == 9 else {}
+    start = 0
+    for i in range(n, 0, -1):
+        known = memo.get((bytes(pattern[:i]), bytes(caps[:i])))
+        if known is not None:
+            states, start = known, i
+            break
+    for i in range(start, n):
+        if i and len(memo) < _PREFIX_LIMIT:
+            memo[(bytes(pattern[:i]), bytes(caps[:i]))] = states
+        have, cap = pattern[i], caps[i]
+        most_new = MAX_SETS if i <= n - 3 else 0
+        nxt: dict[tuple[int, int], int] = {}
+        get = nxt.get
+        for (one, two), reach in states.items():
+            base = one + two
+            if base > cap:
+                continue
+            for t in (0, 1):
+                for q in (0, 1):
+                    need0 = base + 3 * t + 2 * q
+                    if need0 > cap:
+                        break
+                    start = (reach & _NO_PAIR_LANES) << _LANE if q else reach
+                    if not start:
+                        continue
+                    for r in range(min(most_new, cap - need0) + 1):
+                        need = need0 + r
+                        added = t + r
+                        moved = (start << (2 * _LANE * added)) & _LANES if added else start
+                        if not moved:
+                            break
+                        moved <<= need if need < have else have
+                        nxt[(r, one)] = get((r, one), 0) | moved
+        states = nxt
+    done = states.get((0, 0), 0)
+    out = []
+    for lane in range(_VECTOR_LEN):
+        used = (done >> (_LANE * lane)) & ((1 << _LANE) - 1)
+        out.append(3 * (lane >> 1) + 2 * (lane & 1) - (used.bit_length() - 1) if used else _BIG)
+    return tuple(out)
+
+
+def _cached_run_vector(pattern: bytes, caps: bytes) -> tuple[int, ...]:
+    """``_run_vector`` memoised; a run read backwards has the same vector, so both
+    directions share one entry."""
+    back = pattern[::-1], caps[::-1]
+    return _memo_run_vector(*min((pattern, caps), back))
+
+
+@lru_cache(maxsize=1 << 15)
+def _memo_run_vector(pattern: bytes, caps: bytes) -> tuple[int, ...]:
+    return _run_vector(pattern, caps)
+
+
+def _relaxed_caps(counts: Sequence[int], caps: Sequence[int]) -> list[int]:
+    """``caps`` with the cap lifted from every capped kind whose neighbourhood holds no tile
+    (the kind and, in a suit, two kinds either side): every block of a target that touches
+    such a kind is made of missing tiles only, so the same block of a free kind elsewhere
+    costs the same (``_shanten_capped`` checks that there are enough free kinds)."""
+    out = list(caps)
+    for k in range(KIND_COUNT):
+        if caps[k] >= 4:
+            continue
+        if 2 <= k < 20:
+            first = 2 if k < 11 else 11
+            window = range(max(first, k - 2), min(first + 8, k + 2) + 1)
+        else:
+            window = range(k, k + 1)
+        if not any(counts[i] for i in window):
+            out[k] = 4
+    return out
+
+
 def _group_vectors(counts: Sequence[int], caps: Sequence[int], tables: bool) -> tuple[Sequence[int], ...]:
     """Distance vectors of pin, sou and the isolated kinds under per-kind caps: by the
-    search, or from the tables (when ``tables``) for a group with no kind capped."""
+    search, or (when ``tables``) from the tables for a group with no kind capped and by the
+    forward pass ``_run_vector`` for a capped suit."""
     out: list[Sequence[int]] = []
     for kinds, runs in ((_PIN_KINDS, True), (_SOU_KINDS, True), (_ISOLATED_KINDS, False)):
         pattern = tuple(counts[k] for k in kinds)
         limits = tuple(caps[k] for k in kinds)
         if tables and limits == _UNCAPPED:
             out.append(table_group_vector(pattern, runs))
+        elif runs and tables:
+            out.append(_cached_run_vector(bytes(pattern), bytes(limits)))
         elif runs:
             out.append(_capped_vector(pattern, True, limits))
         else:
@@ -120,8 +224,25 @@ def _group_vectors(counts: Sequence[int], caps: Sequence[int], tables: bool) -> 
     return tuple(out)
 
 
+def _splits(sets: int) -> tuple[tuple[int, int, int], ...]:
+    """Every way to spread ``sets`` sets and one pair over three groups, as vector indices."""
+    out = []
+    for s1 in range(sets + 1):
+        for s2 in range(sets - s1 + 1):
+            s3 = sets - s1 - s2
+            for p1, p2, p3 in ((1, 0, 0), (0, 1, 0), (0, 0, 1)):
+                out.append((2 * s1 + p1, 2 * s2 + p2, 2 * s3 + p3))
+    return tuple(out)
+
+
+_SPLITS: Final = tuple(_splits(sets) for sets in range(MAX_SETS + 1))
+
+
 def _combine(vectors: Sequence[Sequence[int]], sets: int) -> int:
     """Fewest tiles missing for ``sets`` sets and one pair spread over the groups."""
+    if len(vectors) == 3:
+        a, b, c = vectors
+        return min(a[i] + b[j] + c[k] for i, j, k in _SPLITS[sets])
     # acc[2*s+p]: best distance over the groups seen so far.
     big = 99
     acc = [0] + [big] * (_VECTOR_LEN - 1)
@@ -145,6 +266,11 @@ def _combine(vectors: Sequence[Sequence[int]], sets: int) -> int:
 
 
 def _check_counts(counts: Sequence[int], name: str = "counts") -> None:
+    try:  # the common case at C speed: 27 ints 0..4 (bools count as ints, as below)
+        if len(counts) == KIND_COUNT and max(bytes(counts)) <= 4:
+            return
+    except (TypeError, ValueError):
+        pass
     if len(counts) != KIND_COUNT:
         raise InvalidHand(f"{name} must have {KIND_COUNT} entries (one per sanma tile kind), not {len(counts)}")
     for kind, n in enumerate(counts):
@@ -403,7 +529,19 @@ def _caps_of(counts: Sequence[int], own: Sequence[int]) -> list[int]:
 
 def _shanten_capped(counts: Sequence[int], melds: int, caps: Sequence[int]) -> int:
     """Minimum over every form when some copies lie outside the concealed hand (a search)."""
-    result = _combine(_group_vectors(counts, caps, tables=True), MAX_SETS - melds) - 1
+    sets = MAX_SETS - melds
+    relaxed = _relaxed_caps(counts, caps)
+    result = _BIG
+    if relaxed != list(caps):
+        result = _combine(_group_vectors(counts, relaxed, tables=True), sets) - 1
+        # Moving the blocks that touch a lifted kind needs one free kind (none held, none
+        # outside the hand, none used by the target) per block; the target's missing tiles
+        # (result + 1) occupy at most that many of the kinds held nowhere.
+        free = sum(1 for k in range(KIND_COUNT) if counts[k] == 0 and caps[k] >= 4)
+        if free - (result + 1) < sets + 1:
+            result = _BIG
+    if result >= _BIG:
+        result = _combine(_group_vectors(counts, caps, tables=True), sets) - 1
     if melds:
         return result
     pairable = [k for k in range(KIND_COUNT) if caps[k] >= 2]
@@ -417,8 +555,9 @@ def _shanten_capped(counts: Sequence[int], melds: int, caps: Sequence[int]) -> i
 
 
 def _shanten_own(counts: Sequence[int], melds: int, own: Sequence[int] | None) -> int:
-    if own is None or all(own[k] == counts[k] for k in range(KIND_COUNT)):
-        return _shanten_of(bytes(counts), melds)
+    b = bytes(counts)
+    if own is None or bytes(own) == b:
+        return _shanten_of(b, melds)
     return _shanten_capped(counts, melds, _caps_of(counts, own))
 
 
@@ -564,6 +703,29 @@ def waits(counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = Non
         return ()
     after = _after_draws(b, melds)
     return tuple(k for k in range(KIND_COUNT) if after[k] == -1 and held[k] < 4)
+
+
+def shanten_and_waits(
+    counts: Sequence[int], melds: int = 0, own: Sequence[int] | None = None
+) -> tuple[int, tuple[TileKind, ...]]:
+    """``shanten(counts, melds, own)`` and, for a ``13 - 3*melds`` tile hand in tenpai,
+    ``waits(counts, melds, own)`` (otherwise no waits), the shared work done once.
+
+    >>> from sanma.engine.tiles import counts_of_kinds, parse
+    >>> shanten_and_waits(counts_of_kinds(k for k, _ in parse("123456789p1239s")))
+    (0, (19,))
+    """
+    _check_hand(counts, melds, _SIZES)
+    if own is None:
+        own = counts
+    else:
+        _check_own(own, counts)
+    n = _shanten_own(counts, melds, own)
+    b = bytes(counts)
+    if n != 0 or sum(b) + 3 * melds != 13:
+        return n, ()
+    after = _after_draws(b, melds)
+    return 0, tuple(k for k in range(KIND_COUNT) if after[k] == -1 and own[k] < 4)
 
 
 def _check_visible(visible: Sequence[int], counts: Sequence[int]) -> None:

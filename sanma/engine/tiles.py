@@ -17,6 +17,7 @@ order, and the two round-trip.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -149,12 +150,50 @@ def _kind_from(digit: int, suit: str, text: str) -> TileKind:
     return EAST + digit - 1
 
 
+def _item_table() -> dict[str, tuple[TileKind, bool]]:
+    """Digit + suit letter -> ``(kind, red)`` for every valid pair (``"0p"`` is the red 5p)."""
+    out: dict[str, tuple[TileKind, bool]] = {}
+    for suit in "mpsz":
+        for digit in range(10):
+            if digit == 0 and suit not in "ps":
+                continue
+            try:
+                out[f"{digit}{suit}"] = (_kind_from(digit or 5, suit, ""), digit == 0)
+            except InvalidNotation:
+                continue
+    return out
+
+
+_ITEMS: Final = _item_table()
+_SHORT: dict[str, tuple[tuple[TileKind, bool], ...]] = {}
+_PLAIN_MPSZ: Final = re.compile(r"(?:[0-9]+[mpsz])+")
+_MPSZ_GROUP: Final = re.compile(r"([0-9]+)([mpsz])")
+
+
 def parse(text: str) -> list[tuple[TileKind, bool]]:
     """Read mpsz into ``(kind, red)`` pairs in written order.
 
     >>> parse("19m05p")
     [(0, False), (1, False), (6, True), (6, False)]
     """
+    # The common case, plain mpsz, by a regular expression and table lookups; anything
+    # else (spaces, errors and their messages) below.
+    if isinstance(text, str):
+        short = _SHORT.get(text)  # indicators and melds recur: "1z", "555z"
+        if short is not None:
+            return list(short)
+        if _PLAIN_MPSZ.fullmatch(text):
+            try:
+                out = [_ITEMS[d + suit] for digits, suit in _MPSZ_GROUP.findall(text) for d in digits]
+            except KeyError:
+                return _parse_slow(text)
+            if len(text) <= 5 and len(_SHORT) < 4096:
+                _SHORT[text] = tuple(out)
+            return out
+    return _parse_slow(text)
+
+
+def _parse_slow(text: str) -> list[tuple[TileKind, bool]]:
     if not isinstance(text, str):
         raise InvalidNotation(f"notation must be a string, not {type(text).__name__}")
     out: list[tuple[TileKind, bool]] = []
@@ -262,18 +301,28 @@ def assign_tiles(items: Sequence[tuple[TileKind, bool]], red_fives: bool = True)
     >>> assign_tiles(parse("0p55p"))
     [24, 25, 26]
     """
-    check_copies(items, red_fives)
     next_copy = [0] * KIND_COUNT
     if red_fives:
         next_copy[P5] = next_copy[S5] = 1
     out: list[Tile] = []
+    reds: set[Tile] = set()
     for kind, red in items:
         if red:
-            out.append(kind * 4)
+            tile = kind * 4
+            if tile in reds or not red_fives or kind not in (P5, S5):
+                break
+            reds.add(tile)
+            out.append(tile)
         else:
-            out.append(kind * 4 + next_copy[kind])
-            next_copy[kind] += 1
-    return out
+            copy = next_copy[kind]
+            if copy > 3:
+                break
+            out.append(kind * 4 + copy)
+            next_copy[kind] = copy + 1
+    else:
+        return out
+    check_copies(items, red_fives)  # raises the precise error
+    raise InvalidHand("tiles that cannot exist together")  # pragma: no cover - check_copies raised
 
 
 def parse_tiles(text: str, red_fives: bool = True) -> list[Tile]:
