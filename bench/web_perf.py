@@ -6,6 +6,14 @@ server's CPU time per action.
 * **Time to first interactive table**: a fresh browser context whose guest already has a
   match; from navigation to the first clickable hand tile (``performance.now()`` at that
   moment, so browser start-up is not counted); median and spread of ``--runs`` loads.
+* **Motion and sound** (issue 11): the share of the page weight that the motion, sound and
+  icon modules take (the sounds are synthesised, so no audio files); on a phone-size touch
+  screen (844x390) one seeded one-hand match played by clicking, twice: with motion and with
+  ``prefers-reduced-motion`` (no animation), counting the long tasks (over 50 ms, the
+  ``longtask`` performance entries) per hand and the main thread's busy time (CDP
+  ``Performance.getMetrics`` ``TaskDuration``) per table action (an event the page folded):
+  the difference is what the motion costs per action; the page's own user-timing measure
+  ``sanma:fx`` gives the script time of starting the effects.
 * **Server CPU per action**: a server process of its own (uvicorn, SQLite in a temporary
   folder, no pacing) plays ``--matches`` seeded one-hand practice matches against Beginner
   bots, driven by a WebSocket client that takes a win when offered, else the default.  Its
@@ -13,7 +21,7 @@ server's CPU time per action.
   (every seat's), compared with the bare engine + bots playing the same matches in this
   process (``time.process_time``): the ratio is what serving costs on top of the game.
 
-    .venv/bin/python bench/web_perf.py [--runs 7] [--matches 20] [--seed 1]
+    .venv/bin/python bench/web_perf.py [--runs 7] [--matches 20] [--seed 1] [--phone-hands 1]
 """
 
 from __future__ import annotations
@@ -163,6 +171,77 @@ def time_to_table(url: str, runs: int) -> list[float]:
     return out[1:]  # the first load warms the server's and the browser's caches
 
 
+# -- motion and sound at phone size ------------------------------------------------------------
+
+PHONE = {"width": 844, "height": 390}
+MOTION_MODULES = ("/src/motion.js", "/src/sound.js", "/src/icons.js")
+# Long tasks and the number of events folded, kept by the page from its first script on.
+LONG_TASKS = """
+window.__perf = { long: [], events: 0 };
+new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__perf.long.push(e.duration); })
+  .observe({ type: "longtask", buffered: true });
+"""
+# What the player does: win when offered, else Skip a call, else discard the drawn tile.
+STEP = """() => {
+  const el = document.querySelector('#actions .action-tsumo, #actions .action-ron')
+    || document.querySelector('#actions .action-pass')
+    || [...document.querySelectorAll('.hand.my-turn .hand-tile:not(.blocked)')].pop()
+    || document.querySelector('#overlay:not([hidden]) [data-panel=next]');
+  if (el) el.click();
+  return Boolean(document.querySelector('[data-testid=match-end]'));
+}"""
+
+
+READ_PERF = """() => ({ long: window.__perf.long, events: performance.getEntriesByName("sanma:event").length,
+  fx: performance.getEntriesByName("sanma:fx").map((e) => e.duration) })"""
+
+
+def motion_weight(url: str) -> int:
+    """Bytes of the motion, sound and icon modules as served."""
+    return sum(len(httpx.get(url + path).content) for path in MOTION_MODULES)
+
+
+def phone_hand(url: str, reduced: bool, hands: int) -> dict[str, float]:
+    """One seeded one-hand match per ``hands`` at phone size, by clicking: long tasks per hand,
+    busy ms and events, the effects' script ms."""
+    from playwright.sync_api import sync_playwright
+
+    totals = {"long": 0.0, "long_ms": 0.0, "busy_ms": 0.0, "events": 0.0, "fx_ms": 0.0, "fx_n": 0.0}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(hands):
+            token = new_guest(url)
+            motion = "reduce" if reduced else "no-preference"
+            context = browser.new_context(viewport=PHONE, has_touch=True, reduced_motion=motion)
+            context.add_init_script(f"localStorage.setItem('sanma.token', {json.dumps(token)})")
+            context.add_init_script(LONG_TASKS)
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            new_match(url, token)
+            page.goto(url + "/")
+            page.wait_for_selector(CLICKABLE)
+            busy0 = _task_seconds(cdp)
+            while not page.evaluate(STEP):
+                page.wait_for_timeout(30)  # the page's own pace: bots answer at once, effects run
+            page.wait_for_timeout(300)  # the last effects end
+            totals["busy_ms"] += (_task_seconds(cdp) - busy0) * 1000
+            perf = page.evaluate(READ_PERF)
+            totals["long"] += len(perf["long"])
+            totals["long_ms"] += sum(perf["long"])
+            totals["fx_ms"] += sum(perf["fx"])
+            totals["fx_n"] += len(perf["fx"])
+            totals["events"] += perf["events"]
+            context.close()
+        browser.close()
+    return {k: v / hands for k, v in totals.items()}
+
+
+def _task_seconds(cdp: Any) -> float:
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return float(next(m["value"] for m in metrics if m["name"] == "TaskDuration"))
+
+
 # -- server CPU per action --------------------------------------------------------------------
 
 
@@ -235,6 +314,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="page loads for the time to the table")
     parser.add_argument("--matches", type=int, default=20, help="one-hand matches for the CPU figure")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--phone-hands", type=int, default=1, help="seeded hands per motion setting at phone size")
     parser.add_argument("--serve-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_child:
@@ -246,6 +326,9 @@ def main() -> None:
         try:
             weights = page_weight(url)
             times = time_to_table(url, args.runs)
+            motion_bytes = motion_weight(url)
+            moving = phone_hand(url, False, args.phone_hands)
+            still = phone_hand(url, True, args.phone_hands)
             proc_cpu_before = cpu_seconds(proc.pid)
             # The CPU figure starts on a fresh seed range so the bare run can replay it.
             human, events = play_over_socket(url, args.matches)
@@ -253,8 +336,8 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=15)
-    # The page runs used seeds seed .. seed + 1 + runs + 1 (one per match created before).
-    first = args.seed + 1 + args.runs + 1
+    # The page runs used seeds seed .. (one per match created before the CPU figure).
+    first = args.seed + 1 + args.runs + 1 + 2 * args.phone_hands
     actions, bare_events, bare_cpu, aids_cpu = play_bare(list(range(first, first + args.matches)))
     print("| page stage | files | bytes | gzip bytes |\n|---|---:|---:|---:|")
     for stage, files, raw, packed in weights:
@@ -263,6 +346,16 @@ def main() -> None:
         f"\ntime to first interactive table (ms, {len(times)} loads): median {statistics.median(times):.0f}, "
         f"min {min(times):.0f}, max {max(times):.0f}"
     )
+    print(f"\nmotion, sound and icon modules: {motion_bytes:,} bytes (sounds synthesised: no audio files)")
+    print("\n| phone 844x390, one-hand match | long tasks / hand | long-task ms / hand | busy ms / event |", end="")
+    print(" effects script ms / render |")
+    print("|---|---:|---:|---:|---:|")
+    for label, r in (("with motion", moving), ("prefers-reduced-motion", still)):
+        per_event = r["busy_ms"] / max(1.0, r["events"])
+        per_fx = r["fx_ms"] / max(1.0, r["fx_n"])
+        print(f"| {label} | {r['long']:.1f} | {r['long_ms']:.0f} | {per_event:.2f} | {per_fx:.3f} |")
+    cost = moving["busy_ms"] / max(1.0, moving["events"]) - still["busy_ms"] / max(1.0, still["events"])
+    print(f"| motion's cost per event | | | {cost:.2f} | |")
     per_server = server_cpu / actions * 1000
     per_bare = bare_cpu / actions * 1000
     print("\n| CPU per action | ms |\n|---|---:|")

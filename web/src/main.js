@@ -93,24 +93,32 @@ function show(screen) {
   else renderGame();
 }
 
+/** Replace an element's markup only when it changed: most frames change the board alone,
+ * and rebuilding the hand, the buttons and the top bar each time cost layout on phones. */
+function setHtml(el, html) {
+  if (el.sanmaHtml === html) return;
+  el.innerHTML = html;
+  el.sanmaHtml = html;
+}
+
 function renderGame() {
   const s = app.state;
-  $("menu-btn").innerHTML = `${icon("menu")}<span class="label-text">${esc(t("game.menu"))}</span>`;
+  setHtml($("menu-btn"), `${icon("menu")}<span class="label-text">${esc(t("game.menu"))}</span>`);
   $("menu-btn").setAttribute("aria-label", t("game.menu"));
-  $("game-lang").innerHTML = langSwitchHtml();
-  $("toggles").innerHTML = soundHtml() + speedHtml() + togglesHtml();
+  setHtml($("game-lang"), langSwitchHtml());
+  setHtml($("toggles"), soundHtml() + speedHtml() + togglesHtml());
   renderMenu();
   $("conn").textContent = app.online === false ? t("game.offline") : "";
   if (!s.hand) {
-    $("board").innerHTML = `<div class="waiting">${esc(t("game.connecting"))}</div>`;
-    $("hand").innerHTML = "";
-    $("actions").innerHTML = "";
-    $("aids").innerHTML = "";
+    setHtml($("board"), `<div class="waiting">${esc(t("game.connecting"))}</div>`);
+    setHtml($("hand"), "");
+    setHtml($("actions"), "");
+    setHtml($("aids"), "");
   } else {
-    $("board").innerHTML = boardHtml(s);
-    $("hand").innerHTML = handHtml(s, app.prompt, app.ui);
-    $("actions").innerHTML = actionsHtml(actionButtons(app.prompt, app.ui));
-    $("aids").innerHTML = aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state));
+    setHtml($("board"), boardHtml(s));
+    setHtml($("hand"), handHtml(s, app.prompt, app.ui));
+    setHtml($("actions"), actionsHtml(actionButtons(app.prompt, app.ui)));
+    setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state)));
   }
   // Your turn is marked like an opponent's: the area glows while the turn is yours.
   document.querySelector(".me-area").classList.toggle("on-turn", Boolean(s.hand && s.hand.turn === s.seat && !s.ending.length));
@@ -155,7 +163,7 @@ function pointedTile() {
 }
 
 function renderAids() {
-  if (app.screen === "game" && app.state.hand) $("aids").innerHTML = aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state));
+  if (app.screen === "game" && app.state.hand) setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state)));
 }
 
 function togglesHtml(inMenu = false) {
@@ -250,6 +258,7 @@ function connect(match) {
     onEvent: (frame) => {
       fold(app.state, frame.e);
       if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
+      performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)
       if (frame.e.type === "MatchEnded") syncHistory(); // the local history keeps a copy
       app.state.v = frame.v;
       // Hand ends already dismissed before a reload are not shown again.
@@ -303,8 +312,10 @@ function schedule() {
     const fx = app.fx;
     app.fx = [];
     if (!fx.length) return;
+    const start = performance.now();
     runEffects(fx, { me: app.state.seat, speed: app.speed, t });
     for (const name of new Set(fx.map((f) => f.sound).filter(Boolean))) play(name);
+    performance.measure("sanma:fx", { start }); // the effects' script time (bench/web_perf.py)
   });
 }
 
