@@ -176,9 +176,7 @@ def _counted_yakuman() -> Kyoku:
     # Dealer: double riichi on the first discard, ippatsu tsumo on 1p: double riichi 2,
     # ippatsu 1, menzen tsumo 1, pinfu 1, chinitsu 6, ittsu 2, dora 3 (three 5p under a 4p
     # indicator) = 16 han, a yakuman by count; each non-dealer pays 16000.
-    k = start(
-        ["23456789p234p55p", N1_NO_P, "19m19s123456s126z"], "1z 7z 7z 1p", dora="4p", ura="1z", rules=TENHOU
-    )
+    k = start(["23456789p234p55p", N1_NO_P, "19m19s123456s126z"], "1z 7z 7z 1p", dora="4p", ura="1z", rules=TENHOU)
     act(k, 0, Discard(k.hand(0)[-1], riichi=True))  # the drawn 1z
     pass_all(k)
     for seat in (1, 2):
@@ -262,3 +260,14 @@ def test_a_missing_zero_before_a_discard_is_still_refused() -> None:
     exported[9] = exported[9][1:]
     with pytest.raises(ValueError, match="followed by a 0"):
         parse_hand(exported, index=0)
+
+
+def test_phase_says_turn_window_or_over() -> None:
+    k = start([NEUTRAL0, NEUTRAL1, "1359p1359s11567z"], "?")
+    assert k.phase == "turn"
+    act(k, 0, Discard(next(t for t in k.hand(0) if kind_of(t) == parse_kind("1z"))))
+    assert k.phase == "window" and k.awaiting() == (2,)  # seat 2 may pon the 1z
+    pass_all(k)
+    assert k.phase == "turn"
+    autoplay(k)
+    assert k.phase == "over"

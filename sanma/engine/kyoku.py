@@ -66,6 +66,7 @@ from sanma.engine.wall import Deal
 SEATS = (0, 1, 2)
 
 Outcome = Literal["won", "drawn", "aborted"]
+Phase = Literal["turn", "window", "over"]
 
 
 # -- values handed out -------------------------------------------------------------------
@@ -350,6 +351,14 @@ class Kyoku:
     def in_riichi(self, seat: int) -> bool:
         """Whether a seat has declared riichi."""
         return self._riichi[seat]
+
+    @property
+    def phase(self) -> Phase:
+        """``turn`` (one seat acts after its draw or pon), ``window`` (seats answer a
+        discard, an added or closed kan or a kita: ron, call or ``Pass``) or ``over``."""
+        if self.result is not None:
+            return "over"
+        return "turn" if self._window is None else "window"
 
     def awaiting(self) -> tuple[int, ...]:
         """Seats whose decision is pending."""

@@ -70,8 +70,7 @@ def implied_actions(match: Match, events: Sequence[Event], pos: int) -> list[tup
     awaited = match.awaiting()
     if not awaited:
         raise InvalidLog(f"event {pos}: no seat is awaited")
-    in_window = Pass() in match.legal_actions(awaited[0])
-    if not in_window:
+    if match.kyoku.phase != "window":
         seat = awaited[0]
         i = _next_index(events, pos, (DoraRevealed,))
         return [(seat, _turn_action(seat, events[i] if i < len(events) else None))]

@@ -628,9 +628,7 @@ class _Sim:
         if i == len(self.discards[seat]) and i + 2 == len(self.draws[seat]):
             # The replacement draw is the seat's last entry and wins: some writers leave the
             # open kan's 0 out, since no discard follows at all.  Read it as if it were there.
-            self.discards = tuple(
-                (*d, DAIMINKAN_PLACEHOLDER) if s == seat else d for s, d in enumerate(self.discards)
-            )
+            self.discards = tuple((*d, DAIMINKAN_PLACEHOLDER) if s == seat else d for s, d in enumerate(self.discards))
         if i >= len(self.discards[seat]) or self.discards[seat][i] != DAIMINKAN_PLACEHOLDER:
             raise self.stuck("an open kan must be followed by a 0 in discards", f"seat {seat} discards[{i}]")
         self.ptr[seat] += 1
@@ -1167,9 +1165,9 @@ def _feed(kyoku: Kyoku, seat: int, action: Action) -> str | None:
         if action in kyoku.legal_actions(seat):
             kyoku.apply(seat, action)
             return None
-        passers = [s for s in kyoku.awaiting() if Pass() in kyoku.legal_actions(s)]
-        if not passers:
+        if kyoku.phase != "window":
             break
+        passers = kyoku.awaiting()
         for other in passers:
             kyoku.apply(other, Pass())
             if kyoku.result is not None:
@@ -1181,9 +1179,9 @@ def _feed(kyoku: Kyoku, seat: int, action: Action) -> str | None:
 def _drain(kyoku: Kyoku) -> str | None:
     """After the log's last action: everyone left in a window passes."""
     while kyoku.result is None:
-        passers = [s for s in kyoku.awaiting() if Pass() in kyoku.legal_actions(s)]
-        if not passers:
+        if kyoku.phase != "window":
             return f"the log ends but the engine still awaits seats {list(kyoku.awaiting())}"
+        passers = kyoku.awaiting()
         for other in passers:
             kyoku.apply(other, Pass())
             if kyoku.result is not None:
