@@ -108,7 +108,7 @@ function renderGame() {
   setHtml($("game-lang"), langSwitchHtml());
   setHtml($("toggles"), soundHtml() + speedHtml() + togglesHtml());
   renderMenu();
-  $("conn").textContent = app.online === false ? t("game.offline") : "";
+  $("conn").textContent = app.online === false ? t("game.offline") : app.notice || "";
   if (!s.hand) {
     setHtml($("board"), `<div class="waiting">${esc(t("game.connecting"))}</div>`);
     setHtml($("hand"), "");
@@ -293,7 +293,7 @@ function connect(match) {
     },
     onStatus: (status) => {
       app.online = status === "online";
-      if (app.screen === "game") $("conn").textContent = app.online ? "" : t("game.offline");
+      if (app.screen === "game") $("conn").textContent = app.online ? app.notice || "" : t("game.offline");
     },
   });
   show("game");
@@ -538,6 +538,16 @@ document.addEventListener("keydown", (ev) => {
   }
 });
 
+/** A short note in the top bar (where "Reconnecting…" shows), gone after a few seconds. */
+function announce(text) {
+  app.notice = text;
+  if (app.screen === "game" && app.online !== false) $("conn").textContent = text;
+  setTimeout(() => {
+    app.notice = "";
+    if (app.screen === "game" && app.online !== false) $("conn").textContent = "";
+  }, 4000);
+}
+
 /** Another account's token for this browser (account recovery, backup import). */
 function switchToken(token) {
   app.token = token;
@@ -562,6 +572,7 @@ async function boot() {
     const resume = rooms.lobby ? null : rooms.match || current.match;
     if (resume) {
       connect(resume);
+      announce(t("game.resumed")); // the page came back to a match in play: say so
       return;
     }
   } catch (err) {

@@ -1,0 +1,204 @@
+"""The result texts and the end-of-match flow of the browser client (issue 11), in Chromium.
+
+The hand-end panel is built from wire events folded by the client's own state.js (a ron
+with two riichi sticks on the table, a tsumo, a draw with a stick left over) and read back:
+the big number is the hand's value with the sticks apart, a seat that paid a riichi stick and
+lost shows -1,000 (not "±0"), a draw says the stick carries over, the titles speak to the
+player in both languages, numbers follow the language (35,000 / 35.000), seat badges use the
+tiles' wind letters.  The match-end panel shows points, uma and the final score in their own
+columns.  Played for real: Play again starts a new match with the same options, leaving asks
+in the page (never the browser's confirm()) and the start screen then offers Resume; a
+reload that comes back to a match says so."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tests.test_web_e2e import DESKTOP, browser, live, open_page, start_match, step
+
+__all__ = ["browser", "live"]  # the fixtures, used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser
+
+    from tests.test_server import LiveServer
+
+HAND = ["1m", "9m", "1p", "2p", "3p", "4p", "4p", "6s", "7s", "8s", "5z", "5z", "5z"]
+
+# Folds a hand with wire events and renders its end panel(s) in the given language.
+RENDER = """async ([lang, events, me]) => {
+    const i18n = await import("/src/i18n.js");
+    const { fold, newState } = await import("/src/state.js");
+    const { handEndHtml, matchEndHtml } = await import("/src/render/panels.js");
+    await i18n.loadI18n();
+    i18n.setLang(lang);
+    const state = newState();
+    state.seat = me;
+    for (const e of events) fold(state, e);
+    const box = document.createElement("div");
+    box.innerHTML = state.ending.map((item) => handEndHtml(item, me, false)).join("")
+      + (state.matchEnd ? matchEndHtml(state.matchEnd, me, false, { return_points: 35000 }) : "");
+    document.body.append(box);
+    const text = (sel) => [...box.querySelectorAll(sel)].map((el) => el.textContent.trim());
+    const out = {
+      titles: text(".end-title small"), values: text("[data-testid=win-value]"),
+      sticks: text("[data-testid=win-sticks]"),
+      pays: text(".value .pay"), carry: text("[data-testid=carry]"), deltas: text(".changes td.delta"),
+      scores: text(".changes td:last-child"), uma: text(".results td.uma"), points: text(".results td.points"),
+      finals: text(".results td.final"), heads: text(".results thead th"),
+    };
+    box.remove();
+    return out;
+}"""
+
+
+def started(deposits: int = 0) -> dict[str, Any]:
+    return {
+        "type": "HandStarted",
+        "round_wind": "1z",
+        "dealer": 0,
+        "honba": 0,
+        "deposits": deposits,
+        "scores": [35000, 35000, 35000],
+        "hands": [HAND, ["?"] * 13, ["?"] * 13],
+        "dora_indicator": "3p",
+        "live_size": 55,
+    }
+
+
+def won(seat: int, from_seat: int, payments: dict[str, int], total: int, deltas: list[int]) -> dict[str, Any]:
+    score = {
+        "han": 2,
+        "fu": 40,
+        "yakuman": 0,
+        "limit": "none",
+        "yaku": [["riichi", 1], ["yakuhai_white", 1]],
+        "fu_breakdown": [["base", 20], ["closed_ron", 10], ["closed_triplet 5z", 8], ["round_up", 2]],
+        "base": 640,
+        "payments": payments,
+        "total": total,
+    }
+    return {
+        "type": "HandWon",
+        "seat": seat,
+        "from_seat": from_seat,
+        "tile": "5p",
+        "hand": HAND,
+        "melds": [],
+        "ura_indicators": [],
+        "score": score,
+        "pao_seat": None,
+        "deltas": deltas,
+    }
+
+
+def riichi(seat: int) -> dict[str, Any]:
+    return {"type": "RiichiAccepted", "seat": seat}
+
+
+def test_win_panel_value_sticks_changes_and_titles_in_both_languages(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    # You (seat 0) and Sari (seat 2) declared riichi; Kenji (seat 1) wins on your discard: 2,600
+    # from you plus the two sticks.
+    ron = [started(), riichi(0), riichi(2), won(1, 0, {"ron": 2600}, 4600, [-2600, 4600, 0])]
+    en = page.evaluate(RENDER, ["en", ron, 0])
+    assert en["titles"] == ["Kenji wins on your discard"]
+    assert en["values"] == ["2,600"] and en["sticks"] == ["+ 2 riichi sticks: 2,000"], en
+    assert en["pays"] == ["The discarder pays 2,600"]
+    # Over the hand: you paid a stick and the ron, Sari's stick went to Kenji: -1,000, not ±0.
+    assert en["deltas"] == ["-3,600", "+4,600", "-1,000"], en["deltas"]
+    assert en["scores"] == ["31,400", "39,600", "34,000"]
+    id_ = page.evaluate(RENDER, ["id", ron, 0])
+    assert id_["titles"] == ["Kenji menang dari buanganmu"]
+    assert id_["values"] == ["2.600"] and id_["sticks"] == ["+ 2 tongkat riichi: 2.000"]
+    assert id_["deltas"] == ["-3.600", "+4.600", "-1.000"] and id_["scores"][0] == "31.400"
+    # Your own wins speak to you; the other bot is named as the table names it.
+    mine = [started(), won(0, 2, {"ron": 3900}, 3900, [3900, 0, -3900])]
+    assert page.evaluate(RENDER, ["en", mine, 0])["titles"] == ["You win on Sari's discard"]
+    assert page.evaluate(RENDER, ["id", mine, 0])["titles"] == ["Kamu menang dari buangan Sari"]
+    tsumo = [started(), won(0, 0, {"non_dealer": 2600}, 5200, [5200, -2600, -2600])]
+    shown = page.evaluate(RENDER, ["en", tsumo, 0])
+    assert shown["titles"] == ["You win by self-draw"] and shown["values"] == ["5,200"] and shown["sticks"] == []
+    assert shown["pays"] == ["Each of the others pays 2,600"]  # the dealer's tsumo
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_a_draw_carries_the_sticks_and_the_match_end_splits_points_and_uma(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    drawn = {
+        "type": "HandDrawn",
+        "reason": "exhaustive",
+        "tenpai": [0],
+        "tenpai_hands": [HAND, [], []],
+        "nagashi": [],
+        "deltas": [2000, -1000, -1000],
+    }
+    ended = {
+        "type": "MatchEnded",
+        "points": [45000, 33000, 27000],
+        "placements": [1, 2, 3],
+        "final_scores": [25.0, -2.0, -23.0],
+    }
+    shown = page.evaluate(RENDER, ["en", [started(), riichi(0), drawn, ended], 0])
+    assert shown["carry"] == ["1 riichi stick stays on the table for the next hand's winner."], shown
+    assert shown["deltas"] == ["+1,000", "-1,000", "-1,000"]  # +2,000 tenpai payments, -1,000 the stick
+    assert shown["heads"] == ["Place", "", "Points", "Uma", "Final score"]
+    assert shown["points"] == ["45,000", "33,000", "27,000"]
+    assert shown["uma"] == ["+15.0", "0.0", "−15.0"] and shown["finals"] == ["+25.0", "−2.0", "−23.0"], shown
+    shown = page.evaluate(RENDER, ["id", [started(), riichi(0), drawn, ended], 0])
+    assert shown["carry"] == ["1 tongkat riichi tetap di meja untuk pemenang tangan berikutnya."]
+    assert shown["points"] == ["45.000", "33.000", "27.000"] and shown["uma"][0] == "+15,0"
+    page.close()
+
+
+def test_seat_badges_use_the_tiles_wind_letters_in_indonesian(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP, lang="id")
+    start_match(page)
+    badges = page.locator(".wind-badge").all_inner_texts()
+    assert set(badges) <= {"E", "S", "W", "N"} and len(badges) >= 3, badges
+    assert page.locator(".opponent .wind-badge").first.get_attribute("title") in ("Timur", "Selatan", "Barat")
+    assert "." in page.locator(".opponent .score").first.inner_text()  # 35.000
+    page.close()
+
+
+def test_play_again_keeps_the_options_and_leaving_asks_in_the_page_then_offers_resume(
+    browser: Browser, live: LiveServer
+) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.on("dialog", lambda d: (_ for _ in ()).throw(AssertionError(f"a native dialog: {d.message}")))
+    start_match(page, length="one-hand", level="beginner")
+    first = page.evaluate("() => localStorage.getItem('sanma.match')")
+    for _ in range(400):
+        what = step(page)
+        if what == "hand-end":
+            page.click("[data-panel=next]")
+        elif what == "match-end":
+            break
+    page.click("[data-panel=rematch]")  # Play again: a new match straight away, same options
+    page.wait_for_function(
+        f"() => localStorage.getItem('sanma.match') !== {first!r} && document.querySelector('.hand-tile')"
+    )
+    assert page.locator("#start").is_hidden()
+    assert "Honba" in page.inner_text(".centre")
+    second = page.evaluate("() => localStorage.getItem('sanma.match')")
+    # Leaving asks in the page: Stay keeps the table, Leave goes to the start screen.
+    page.click("#menu-btn")
+    page.click("#menu [data-cmd=leave]")
+    confirm = page.locator("[data-testid=leave-confirm]")
+    assert confirm.is_visible()
+    page.click("[data-panel=leave-no]")
+    assert confirm.count() == 0 and page.locator("#game").is_visible()
+    page.click("#menu-btn")
+    page.click("#menu [data-cmd=leave]")
+    page.click("[data-panel=leave-yes]")
+    page.wait_for_selector("#resume")
+    page.click("#resume")  # the match left is resumed where it was
+    page.wait_for_selector(".hand-tile")
+    assert page.evaluate("() => localStorage.getItem('sanma.match')") == second
+    page.reload()  # a reload comes back to the match, and says so
+    page.wait_for_function("() => document.getElementById('conn').textContent.includes('resumed')")
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
