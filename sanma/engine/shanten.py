@@ -15,7 +15,7 @@ Speed: the vectors and their combinations are precomputed (``scripts/gen_shanten
 writes ``data/shanten_tables.bin``, loaded once at import, about 40 MB in memory), so one
 shanten is three dict lookups keyed by ``bytes`` of a 9-kind slice plus two table reads.
 ``group_distances`` is the slow search that defines the numbers; the tests compare the
-two.  Functions named ``_..._unchecked`` or ``_..._of`` skip every input check.
+two.  Functions named ``_..._of`` skip every input check.
 """
 
 from __future__ import annotations
@@ -500,16 +500,6 @@ def _after_draws(b: bytes, melds: int) -> list[int]:
         *map(terminal.__getitem__, b[19:]),
     ]
     return [o if o < x else x for o, x in zip(out, other, strict=True)]
-
-
-def _standard_shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
-    """Standard-form shanten of a count array; skips every check."""
-    return _standard_of(bytes(counts), melds)
-
-
-def _shanten_unchecked(counts: Sequence[int], melds: int = 0) -> int:
-    """Shanten (every form) of a count array; skips every check."""
-    return _shanten_of(bytes(counts), melds)
 
 
 def _standard_shanten_reference(counts: Sequence[int], melds: int) -> int:

@@ -96,16 +96,6 @@ def is_terminal_or_honor(kind: TileKind) -> bool:
     return _IS_TERMINAL_HONOR[kind]
 
 
-def is_honor(kind: TileKind) -> bool:
-    """Winds and dragons."""
-    return kind >= EAST
-
-
-def is_sequence_suit(kind: TileKind) -> bool:
-    """Pin and sou form sequences; man (only 1m and 9m) and honors never do."""
-    return P1 <= kind < EAST
-
-
 def dora_of(indicator: TileKind) -> TileKind:
     """The dora a revealed indicator points at, with sanma's 1m <-> 9m wrap.
 

@@ -1,0 +1,75 @@
+"""The layers hold: the engine imports nothing of the project above it, the bots only the
+engine (and themselves), the store nothing of the server.  Read from the source (every
+``import`` statement, type-checking ones included), so no module has to be imported."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "sanma"
+
+# layer -> the project packages its modules may import
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "engine": ("sanma.engine",),
+    "bots": ("sanma.engine", "sanma.bots"),
+}
+FORBIDDEN: dict[str, tuple[str, ...]] = {"store": ("sanma.server",)}
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every project import in one file; relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            out.append((node.lineno, module))
+    return [(line, m) for line, m in out if m == "sanma" or m.startswith("sanma.")]
+
+
+def _files(layer: str) -> list[Path]:
+    return sorted((PACKAGE / layer).rglob("*.py"))
+
+
+def _inside(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_layer_imports_only_what_lies_below(layer: str) -> None:
+    assert _files(layer), f"no modules found under sanma/{layer}"
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
+        for path in _files(layer)
+        for line, module in _imports(path)
+        if not _inside(module, ALLOWED[layer])
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_never_imports_what_lies_above(layer: str) -> None:
+    assert _files(layer), f"no modules found under sanma/{layer}"
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
+        for path in _files(layer)
+        for line, module in _imports(path)
+        if _inside(module, FORBIDDEN[layer])
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_reader_finds_the_imports() -> None:
+    modules = {m for _, m in _imports(PACKAGE / "engine" / "kyoku.py")}
+    assert {"sanma.engine", "sanma.engine.events", "sanma.engine.legality"} <= modules
+    assert _inside("sanma.engine.tiles", ("sanma.engine",)) and not _inside("sanma.engines", ("sanma.engine",))
