@@ -66,6 +66,15 @@ def test_the_deal_in_model_ranks_tile_classes() -> None:
     assert d.value(True, False, True, 0) > d.value(True, False, False, 0)  # a dealer's riichi costs more
 
 
+def test_the_hazard_model_reads_riichi_on_the_table_and_our_own() -> None:
+    h = models().hazard
+    assert h.other_end(12, 1) > h.other_end(12, 0)  # a riichi opponent ends more hands
+    assert h.other_end(12, 0, mine=True) < h.other_end(12, 0)  # our riichi makes the others fold
+    assert h.other_end(2, 0) < h.other_end(14, 0)
+    assert h.ron_chance(8, False) > h.ron_chance(2, False)
+    assert 0 < h.cost_of_other_tsumo(False) < h.cost_of_other_tsumo(True)
+
+
 def test_danger_classes_from_what_the_seat_sees() -> None:
     view = SeatView(0)
     view.apply(MatchStarted(seed=1, rules=Rules(), wall_algorithm="x"))
