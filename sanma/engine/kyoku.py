@@ -11,8 +11,9 @@ The hand is always in one of three phases:
 Legality lives in one query, ``legal_actions(seat)``; ``apply`` accepts only what it
 lists and returns the events it caused.  The rules behind it are ``legality``'s, asked
 with one seat's facts (``_SeatFacts``), the same functions a seat that sees only its own
-tiles asks (``formats.mjai_legal``).  Rule choices and their spec sections are in
-``docs/engine.md``.
+tiles asks (``formats.mjai_legal``).  Each seat's tiles and flags are one ``SeatState``
+(``seat.py``), changed by the transitions that fold shares.  ``phase`` names the phase.
+Rule choices and their spec sections are in ``docs/engine.md``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from sanma.engine.legality import LegalActions as LegalActions
 from sanma.engine.legality import WindowKind as WindowKind
 from sanma.engine.rules import Rules
 from sanma.engine.scoring import Score
+from sanma.engine.seat import SeatState
 from sanma.engine.settlement import nagashi_deltas, noten_deltas, win_deltas
 from sanma.engine.shanten import is_complete, waits
 from sanma.engine.tiles import (
@@ -170,21 +172,9 @@ class Kyoku:
         k._replacements = 0
         k._dora_count = 1
         k._pending_dora = 0
-        k._hands = [list(h) for h in deal.hands]
-        k._melds = [[], [], []]
-        k._kita = [[], [], []]
-        k._river = [[], [], []]
-        k._called_away = [[], [], []]
-        k._riichi = [False] * 3
-        k._double_riichi = [False] * 3
-        k._ippatsu = [False] * 3
-        k._riichi_paid = [0] * 3
-        k._riichi_furiten = [False] * 3
-        k._temp_furiten = [False] * 3
-        k._pao = [None, None, None]
+        k._seats = [SeatState(list(h)) for h in deal.hands]
         k._kan_owners = []
         k._clean = True
-        k._discarded = [False] * 3
         k._turn = dealer
         k._drawn = None
         k._after_pon = None
@@ -216,21 +206,9 @@ class Kyoku:
     _replacements: int
     _dora_count: int
     _pending_dora: int
-    _hands: list[list[Tile]]
-    _melds: list[list[Meld]]
-    _kita: list[list[Tile]]
-    _river: list[list[Tile]]
-    _called_away: list[list[Tile]]
-    _riichi: list[bool]
-    _double_riichi: list[bool]
-    _ippatsu: list[bool]
-    _riichi_paid: list[int]
-    _riichi_furiten: list[bool]
-    _temp_furiten: list[bool]
-    _pao: list[tuple[int, str] | None]
+    _seats: list[SeatState]
     _kan_owners: list[int]
     _clean: bool
-    _discarded: list[bool]
     _turn: int
     _drawn: Tile | None
     _after_pon: TileKind | None
@@ -238,20 +216,7 @@ class Kyoku:
     _window: _Window | None
     _legal: dict[int, LegalActions]
 
-    _LIST_OF_LISTS = ("_hands", "_melds", "_kita", "_river", "_called_away")
-    _FLAT_LISTS = (
-        "_scores",
-        "_riichi",
-        "_double_riichi",
-        "_ippatsu",
-        "_riichi_paid",
-        "_riichi_furiten",
-        "_temp_furiten",
-        "_pao",
-        "_kan_owners",
-        "_discarded",
-        "events",
-    )
+    _LISTS = ("_scores", "_kan_owners", "events")
 
     # -- public queries ------------------------------------------------------------------
 
@@ -259,9 +224,9 @@ class Kyoku:
         """An independent copy (for search): mutating one never changes the other."""
         k = Kyoku.__new__(Kyoku)
         for name, value in self.__dict__.items():
-            if name in self._LIST_OF_LISTS:
-                value = [list(x) for x in value]
-            elif name in self._FLAT_LISTS:
+            if name == "_seats":
+                value = [seat.copy() for seat in value]
+            elif name in self._LISTS:
                 value = list(value)
             elif name == "_legal":
                 value = dict(value)
@@ -284,21 +249,9 @@ class Kyoku:
             self._replacements,
             self._dora_count,
             self._pending_dora,
-            tuple(tuple(h) for h in self._hands),
-            tuple(tuple(m) for m in self._melds),
-            tuple(tuple(x) for x in self._kita),
-            tuple(tuple(r) for r in self._river),
-            tuple(tuple(r) for r in self._called_away),
-            tuple(self._riichi),
-            tuple(self._double_riichi),
-            tuple(self._ippatsu),
-            tuple(self._riichi_paid),
-            tuple(self._riichi_furiten),
-            tuple(self._temp_furiten),
-            tuple(self._pao),
+            tuple(seat.key() for seat in self._seats),
             tuple(self._kan_owners),
             self._clean,
-            tuple(self._discarded),
             self._turn,
             self._drawn,
             self._after_pon,
@@ -330,19 +283,19 @@ class Kyoku:
 
     def hand(self, seat: int) -> tuple[Tile, ...]:
         """A seat's concealed tiles (sorted)."""
-        return tuple(sorted(self._hands[seat]))
+        return tuple(sorted(self._seats[seat].hand))
 
     def melds(self, seat: int) -> tuple[Meld, ...]:
         """A seat's melds in call order."""
-        return tuple(self._melds[seat])
+        return tuple(self._seats[seat].melds)
 
     def kita_tiles(self, seat: int) -> tuple[Tile, ...]:
         """The Norths a seat has set aside."""
-        return tuple(self._kita[seat])
+        return tuple(self._seats[seat].kita)
 
     def river(self, seat: int) -> tuple[Tile, ...]:
         """Every tile a seat discarded, called ones included (they count for furiten)."""
-        return tuple(self._river[seat])
+        return tuple(self._seats[seat].river)
 
     def dora_indicators(self) -> tuple[Tile, ...]:
         """The indicators revealed so far."""
@@ -350,7 +303,7 @@ class Kyoku:
 
     def in_riichi(self, seat: int) -> bool:
         """Whether a seat has declared riichi."""
-        return self._riichi[seat]
+        return self._seats[seat].riichi
 
     @property
     def phase(self) -> Phase:
@@ -413,7 +366,7 @@ class Kyoku:
                 raise InvalidLog("the deal has no more live tiles")
             tile = self.deal.live[self._live_next]
             self._live_next += 1
-        self._hands[seat].append(tile)
+        self._seats[seat].hand.append(tile)
         self._turn = seat
         self._drawn = tile
         self._after_pon = None
@@ -476,21 +429,16 @@ class Kyoku:
 
     def _note_declined_draw(self, seat: int, tile: Tile) -> None:
         if legality.declines_winning_draw(_SeatFacts(self, seat), tile):
-            self._riichi_furiten[seat] = True
+            self._seats[seat].declined_winning_draw()
 
     def _discard(self, seat: int, tile: Tile, riichi: bool) -> None:
         self._reveal_pending_dora()
         self._note_declined_draw(seat, tile)
-        if self._riichi[seat]:
-            self._ippatsu[seat] = False
-        if riichi:
-            self._riichi[seat] = True
-            self._double_riichi[seat] = legality.first_turn(_SeatFacts(self, seat))
+        me = self._seats[seat]
+        me.discard(declares_riichi=riichi, double=riichi and legality.first_turn(_SeatFacts(self, seat)))
         tsumogiri = tile == self._drawn
-        self._hands[seat].remove(tile)
-        self._river[seat].append(tile)
-        self._discarded[seat] = True
-        self._temp_furiten[seat] = False
+        me.hand.remove(tile)
+        me.river.append(tile)
         self._drawn = None
         self._after_pon = None
         self.events.append(TileDiscarded(seat, tile, tsumogiri, riichi))
@@ -499,12 +447,12 @@ class Kyoku:
     def _declare_kan(self, seat: int, kind: TileKind) -> None:
         self._reveal_pending_dora()
         self._clean = False
-        tiles = [t for t in self._hands[seat] if kind_of(t) == kind]
+        tiles = [t for t in self._seats[seat].hand if kind_of(t) == kind]
         if len(tiles) == 4:
             for t in tiles:
-                self._hands[seat].remove(t)
+                self._seats[seat].hand.remove(t)
             meld = Meld(MeldType.ANKAN, tuple(sorted(tiles)))
-            self._melds[seat].append(meld)
+            self._seats[seat].melds.append(meld)
             self._kan_owners.append(seat)
             self.events.append(MeldCalled(seat, meld))
             # Its indicator is turned at once, unless kokushi robs the kan first (then the
@@ -512,11 +460,11 @@ class Kyoku:
             self._open_window("ankan", seat, tiles[-1], False)
             return
         (added,) = tiles
-        index = next(i for i, m in enumerate(self._melds[seat]) if m.type is MeldType.PON and m.kind == kind)
-        pon = self._melds[seat][index]
+        index = next(i for i, m in enumerate(self._seats[seat].melds) if m.type is MeldType.PON and m.kind == kind)
+        pon = self._seats[seat].melds[index]
         meld = Meld(MeldType.KAKAN, (*pon.tiles, added), called=pon.called, from_seat=pon.from_seat, added=added)
-        self._hands[seat].remove(added)
-        self._melds[seat][index] = meld
+        self._seats[seat].hand.remove(added)
+        self._seats[seat].melds[index] = meld
         self._kan_owners.append(seat)
         self.events.append(MeldCalled(seat, meld))
         self._pending_dora += 1
@@ -524,10 +472,10 @@ class Kyoku:
 
     def _declare_kita(self, seat: int) -> None:
         self._reveal_pending_dora()
-        tile = legality.kita_tile(self._hands[seat], self._drawn)
+        tile = legality.kita_tile(self._seats[seat].hand, self._drawn)
         self._note_declined_draw(seat, tile)
-        self._hands[seat].remove(tile)
-        self._kita[seat].append(tile)
+        self._seats[seat].hand.remove(tile)
+        self._seats[seat].kita.append(tile)
         self._clean = False
         self.events.append(KitaDeclared(seat, tile))
         self._open_window("kita", seat, tile, False)
@@ -560,14 +508,13 @@ class Kyoku:
             return
         self._window = None
         for seat in w.winning:
-            self._temp_furiten[seat] = True
-            if self._riichi[seat]:
-                self._riichi_furiten[seat] = True
+            self._seats[seat].passed_a_win()
         if w.kind == "discard":
             self._after_discard(w)
             return
         # A kan or a kita that stood ends every ippatsu; then its replacement draw.
-        self._ippatsu = [False] * 3
+        for s in self._seats:
+            s.interrupted()
         if w.kind == "ankan":
             self._reveal_dora()
         self._draw(w.seat, replacement=True)
@@ -590,13 +537,12 @@ class Kyoku:
     def _accept_riichi(self, seat: int) -> None:
         self._scores[seat] -= RIICHI_COST
         self._deposits += 1
-        self._riichi_paid[seat] = 1
-        self._ippatsu[seat] = True
+        self._seats[seat].riichi_accepted()
         self.events.append(RiichiAccepted(seat))
 
     def _call(self, seat: int, action: Pon | Kan, w: _Window) -> None:
         kind = kind_of(w.tile)
-        mine = sorted(t for t in self._hands[seat] if kind_of(t) == kind)
+        mine = sorted(t for t in self._seats[seat].hand if kind_of(t) == kind)
         if isinstance(action, Pon):
             reds = [t for t in mine if is_red(t, self.rules.red_fives)]
             plain = [t for t in mine if t not in reds]
@@ -606,11 +552,12 @@ class Kyoku:
             used = mine
             meld = Meld(MeldType.DAIMINKAN, (*used, w.tile), called=w.tile, from_seat=w.seat)
         for t in used:
-            self._hands[seat].remove(t)
-        self._melds[seat].append(meld)
-        self._called_away[w.seat].append(w.tile)
+            self._seats[seat].hand.remove(t)
+        self._seats[seat].melds.append(meld)
+        self._seats[w.seat].called_away.append(w.tile)
         self._clean = False
-        self._ippatsu = [False] * 3
+        for s in self._seats:
+            s.interrupted()
         self._note_pao(seat, kind, w.seat)
         self.events.append(MeldCalled(seat, meld))
         if isinstance(action, Pon):
@@ -625,11 +572,11 @@ class Kyoku:
 
     def _note_pao(self, seat: int, kind: TileKind, feeder: int) -> None:
         """Feeding the third dragon set or the fourth wind set makes the feeder liable."""
-        kinds = [m.kind for m in self._melds[seat]]
+        kinds = [m.kind for m in self._seats[seat].melds]
         if kind in DRAGON_KINDS and sum(k in DRAGON_KINDS for k in kinds) == len(DRAGON_KINDS):
-            self._pao[seat] = (feeder, "daisangen")
+            self._seats[seat].pao = (feeder, "daisangen")
         elif kind in WIND_KINDS and sum(k in WIND_KINDS for k in kinds) == len(WIND_KINDS):
-            self._pao[seat] = (feeder, "daisuushii")
+            self._seats[seat].pao = (feeder, "daisuushii")
 
     # -- endings ----------------------------------------------------------------------------------
 
@@ -652,12 +599,13 @@ class Kyoku:
             )
             for s in SEATS:
                 total[s] += deltas[s]
-            hand = list(self._hands[seat])
+            me = self._seats[seat]
+            hand = list(me.hand)
             if tsumo:
                 hand.remove(tile)
-            ura = self.deal.ura_indicators[: self._dora_count] if self._riichi[seat] else ()
+            ura = self.deal.ura_indicators[: self._dora_count] if me.riichi else ()
             self.events.append(
-                HandWon(seat, from_seat, tile, tuple(sorted(hand)), tuple(self._melds[seat]), ura, score, pao, deltas)
+                HandWon(seat, from_seat, tile, tuple(sorted(hand)), tuple(me.melds), ura, score, pao, deltas)
             )
             records.append(WinRecord(seat, from_seat, pao, score, deltas))
         dealer_won = self.dealer in winners
@@ -671,7 +619,7 @@ class Kyoku:
         )
 
     def _pao_seat(self, seat: int, score: Score) -> int | None:
-        liability = self._pao[seat]
+        liability = self._seats[seat].pao
         if liability is None:
             return None
         liable, yakuman = liability
@@ -682,12 +630,12 @@ class Kyoku:
         nagashi = tuple(
             s
             for s in SEATS
-            if self._river[s]
-            and not self._called_away[s]
-            and all(is_terminal_or_honor(kind_of(t)) for t in self._river[s])
+            if self._seats[s].river
+            and not self._seats[s].called_away
+            and all(is_terminal_or_honor(kind_of(t)) for t in self._seats[s].river)
         )
         deltas = nagashi_deltas(nagashi, self.dealer) if nagashi else noten_deltas(tenpai)
-        shown = tuple(tuple(sorted(self._hands[s])) if s in tenpai else () for s in SEATS)
+        shown = tuple(tuple(sorted(self._seats[s].hand)) if s in tenpai else () for s in SEATS)
         self.events.append(HandDrawn("exhaustive", tenpai, (shown[0], shown[1], shown[2]), nagashi, deltas))
         self._finish(
             "drawn",
@@ -701,7 +649,7 @@ class Kyoku:
         )
 
     def _abort(self, reason: str, seat: int | None) -> None:
-        hand = tuple(sorted(self._hands[seat])) if seat is not None else ()
+        hand = tuple(sorted(self._seats[seat].hand)) if seat is not None else ()
         self.events.append(HandAborted(reason, seat, hand))
         self._finish(
             "aborted",
@@ -733,7 +681,7 @@ class Kyoku:
         self.result = KyokuResult(
             outcome=outcome,
             deltas=(deltas[0], deltas[1], deltas[2]),
-            riichi_paid=(self._riichi_paid[0], self._riichi_paid[1], self._riichi_paid[2]),
+            riichi_paid=(self._seats[0].riichi_paid, self._seats[1].riichi_paid, self._seats[2].riichi_paid),
             dealer_repeats=dealer_repeats,
             next_honba=next_honba,
             deposits_left=deposits_left,
@@ -754,7 +702,7 @@ class Kyoku:
         hand_waits = legality.hand_waits(facts, without=self._drawn if own_turn else None)
         furiten = legality.furiten(facts, hand_waits)
         if own_turn:
-            if not is_complete(counts_of_tiles(self._hands[seat]), len(self._melds[seat])):
+            if not is_complete(counts_of_tiles(self._seats[seat].hand), len(self._seats[seat].melds)):
                 return WinStatus(hand_waits, furiten)
             score = legality.tsumo_score(facts)
             return WinStatus(hand_waits, furiten, True, None if score else "no_yaku", score)
@@ -782,12 +730,12 @@ class Kyoku:
     def _in_play(self) -> list[Tile]:
         tiles: list[Tile] = []
         for s in SEATS:
-            tiles += self._hands[s]
-            tiles += self._kita[s]
-            for m in self._melds[s]:
+            tiles += self._seats[s].hand
+            tiles += self._seats[s].kita
+            for m in self._seats[s].melds:
                 tiles += m.tiles
-            called = Counter(self._called_away[s])
-            for t in self._river[s]:
+            called = Counter(self._seats[s].called_away)
+            for t in self._seats[s].river:
                 if called[t]:
                     called[t] -= 1
                 else:
@@ -811,7 +759,7 @@ class Kyoku:
         if len(full) == 108:
             assert len(everything) == 108, f"{108 - len(everything)} tiles lost"
         for s in SEATS:
-            size = len(self._hands[s]) + 3 * len(self._melds[s])
+            size = len(self._seats[s].hand) + 3 * len(self._seats[s].melds)
             holding = self.result is None and self._window is None and s == self._turn
             assert size == (14 if holding else 13) or (self.result is not None and size in (13, 14)), (
                 f"seat {s} holds {size} tiles"
@@ -848,17 +796,17 @@ class Kyoku:
             elif isinstance(ev, RiichiAccepted):
                 riichi[ev.seat] = 1
         for s in SEATS:
-            assert +hands[s] == Counter(self._hands[s]), f"seat {s}: event fold gives another hand"
-            assert melds[s] == self._melds[s], f"seat {s}: event fold gives other melds"
-            assert rivers[s] == self._river[s], f"seat {s}: event fold gives another river"
-            assert kita[s] == self._kita[s], f"seat {s}: event fold gives other kita"
-        assert riichi == self._riichi_paid, "riichi deposits differ from the events"
+            assert +hands[s] == Counter(self._seats[s].hand), f"seat {s}: event fold gives another hand"
+            assert melds[s] == self._seats[s].melds, f"seat {s}: event fold gives other melds"
+            assert rivers[s] == self._seats[s].river, f"seat {s}: event fold gives another river"
+            assert kita[s] == self._seats[s].kita, f"seat {s}: event fold gives other kita"
+        assert riichi == [s.riichi_paid for s in self._seats], "riichi deposits differ from the events"
 
     def _check_waits(self) -> None:
         """The filtered, memoised waits equal ``shanten.waits`` with the owned counts."""
         for s in SEATS:
-            counts = counts_of_tiles(self._hands[s])
-            nmelds = len(self._melds[s])
+            counts = counts_of_tiles(self._seats[s].hand)
+            nmelds = len(self._seats[s].melds)
             if sum(counts) == 13 - 3 * nmelds:
                 fresh = tuple(waits(counts, nmelds, legality.owned_counts(_SeatFacts(self, s))))
                 assert self._waits(s) == fresh, f"seat {s}: waits {self._waits(s)} != {fresh}"
@@ -893,7 +841,7 @@ class _SeatFacts:
     facts every query reads are taken when it is made; the rest are read on demand.  The
     drawn tile, the ponned kind and rinshan belong to the seat whose turn it is."""
 
-    __slots__ = ("_k", "drawn", "hand", "kan_owners", "live_left", "melds", "riichi", "rules", "seat")
+    __slots__ = ("_k", "_me", "drawn", "hand", "kan_owners", "live_left", "melds", "riichi", "rules", "seat")
 
     rules: Rules
     hand: Sequence[Tile]
@@ -905,12 +853,13 @@ class _SeatFacts:
 
     def __init__(self, k: Kyoku, seat: int) -> None:
         self._k = k
+        self._me = me = k._seats[seat]
         self.seat = seat
         self.rules = k.rules
-        self.hand = k._hands[seat]
-        self.melds = k._melds[seat]
+        self.hand = me.hand
+        self.melds = me.melds
         self.drawn = k._drawn if k._turn == seat else None
-        self.riichi = k._riichi[seat]
+        self.riichi = me.riichi
         self.live_left = k.deal.live_size - k._replacements - k._live_next
         self.kan_owners = k._kan_owners
 
@@ -921,11 +870,11 @@ class _SeatFacts:
 
     @property
     def kita_count(self) -> int:
-        return len(self._k._kita[self.seat])
+        return len(self._me.kita)
 
     @property
     def river(self) -> Iterable[Tile]:
-        return self._k._river[self.seat]
+        return self._me.river
 
     @property
     def points(self) -> int:
@@ -933,11 +882,11 @@ class _SeatFacts:
 
     @property
     def double_riichi(self) -> bool:
-        return self._k._double_riichi[self.seat]
+        return self._me.double_riichi
 
     @property
     def ippatsu(self) -> bool:
-        return self._k._ippatsu[self.seat]
+        return self._me.ippatsu
 
     @property
     def rinshan(self) -> bool:
@@ -946,15 +895,15 @@ class _SeatFacts:
 
     @property
     def has_discarded(self) -> bool:
-        return self._k._discarded[self.seat]
+        return self._me.discarded
 
     @property
     def riichi_furiten(self) -> bool:
-        return self._k._riichi_furiten[self.seat]
+        return self._me.riichi_furiten
 
     @property
     def temp_furiten(self) -> bool:
-        return self._k._temp_furiten[self.seat]
+        return self._me.temp_furiten
 
     @property
     def dealer(self) -> int:

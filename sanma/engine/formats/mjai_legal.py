@@ -41,6 +41,7 @@ from sanma.engine.legality import Cue as Cue
 from sanma.engine.legality import CueKind as CueKind
 from sanma.engine.legality import LegalActions
 from sanma.engine.rules import DEFAULT, Rules
+from sanma.engine.seat import SeatState
 from sanma.engine.tiles import Tile, TileKind
 from sanma.engine.view import SeatView
 
@@ -55,13 +56,11 @@ class SeatLegality:
     cue: Cue | None = None
     first_go_around: bool = field(default=True, init=False)
     rinshan: bool = field(default=False, init=False)
-    ippatsu: bool = field(default=False, init=False)
-    double_riichi: bool = field(default=False, init=False)
-    temp_furiten: bool = field(default=False, init=False)
-    riichi_furiten: bool = field(default=False, init=False)
     kan_owners: list[int] = field(default_factory=list, init=False)
     after_pon: TileKind | None = field(default=None, init=False)
-    _discarded: list[bool] = field(default_factory=lambda: [False, False, False], init=False)
+    # The seat's flags, in the record ``Kyoku`` keeps per seat and changed by the same
+    # transitions (its tiles stay in ``view``).
+    me: SeatState = field(default_factory=SeatState, init=False)
 
     def __post_init__(self) -> None:
         self.view = SeatView(self.seat)
@@ -111,7 +110,27 @@ class SeatLegality:
     @property
     def has_discarded(self) -> bool:
         """Whether the seat has discarded in this hand."""
-        return self._discarded[self.seat]
+        return self.me.discarded
+
+    @property
+    def ippatsu(self) -> bool:
+        """Whether the seat's ippatsu chance is open."""
+        return self.me.ippatsu
+
+    @property
+    def double_riichi(self) -> bool:
+        """Whether the seat's riichi was a double riichi."""
+        return self.me.double_riichi
+
+    @property
+    def temp_furiten(self) -> bool:
+        """Temporary furiten (until the seat's next discard)."""
+        return self.me.temp_furiten
+
+    @property
+    def riichi_furiten(self) -> bool:
+        """Furiten for the rest of the hand (a winning tile passed in riichi)."""
+        return self.me.riichi_furiten
 
     @property
     def dealer(self) -> int:
@@ -166,23 +185,22 @@ class SeatLegality:
             self._kita(event)
         elif isinstance(event, RiichiAccepted):
             if event.seat == self.seat:
-                self.ippatsu = True
+                self.me.riichi_accepted()
             self.cue = None
         elif isinstance(event, HandWon | HandDrawn | HandAborted | MatchEnded):
             self.cue = None
         self.view.apply(event)
 
     def _reset(self) -> None:
-        self._discarded = [False, False, False]
-        self.first_go_around, self.rinshan, self.ippatsu, self.double_riichi = True, False, False, False
-        self.temp_furiten = self.riichi_furiten = False
+        self.me = SeatState()
+        self.first_go_around, self.rinshan = True, False
         self.kan_owners = []
         self.after_pon = None
         self.cue = None
 
     def _draw(self, e: TileDrawn) -> None:
         if e.replacement:
-            self.ippatsu = False  # a kan or a kita stood
+            self.me.interrupted()  # a kan or a kita stood
         if e.seat == self.seat:
             self.rinshan = e.replacement
             self.after_pon = None
@@ -193,17 +211,12 @@ class SeatLegality:
     def _discard(self, e: TileDiscarded) -> None:
         if e.seat == self.seat:
             if legality.declines_winning_draw(self, e.tile):
-                self.riichi_furiten = True
-            if self.riichi:
-                self.ippatsu = False
-            if e.riichi:
-                self.double_riichi = legality.first_turn(self)
-            self.temp_furiten = False
+                self.me.declined_winning_draw()
+            self.me.discard(declares_riichi=e.riichi, double=e.riichi and legality.first_turn(self))
             self.after_pon = None
             self.cue = None
         else:
             self.cue = Cue("discard", e.seat, e.tile)
-        self._discarded[e.seat] = True
 
     def _meld(self, e: MeldCalled) -> None:
         meld = e.meld
@@ -211,7 +224,7 @@ class SeatLegality:
         if meld.is_kan:
             self.kan_owners.append(e.seat)
         if meld.type in (MeldType.PON, MeldType.DAIMINKAN):
-            self.ippatsu = False
+            self.me.interrupted()
         if e.seat == self.seat:
             self.after_pon = meld.kind if meld.type is MeldType.PON else None
             self.cue = Cue("pon", self.seat) if meld.type is MeldType.PON else None
@@ -226,7 +239,7 @@ class SeatLegality:
         self.first_go_around = False
         if e.seat == self.seat:
             if legality.declines_winning_draw(self, e.tile):
-                self.riichi_furiten = True
+                self.me.declined_winning_draw()
             self.cue = None
         else:
             self.cue = Cue("kita", e.seat, e.tile)
@@ -237,9 +250,7 @@ class SeatLegality:
         waits_now = legality.hand_waits(self)
         options = legality.window_actions(self, cue.kind, cue.tile, waits_now)
         if legality.passes_up_win(cue.kind, cue.tile, waits_now, options):
-            self.temp_furiten = True
-            if self.riichi:
-                self.riichi_furiten = True
+            self.me.passed_a_win()
 
     # -- legality -------------------------------------------------------------------------------
 
