@@ -11,7 +11,6 @@ import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles } from "./render/table.js";
-import { loadRules, rulesHtml } from "./rules.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml, initAccount, openAccount } from "./account.js";
 import { syncHistory } from "./history.js";
@@ -196,11 +195,15 @@ function renderMenu() {
     : "";
 }
 
+// The Rules panel and its guide load on first open, not before the first table.
+let rules = null;
+
 async function openRules() {
   app.menuOpen = false;
   if (app.screen === "game") renderMenu();
   app.rulesOpen = true;
-  await loadRules();
+  rules = rules || (await import("./rules.js"));
+  await rules.loadRules();
   renderRules();
   $("sheet").querySelector("[data-cmd=close-rules]")?.focus();
 }
@@ -208,7 +211,7 @@ async function openRules() {
 function renderRules() {
   const sheet = $("sheet");
   sheet.hidden = !app.rulesOpen;
-  sheet.innerHTML = app.rulesOpen ? rulesHtml(langSwitchHtml()) : "";
+  sheet.innerHTML = app.rulesOpen && rules ? rules.rulesHtml(langSwitchHtml()) : "";
 }
 
 function closeRules() {
@@ -557,10 +560,16 @@ function switchToken(token) {
 
 async function boot() {
   initSound();
-  await loadI18n();
+  // The dictionaries and the guest's current match are fetched side by side: one round trip
+  // less before the first table.
+  const dictionaries = loadI18n();
+  const known = ensureToken();
+  const asked = known.then((token) => currentMatch(token));
+  asked.catch(() => {}); // an error is met below, after the dictionaries
+  await dictionaries;
   try {
-    app.token = await ensureToken();
-    let current = await currentMatch(app.token);
+    app.token = await known;
+    let current = await asked;
     if (current.unauthorized) {
       app.token = await newToken();
       current = await currentMatch(app.token);
