@@ -73,3 +73,9 @@ def test_the_reader_finds_the_imports() -> None:
     modules = {m for _, m in _imports(PACKAGE / "engine" / "kyoku.py")}
     assert {"sanma.engine", "sanma.engine.events", "sanma.engine.legality"} <= modules
     assert _inside("sanma.engine.tiles", ("sanma.engine",)) and not _inside("sanma.engines", ("sanma.engine",))
+
+
+def test_no_cycle_between_scoring_and_yaku() -> None:
+    """``WinContext`` has a module of its own: ``yaku`` never imports ``scoring``."""
+    assert "sanma.engine.scoring" not in {m for _, m in _imports(PACKAGE / "engine" / "yaku.py")}
+    assert "sanma.engine.context" in {m for _, m in _imports(PACKAGE / "engine" / "yaku.py")}

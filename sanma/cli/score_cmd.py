@@ -13,10 +13,11 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from sanma.cli import answer_lines
+from sanma.engine.context import WinContext
 from sanma.engine.errors import InvalidHand, InvalidNotation, NotWinning, NoYaku, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import PRESET_NAMES, Rules, preset
-from sanma.engine.scoring import WinContext, score_win
+from sanma.engine.scoring import score_win
 from sanma.engine.tiles import EAST, NORTH, SOUTH, WEST, Tile, TileKind, assign_tiles, parse, parse_one
 from sanma.engine.yaku import ORDER
 

@@ -21,14 +21,14 @@ from functools import lru_cache
 from typing import Final, Literal, Protocol
 
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
+from sanma.engine.context import WinContext
 from sanma.engine.errors import NotWinning, NoYaku
 from sanma.engine.furiten import kan_keeps_readings
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import Rules
-from sanma.engine.scoring import Score, WinContext, score_win
+from sanma.engine.scoring import Score, score_win
 from sanma.engine.shanten import is_complete, shanten, waits
 from sanma.engine.tiles import (
-    EAST,
     KIND_COUNT,
     NORTH,
     TERMINAL_HONOR_KINDS,
@@ -37,6 +37,7 @@ from sanma.engine.tiles import (
     counts_of_tiles,
     is_red,
     kind_of,
+    seat_wind,
 )
 from sanma.engine.visibility import is_hidden
 
@@ -313,7 +314,7 @@ def win_context(f: SeatFacts, *, tsumo: bool, kind: WindowKind | None, nearest: 
         houtei=kind == "discard" and live_left == 0,
         tenhou=first_draw and seat == dealer,
         chiihou=first_draw and seat != dealer,
-        seat_wind=EAST + (seat - dealer) % 3,
+        seat_wind=seat_wind(seat, dealer),
         round_wind=f.round_wind,
         dora_indicators=tuple(kind_of(t) for t in f.dora_indicators if not is_hidden(t)),
         ura_indicators=tuple(kind_of(t) for t in f.ura_indicators) if riichi else (),

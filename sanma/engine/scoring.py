@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, cast
 
+from sanma.engine.context import WinContext as WinContext
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
@@ -46,29 +47,6 @@ from sanma.engine.yaku import (
 )
 
 LIMITS = ("none", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")
-
-
-@dataclass(frozen=True, slots=True)
-class WinContext:
-    """How and when a hand won, and the table state that scoring needs."""
-
-    tsumo: bool = False
-    riichi: bool = False
-    double_riichi: bool = False
-    ippatsu: bool = False
-    rinshan: bool = False
-    chankan: bool = False
-    haitei: bool = False
-    houtei: bool = False
-    tenhou: bool = False
-    chiihou: bool = False
-    seat_wind: TileKind = EAST
-    round_wind: TileKind = EAST  # EAST or SOUTH; WEST only to replay other sites' West rounds
-    dora_indicators: tuple[TileKind, ...] = ()
-    ura_indicators: tuple[TileKind, ...] = ()
-    kita: int = 0
-    honba: int = 0
-    deposits: int = 0
 
 
 @dataclass(frozen=True, slots=True)

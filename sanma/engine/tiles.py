@@ -96,6 +96,16 @@ def is_terminal_or_honor(kind: TileKind) -> bool:
     return _IS_TERMINAL_HONOR[kind]
 
 
+def seat_wind(seat: int, dealer: int) -> TileKind:
+    """A seat's wind: the dealer is East, the next seat South, the one after West (no
+    seat is North in sanma).
+
+    >>> [kind_name(seat_wind(s, 1)) for s in (0, 1, 2)]
+    ['3z', '1z', '2z']
+    """
+    return EAST + (seat - dealer) % 3
+
+
 def dora_of(indicator: TileKind) -> TileKind:
     """The dora a revealed indicator points at, with sanma's 1m <-> 9m wrap.
 

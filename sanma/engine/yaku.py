@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
+from sanma.engine.context import WinContext
 from sanma.engine.decompose import StandardReading
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.tiles import (
@@ -37,7 +38,6 @@ from sanma.engine.tiles import (
 
 if TYPE_CHECKING:
     from sanma.engine.rules import Rules
-    from sanma.engine.scoring import WinContext
 
 Wait = Literal["ryanmen", "kanchan", "penchan", "shanpon", "tanki", "thirteen_sided"]
 Yaku = tuple[str, int]

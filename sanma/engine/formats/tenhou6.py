@@ -42,7 +42,7 @@ from sanma.engine.kyoku import Kyoku, KyokuResult, WinRecord
 from sanma.engine.legality import kita_tile
 from sanma.engine.rules import Rules, preset
 from sanma.engine.scoring import Score
-from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, P5, S5, Tile, TileKind, kind_of
+from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, P5, S5, Tile, TileKind, kind_of, seat_wind
 from sanma.engine.wall import Deal
 
 SEATS: Final = 3
@@ -1081,7 +1081,7 @@ def export_hand(events: Sequence[KyokuEvent], rules: Rules, *, sort_haipai: bool
 
 
 def _won_entry(event: HandWon, start: HandStarted, rules: Rules) -> list[object]:
-    seat_wind = EAST + (event.seat - start.dealer) % SEATS
+    wind = seat_wind(event.seat, start.dealer)
     tsumo = event.seat == event.from_seat
     score = event.score
     info: list[object] = [
@@ -1089,7 +1089,7 @@ def _won_entry(event: HandWon, start: HandStarted, rules: Rules) -> list[object]
         event.from_seat,
         event.seat if event.pao_seat is None else event.pao_seat,
         points_text(score, tsumo, event.seat == start.dealer),
-        *yaku_texts(score, seat_wind, start.round_wind, kita_apart=rules.preset == "mahjongsoul"),
+        *yaku_texts(score, wind, start.round_wind, kita_apart=rules.preset == "mahjongsoul"),
     ]
     return [[*event.deltas, 0], info]
 
