@@ -41,7 +41,7 @@ from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import Kyoku, KyokuResult, WinRecord
 from sanma.engine.legality import kita_tile
 from sanma.engine.rules import Rules, preset
-from sanma.engine.scoring import Score
+from sanma.engine.scoring import Score, ron_payment, tsumo_payments
 from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, P5, S5, Tile, TileKind, kind_of, seat_wind
 from sanma.engine.wall import Deal
 
@@ -945,8 +945,13 @@ _REASON_TEXT: Final = {
 }
 
 
-def _round_up_100(points: int) -> int:
-    return -(-points // 100) * 100
+def _payment(base: int, tsumo: bool, winner_is_dealer: bool) -> RecordedPayment:
+    """What each payer pays for base points ``base``, honba excluded: ``scoring``'s own
+    arithmetic, in the log's terms."""
+    if not tsumo:
+        return RecordedPayment(ron=ron_payment(base, winner_is_dealer, 0))
+    paid = tsumo_payments(base, winner_is_dealer, 0)
+    return RecordedPayment(dealer=paid.dealer, non_dealer=paid.non_dealer)
 
 
 def points_text(score: Score, tsumo: bool, winner_is_dealer: bool) -> str:
@@ -956,13 +961,13 @@ def points_text(score: Score, tsumo: bool, winner_is_dealer: bool) -> str:
     >>> points_text(Score(2, 30, 0, "none", (), 480, Payments(), 0), True, False)
     '30符2飜500-1000点'
     """
-    base = score.base
+    paid = _payment(score.base, tsumo, winner_is_dealer)
     if not tsumo:
-        amount = f"{_round_up_100(base * (6 if winner_is_dealer else 4))}点"
+        amount = f"{paid.ron}点"
     elif winner_is_dealer:
-        amount = f"{_round_up_100(2 * base)}点∀"
+        amount = f"{paid.non_dealer}点∀"
     else:
-        amount = f"{_round_up_100(base)}-{_round_up_100(2 * base)}点"
+        amount = f"{paid.non_dealer}-{paid.dealer}点"
     if score.limit == "none":
         return f"{score.fu}符{score.han}飜{amount}"
     return _LIMIT_TEXT[score.limit] + amount
@@ -1226,12 +1231,7 @@ def replay_hand(hand: RecordedHand, rules: Rules, *, source: str = "") -> HandCh
 
 def _recorded_base_payment(win: WinRecord, dealer: int) -> RecordedPayment:
     """The engine's payment in the log's terms (no honba)."""
-    base = win.score.base
-    if win.seat != win.from_seat:
-        return RecordedPayment(ron=_round_up_100(base * (6 if win.seat == dealer else 4)))
-    if win.seat == dealer:
-        return RecordedPayment(non_dealer=_round_up_100(2 * base))
-    return RecordedPayment(dealer=_round_up_100(2 * base), non_dealer=_round_up_100(base))
+    return _payment(win.score.base, win.seat == win.from_seat, win.seat == dealer)
 
 
 def compare_result(hand: RecordedHand, result: KyokuResult) -> list[str]:
