@@ -1,7 +1,7 @@
 """The account pages end to end in Chromium (Playwright) against a real server and a real local
 SMTP server: a display name that looks like HTML stays text; link an e-mail with the mailed
 code; check in, buy and equip a tile back and see it on the opponents' hands in a match; the
-match in the history with a step-through replay; export the backup and import it in another
+match in the history with its replay; export the backup and import it in another
 browser; recover the account on a fresh browser context with a mailed code."""
 
 from __future__ import annotations
@@ -130,19 +130,21 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
     page.click("[data-panel=again]")
     page.wait_for_selector("#play")
 
-    # The history lists it; its replay steps through the redacted log.
+    # The history lists it; its replay steps through the log, every hand open once the match
+    # has ended (tests/test_replay_viewer_e2e.py tests the viewer itself).
     open_account(page, "history")
     page.wait_for_selector("#hist-server [data-replay]")
     page.click("#hist-server [data-replay]")
     page.wait_for_selector("#replay-step")
     first = page.inner_text("#replay-step")
-    page.click("#replay-next")
-    page.click("#replay-next")
+    page.click("#replay-next-event")
+    page.click("#replay-next-event")
     assert page.inner_text("#replay-step") != first
-    assert page.locator("#replay .board .opponent .tile.back").count() > 0  # others' hands stay hidden
+    assert page.locator("#replay .board .opponent .tile.open-hand").count() > 0
     assert page.locator("#replay-hand .tile").count() >= 13
     page.screenshot(path=str(tmp_path / "account-replay.png"))
     page.click("#replay-close")
+    page.wait_for_selector("#replay-view", state="detached")
     page.wait_for_selector("#hist-server")
 
     # Export the backup (token + history).
@@ -267,7 +269,7 @@ def test_account_screens(
     page.click("#hist-server [data-replay]")
     page.wait_for_selector("#replay-step")
     for _ in range(12):
-        page.click("#replay-next")
+        page.click("#replay-next-event")
     page.screenshot(path=str(shots / f"{name}-account-replay-{lang}.png"))
     # The step is told in words (no raw event fields), the tiles carry their names, and the
     # keyboard steps on with the focus kept on the pressed button.
@@ -276,10 +278,10 @@ def test_account_screens(
     labels = page.locator("#replay-hand .tile").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
     assert labels and all(labels), labels
     before = page.inner_text("#replay-step")
-    page.focus("#replay-next")
+    page.focus("#replay-next-event")
     page.keyboard.press("Enter")
-    assert page.evaluate("() => document.activeElement.id") == "replay-next"
-    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("() => document.activeElement.id") == "replay-next-event"
+    page.keyboard.press("Shift+ArrowLeft")  # one event back (a plain arrow steps a turn)
     assert page.inner_text("#replay-step") == before
     size = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
     assert size[0] <= size[1]

@@ -1,8 +1,11 @@
 // The account sheet (start screen button "Account"): profile and display name, e-mail link and
 // recovery, backup export/import, with the shop (shop.js) and the history (history.js) as tabs.
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
-import { api, errorText, h, mailLang, session, tr } from "./account-core.js";
+import { api, errorText, h, mailLang, session } from "./account-core.js";
+import { applyEquipment } from "./cosmetics.js";
 import { localHistory, mergeLocal, historyTab, syncHistory } from "./history.js";
+import { t } from "./i18n.js";
+import { openSharedReplay, replayOpen } from "./replay.js";
 import { shopTab } from "./shop.js";
 
 const view = { open: false, tab: "profile", note: "", error: "" };
@@ -18,15 +21,18 @@ export function initAccount({ getToken, setToken, switched }) {
     if (ev.target.closest?.("[data-cmd=account]")) openAccount();
   });
   document.addEventListener("keydown", (ev) => {
-    if (view.open && ev.key === "Escape") closeAccount();
+    if (view.open && ev.key === "Escape" && !replayOpen()) closeAccount(); // the viewer closes first
   });
   refreshProfile().then(() => syncHistory()).catch((err) => console.warn(err));
+  // A share link (/?replay=<id>) opens its replay over whatever the page shows.
+  const shared = new URLSearchParams(location.search).get("replay");
+  if (shared) openSharedReplay(shared).catch((err) => console.warn(err));
 }
 
 /** The start screen's button (markup only: static text, no user data). */
 export function accountButtonHtml() {
   const warn = session.profile && !session.profile.email ? " ⚠" : "";
-  return `<button type="button" class="ghost" data-cmd="account" id="account-btn">👤 ${tr("open")}${warn}</button>`;
+  return `<button type="button" class="ghost" data-cmd="account" id="account-btn">👤 ${t("acct.open")}${warn}</button>`;
 }
 
 /** Reload the profile and apply its equipment to the table. */
@@ -36,45 +42,8 @@ export async function refreshProfile() {
   session.profile = data;
   await applyEquipment();
   const button = document.getElementById("account-btn");
-  if (button) button.textContent = `👤 ${tr("open")}${data.email ? "" : " ⚠"}`;
+  if (button) button.textContent = `👤 ${t("acct.open")}${data.email ? "" : " ⚠"}`;
   return data;
-}
-
-async function loadShop() {
-  if (!session.shop) {
-    const { status, data } = await api("GET", "/api/shop");
-    if (status === 200) session.shop = data.items;
-  }
-  return session.shop || [];
-}
-
-/** Set the CSS variables of the equipped tile back and cloth on the document. */
-export async function applyEquipment() {
-  const p = session.profile;
-  if (!p) return;
-  const items = await loadShop();
-  const back = items.find((i) => i.id === p.tile_back);
-  const cloth = items.find((i) => i.id === p.cloth);
-  const root = document.documentElement.style;
-  if (back) {
-    root.setProperty("--back-a", back.colors[0]);
-    root.setProperty("--back-b", back.colors[1]);
-    root.setProperty("--back-c", back.colors[2]);
-    root.setProperty("--back-pattern", patternCss(back.pattern, back.colors[2]));
-  }
-  if (cloth) {
-    root.setProperty("--cloth-a", cloth.colors[0]);
-    root.setProperty("--felt", cloth.colors[1]);
-    root.setProperty("--felt-dark", cloth.colors[2]);
-  }
-  document.documentElement.dataset.tileBack = p.tile_back;
-  document.documentElement.dataset.cloth = p.cloth;
-}
-
-export function patternCss(pattern, color) {
-  if (pattern === "stripes") return `repeating-linear-gradient(45deg, transparent 0 4px, ${color}55 4px 6px)`;
-  if (pattern === "dots") return `radial-gradient(${color}88 18%, transparent 20%) 0 0 / 8px 8px`;
-  return "none";
 }
 
 // --- the sheet ------------------------------------------------------------------------------
@@ -120,11 +89,11 @@ export async function render() {
         dataset: { acctTab: name },
         on: { click: () => openTab(name) },
       },
-      tr(`tab.${name}`),
+      t(`acct.tab.${name}`),
     ),
   );
   let body;
-  if (view.tab === "shop") body = await shopTab(say);
+  if (view.tab === "shop") body = await shopTab(say, refresh);
   else if (view.tab === "history") body = await historyTab(say);
   else body = profileTab();
   const panel = h(
@@ -133,8 +102,8 @@ export async function render() {
     h(
       "div",
       { class: "acct-head" },
-      h("h2", { id: "acct-title" }, tr("title")),
-      h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, `✕ ${tr("close")}`),
+      h("h2", { id: "acct-title" }, t("acct.title")),
+      h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, `✕ ${t("acct.close")}`),
     ),
     h("div", { class: "acct-tabs", role: "group" }, tabs),
     h("p", { class: "acct-note", id: "acct-note", role: "status" }, view.note),
@@ -152,6 +121,12 @@ async function openTab(name) {
   document.querySelector(`[data-acct-tab=${name}]`)?.focus(); // the redraw replaced the button
 }
 
+/** Reload the profile (unless `profile` is false) and redraw the sheet: the shop's buy and equip. */
+async function refresh({ profile = true } = {}) {
+  if (profile) await refreshProfile();
+  await render();
+}
+
 /** Show a note (ok) or an error under the tabs without redrawing. */
 function say(note, error = "") {
   view.note = note;
@@ -166,27 +141,27 @@ function say(note, error = "") {
 
 function profileTab() {
   const p = session.profile || {};
-  const nameInput = h("input", { id: "acct-name", maxlength: "24", value: p.name || "", autocomplete: "nickname", "aria-label": tr("profile.name") });
-  const shown = h("strong", { id: "acct-name-shown" }, p.name || tr("profile.none"));
+  const nameInput = h("input", { id: "acct-name", maxlength: "24", value: p.name || "", autocomplete: "nickname", "aria-label": t("acct.profile.name") });
+  const shown = h("strong", { id: "acct-name-shown" }, p.name || t("acct.profile.none"));
   const saveName = async () => {
     const { status, data } = await api("POST", "/api/account/name", { name: nameInput.value });
     if (status !== 200) return say("", errorText(data, status));
     session.profile = data;
     shown.textContent = data.name;
-    say(tr("profile.saved"));
+    say(t("acct.profile.saved"));
   };
   return [
-    p.email ? null : h("p", { class: "acct-warn", id: "acct-warn" }, tr("warn.unsafe")),
+    p.email ? null : h("p", { class: "acct-warn", id: "acct-warn" }, t("acct.warn.unsafe")),
     h(
       "section",
       {},
-      h("h3", {}, tr("profile.name")),
+      h("h3", {}, t("acct.profile.name")),
       h("div", { class: "acct-row" }, shown),
       h(
         "div",
         { class: "acct-row" },
         nameInput,
-        h("button", { type: "button", class: "choice", id: "acct-name-save", on: { click: saveName } }, tr("profile.save")),
+        h("button", { type: "button", class: "choice", id: "acct-name-save", on: { click: saveName } }, t("acct.profile.save")),
       ),
     ),
     emailSection(p),
@@ -196,8 +171,8 @@ function profileTab() {
 }
 
 function codeFlow({ prefix, sendPath, verifyPath, verifyLabel, done }) {
-  const email = h("input", { id: `${prefix}-email`, type: "email", autocomplete: "email", maxlength: "254", placeholder: tr("email.placeholder"), "aria-label": tr("email.address") });
-  const code = h("input", { id: `${prefix}-code`, inputmode: "numeric", autocomplete: "one-time-code", maxlength: "12", placeholder: tr("email.code"), "aria-label": tr("email.code") });
+  const email = h("input", { id: `${prefix}-email`, type: "email", autocomplete: "email", maxlength: "254", placeholder: t("acct.email.placeholder"), "aria-label": t("acct.email.address") });
+  const code = h("input", { id: `${prefix}-code`, inputmode: "numeric", autocomplete: "one-time-code", maxlength: "12", placeholder: t("acct.email.code"), "aria-label": t("acct.email.code") });
   const step2 = h(
     "div",
     { class: "acct-row", hidden: true },
@@ -208,7 +183,7 @@ function codeFlow({ prefix, sendPath, verifyPath, verifyLabel, done }) {
     const { status, data } = await api("POST", sendPath, { email: email.value, lang: mailLang() });
     if (status !== 202) return say("", errorText(data, status));
     step2.hidden = false;
-    say(tr("email.sent"));
+    say(t("acct.email.sent"));
     code.focus();
   }
   async function verify() {
@@ -221,7 +196,7 @@ function codeFlow({ prefix, sendPath, verifyPath, verifyLabel, done }) {
       "div",
       { class: "acct-row" },
       email,
-      h("button", { type: "button", class: "choice", id: `${prefix}-send`, on: { click: send } }, tr("email.send")),
+      h("button", { type: "button", class: "choice", id: `${prefix}-send`, on: { click: send } }, t("acct.email.send")),
     ),
     step2,
   ];
@@ -231,16 +206,16 @@ function emailSection(p) {
   return h(
     "section",
     {},
-    h("h3", {}, tr("email.title")),
-    h("p", { id: "acct-email-state" }, p.email ? tr("email.linked", { email: p.email }) : tr("email.none")),
+    h("h3", {}, t("acct.email.title")),
+    h("p", { id: "acct-email-state" }, p.email ? t("acct.email.linked", { email: p.email }) : t("acct.email.none")),
     codeFlow({
       prefix: "link",
       sendPath: "/api/account/email",
       verifyPath: "/api/account/email/verify",
-      verifyLabel: tr("email.verify"),
+      verifyLabel: t("acct.email.verify"),
       done: async (profile) => {
         session.profile = profile;
-        view.note = tr("email.done");
+        view.note = t("acct.email.done");
         await render();
       },
     }),
@@ -251,18 +226,18 @@ function recoverSection() {
   return h(
     "section",
     {},
-    h("h3", {}, tr("recover.title")),
-    h("p", {}, tr("recover.help")),
+    h("h3", {}, t("acct.recover.title")),
+    h("p", {}, t("acct.recover.help")),
     codeFlow({
       prefix: "recover",
       sendPath: "/api/account/recover",
       verifyPath: "/api/account/recover/verify",
-      verifyLabel: tr("recover.verify"),
+      verifyLabel: t("acct.recover.verify"),
       done: async (answer) => {
         session.setToken(answer.token);
         await refreshProfile();
         await syncHistory();
-        view.note = tr("recover.done");
+        view.note = t("acct.recover.done");
         await render();
         onSwitch();
       },
@@ -282,12 +257,12 @@ function backupSection() {
   return h(
     "section",
     {},
-    h("h3", {}, tr("backup.title")),
+    h("h3", {}, t("acct.backup.title")),
     h(
       "div",
       { class: "acct-row" },
-      h("button", { type: "button", class: "choice", id: "backup-export", on: { click: exportBackup } }, tr("backup.export")),
-      h("button", { type: "button", class: "choice", id: "backup-import", on: { click: () => file.click() } }, tr("backup.import")),
+      h("button", { type: "button", class: "choice", id: "backup-export", on: { click: exportBackup } }, t("acct.backup.export")),
+      h("button", { type: "button", class: "choice", id: "backup-import", on: { click: () => file.click() } }, t("acct.backup.import")),
       file,
     ),
   );
@@ -320,14 +295,14 @@ export async function importBackup(text) {
   } catch {
     data = null;
   }
-  if (!data || data.format !== "sanma-backup" || !Array.isArray(data.history)) return say("", tr("backup.bad"));
+  if (!data || data.format !== "sanma-backup" || !Array.isArray(data.history)) return say("", t("acct.backup.bad"));
   const n = mergeLocal(data.history);
-  if (typeof data.token === "string" && data.token && data.token !== session.getToken() && confirm(tr("backup.switch"))) {
+  if (typeof data.token === "string" && data.token && data.token !== session.getToken() && confirm(t("acct.backup.switch"))) {
     session.setToken(data.token);
     await refreshProfile();
     await syncHistory();
     onSwitch();
   }
-  view.note = tr("backup.imported", { n });
+  view.note = t("acct.backup.imported", { n });
   await render();
 }

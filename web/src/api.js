@@ -1,18 +1,42 @@
-// HTTP calls (docs/protocol.md "Before the socket").  The guest token lives in localStorage.
+// HTTP calls (docs/protocol.md "Before the socket"): the one fetch wrapper of the client and the
+// one place that knows where the guest token lives (localStorage, TOKEN_KEY).
 
-const TOKEN_KEY = "sanma.token";
+export const TOKEN_KEY = "sanma.token";
 
-async function request(method, path, token, body) {
-  const headers = { "Content-Type": "application/json" };
+/** The token kept in this browser, or null. */
+export function storedToken() {
+  return localStorage.getItem(TOKEN_KEY);
+}
+
+/** Keep `token` as this browser's guest token. */
+export function saveToken(token) {
+  localStorage.setItem(TOKEN_KEY, token);
+}
+
+/**
+ * One HTTP call; resolves to {status, data} (data: the JSON answer, or {} when it is not JSON).
+ * `body` is sent as JSON; `raw` (a string or Blob) is sent as it is (a log file); `blob: true`
+ * answers with `data` as a Blob (a download).
+ */
+export async function request(method, path, { token = null, body, raw, blob = false } = {}) {
+  const headers = {};
+  if (body !== undefined || raw !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const sent = raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body);
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: sent });
+  } catch {
+    return { status: 0, data: { error: "offline" } };
+  }
+  if (blob && r.ok) return { status: r.status, data: await r.blob() };
   const data = await r.json().catch(() => ({}));
   return { status: r.status, data };
 }
 
 /** The stored guest token, creating a guest on the first visit. */
 export async function ensureToken() {
-  const saved = localStorage.getItem(TOKEN_KEY);
+  const saved = storedToken();
   if (saved) return saved;
   return newToken();
 }
@@ -20,19 +44,19 @@ export async function ensureToken() {
 export async function newToken() {
   const { status, data } = await request("POST", "/api/guest");
   if (status !== 201) throw new Error(`guest ${status}`);
-  localStorage.setItem(TOKEN_KEY, data.token);
+  saveToken(data.token);
   return data.token;
 }
 
 /** The match this guest is still playing, or null; {unauthorized: true} for a lost token. */
 export async function currentMatch(token) {
-  const { status, data } = await request("GET", "/api/practice/current", token);
+  const { status, data } = await request("GET", "/api/practice/current", { token });
   if (status === 401) return { unauthorized: true };
   return { match: data.match ?? null };
 }
 
 export async function startPractice(token, options) {
-  const { status, data } = await request("POST", "/api/practice", token, options);
+  const { status, data } = await request("POST", "/api/practice", { token, body: options });
   if (status !== 201) throw new Error(data.detail || `practice ${status}`);
   return data;
 }

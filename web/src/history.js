@@ -1,14 +1,14 @@
-// Match history (a tab of the account sheet): the server's list of finished matches, a copy
-// kept in this browser (localStorage, part of the backup), and a step-through replay of a
-// match's log as the player's seat saw it (the server redacts it; state.js folds it).
-import { api, errorText, h, tr } from "./account-core.js";
-import { getLang, t, tileName } from "./i18n.js";
-import { tileHtml } from "./render/common.js";
-import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
-import { fold, newState } from "./state.js";
+// Match history (a tab of the account sheet): the server's list of finished matches with their
+// replay, downloads (tenhou.net/6, our JSON-lines log) and share link; a copy of the list kept
+// in this browser (localStorage, part of the backup); opening a tenhou.net/6 file (picked or
+// dropped) in the replay viewer, and the logs the player kept.
+import { api, errorText, h } from "./account-core.js";
+import { getLang, t } from "./i18n.js";
+import { openViewer, playersOf } from "./replay.js";
 
 const LOCAL_KEY = "sanma.history";
-const replay = { match: null, data: null, step: 0, players: null };
+const PRESETS = ["", "tenhou", "mahjongsoul", "default"];
+const picked = { preset: "" };
 
 /** Every match this browser knows, newest first. */
 export function localHistory() {
@@ -44,9 +44,9 @@ export async function syncHistory() {
 function seatsText(entry) {
   return entry.seats
     .map((s) => {
-      if (s.you) return tr("history.you");
-      if (s.bot_level) return tr("history.bot", { level: t(`level.${s.bot_level}`) });
-      return s.name || tr("history.guest");
+      if (s.you) return t("acct.history.you");
+      if (s.bot_level) return t("acct.history.bot", { level: t(`level.${s.bot_level}`) });
+      return s.name || t("acct.history.guest");
     })
     .join(" · ");
 }
@@ -58,162 +58,204 @@ function rulesText(rules) {
 
 const WHEN = { dateStyle: "medium", timeStyle: "short" };
 
+function whenText(at) {
+  const when = new Date(at);
+  return Number.isNaN(when.getTime()) ? "" : when.toLocaleString(getLang() === "en" ? "en-GB" : "id-ID", WHEN);
+}
+
 function row(entry, withReplay, say) {
-  const when = new Date(entry.ended_at);
+  const tools = withReplay
+    ? h(
+        "td",
+        { class: "hist-tools" },
+        h("button", { type: "button", class: "choice", dataset: { replay: entry.match }, on: { click: () => openReplay(entry, say) } }, t("acct.history.replay")),
+        h("button", { type: "button", class: "choice", dataset: { download: "tenhou6" }, "aria-label": `${t("acct.history.download")}: ${t("acct.history.tenhou6")}`, on: { click: () => download(entry.match, "tenhou6", say) } }, `⬇ ${t("acct.history.tenhou6")}`),
+        h("button", { type: "button", class: "choice", dataset: { download: "jsonl" }, "aria-label": `${t("acct.history.download")}: ${t("acct.history.jsonl")}`, on: { click: () => download(entry.match, "jsonl", say) } }, `⬇ ${t("acct.history.jsonl")}`),
+        h("button", { type: "button", class: "choice", dataset: { share: entry.match }, on: { click: (ev) => share(entry.match, ev.currentTarget, say) } }, t("acct.history.share")),
+      )
+    : h("td", {});
   return h(
     "tr",
     { dataset: { match: entry.match } },
-    h("td", { class: "hist-when" }, Number.isNaN(when.getTime()) ? "" : when.toLocaleString(getLang() === "en" ? "en-GB" : "id-ID", WHEN)),
+    h("td", { class: "hist-when" }, whenText(entry.ended_at)),
     h("td", {}, rulesText(entry.rules)),
     h("td", { class: "hist-seats" }, seatsText(entry)),
     h("td", { class: `hist-place place-${entry.placement}` }, entry.placement ? t(`place.${entry.placement}`) : ""),
     h("td", {}, entry.points !== null && entry.points !== undefined ? entry.points.toLocaleString("en-US") : ""),
-    h(
-      "td",
-      {},
-      withReplay
-        ? h("button", { type: "button", class: "choice", dataset: { replay: entry.match }, on: { click: () => openReplay(entry, say) } }, tr("history.replay"))
-        : null,
-    ),
+    tools,
   );
 }
 
 function head() {
-  const cols = ["when", "rules", "players", "placement", "points"].map((c) => h("th", { scope: "col" }, tr(`history.col.${c}`)));
+  const cols = ["when", "rules", "players", "placement", "points"].map((c) => h("th", { scope: "col" }, t(`acct.history.col.${c}`)));
   return h("thead", {}, h("tr", {}, cols, h("td", {})));
 }
 
-/** The tab's content: the list, or the replay viewer when one is open. */
+/** The tab's content: opening a log, the finished matches, the logs kept, the local-only ones. */
 export async function historyTab(say) {
-  replay.match = null;
-  replay.data = null;
   const server = (await syncHistory()) || [];
   const known = new Set(server.map((e) => e.match));
   const localOnly = localHistory().filter((e) => !known.has(e.match));
+  const saved = await api("GET", "/api/replays");
+  const logs = saved.status === 200 ? saved.data.logs : [];
   const table = (entries, withReplay, id) =>
     entries.length
       ? h("table", { class: "hist", id }, head(), h("tbody", {}, entries.map((e) => row(e, withReplay, say))))
-      : h("p", {}, tr("history.empty"));
+      : h("p", {}, t("acct.history.empty"));
   return [
-    h("section", {}, h("h3", {}, tr("history.server")), table(server, true, "hist-server")),
-    localOnly.length ? h("section", {}, h("h3", {}, tr("history.local")), table(localOnly, false, "hist-local")) : null,
+    openSection(say),
+    h("section", {}, h("h3", {}, t("acct.history.server")), table(server, true, "hist-server")),
+    logs.length ? savedSection(logs, say) : null,
+    localOnly.length ? h("section", {}, h("h3", {}, t("acct.history.local")), table(localOnly, false, "hist-local")) : null,
   ];
 }
 
 async function openReplay(entry, say) {
-  const match = entry.match;
-  const { status, data } = await api("GET", `/api/matches/${encodeURIComponent(match)}/replay`);
+  const { status, data } = await api("GET", `/api/matches/${encodeURIComponent(entry.match)}/replay`);
   if (status !== 200) return say("", errorText(data, status));
   // A room match names its seats as they were at the table; practice keeps its bots' names.
-  replay.players = entry.kind === "room" ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
-  replay.match = match;
-  replay.data = data;
-  replay.step = Math.min(data.events.length, 2);
-  drawReplay();
+  const players = entry.kind === "room" ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
+  openViewer(data, { players, title: t("replay.title"), when: whenText(entry.ended_at), say });
 }
 
-function stateAt(step) {
-  const state = newState();
-  state.seat = replay.data.seat;
-  for (const e of replay.data.events.slice(0, step)) fold(state, e);
-  return state;
+// --- downloads and share links ------------------------------------------------------------------
+
+const DOWNLOADS = { tenhou6: ["tenhou6", "tenhou6.json"], jsonl: ["log.jsonl", "jsonl"] };
+
+async function download(match, kind, say) {
+  const [path, ext] = DOWNLOADS[kind];
+  const { status, data } = await api("GET", `/api/matches/${encodeURIComponent(match)}/${path}`, undefined, { blob: true });
+  if (status !== 200) return say("", errorText(data, status));
+  const name = `sanma-${match}.${ext}`;
+  const link = h("a", { href: URL.createObjectURL(data), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  say(t("acct.history.downloaded", { name }));
 }
 
-function markup(html) {
-  const box = document.createElement("template");
-  // render/ builds this markup from tiles and fixed texts (escaped there).  The back's
-  // gradient gets its own id: url(#back) would find the first one, maybe in the hidden table.
-  box.innerHTML = html.replaceAll('id="back"', 'id="replay-back"').replaceAll("url(#back)", "url(#replay-back)");
-  return box.content;
-}
-
-function drawReplay() {
-  withPlayers(replay.players, drawReplayNow);
-}
-
-function drawReplayNow() {
-  const holder = document.querySelector("#account-panel .acct-body");
-  if (!holder || !replay.data) return;
-  const n = replay.data.events.length;
-  const step = replay.step;
-  const state = stateAt(step);
-  const go = (to) => () => {
-    replay.step = Math.max(1, Math.min(n, to));
-    drawReplay();
+async function share(match, pressed, say) {
+  const { status, data } = await api("POST", `/api/matches/${encodeURIComponent(match)}/share`);
+  if (status !== 200) return say("", errorText(data, status));
+  const url = new URL(data.path, location.href).href;
+  const field = h("input", { id: "share-link", readonly: true, value: url, "aria-label": t("acct.history.link_label") });
+  const copy = async () => {
+    field.select();
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      document.execCommand?.("copy"); // an older browser, or no clipboard permission
+    }
+    say(t("acct.history.copied"));
   };
-  const event = replay.data.events[step - 1];
-  const board = state.hand
-    ? h("div", { class: "replay-board" }, h("div", { class: "board" }, markup(boardHtml(state))))
-    : null;
-  const hand = state.hand
-    ? h("div", { class: "replay-hand", id: "replay-hand" }, markup(myTiles(state).map((x) => tileHtml(x.tile)).join("")))
-    : null;
-  const view = h(
-    "div",
-    { id: "replay" },
+  const stop = async () => {
+    const r = await api("DELETE", `/api/matches/${encodeURIComponent(match)}/share`);
+    if (r.status !== 204) return say("", errorText(r.data, r.status));
+    box.remove();
+    say(t("acct.history.unshared"));
+  };
+  document.getElementById("share-box")?.remove();
+  const box = h(
+    "tr",
+    { id: "share-box" },
     h(
-      "div",
-      { class: "acct-row replay-nav" },
-      h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: closeReplay } }, `← ${tr("replay.close")}`),
-      h("span", { class: "spacer" }),
-      h("button", { type: "button", class: "choice", id: "replay-first", "aria-label": tr("replay.first_label"), on: { click: go(1) } }, tr("replay.first")),
-      h("button", { type: "button", class: "choice", id: "replay-prev", on: { click: go(step - 1) } }, tr("replay.prev")),
-      h("strong", { id: "replay-step" }, tr("replay.step", { i: step, n })),
-      h("button", { type: "button", class: "choice", id: "replay-next", on: { click: go(step + 1) } }, tr("replay.next")),
-      h("button", { type: "button", class: "choice", id: "replay-last", "aria-label": tr("replay.last_label"), on: { click: go(n) } }, tr("replay.last")),
-      h("span", { class: "spacer" }),
+      "td",
+      { colspan: "6" },
+      h("p", {}, t("acct.history.shared")),
+      h(
+        "div",
+        { class: "acct-row" },
+        field,
+        h("button", { type: "button", class: "choice", id: "share-copy", on: { click: copy } }, t("acct.history.copy")),
+        h("button", { type: "button", class: "ghost", id: "share-stop", on: { click: stop } }, t("acct.history.unshare")),
+      ),
     ),
-    h("p", { class: "replay-event", id: "replay-event", "aria-live": "polite" }, event ? describe(event, replay.data.seat) : ""),
-    board,
-    hand,
   );
-  // Redrawn on every step: the pressed button keeps the keyboard focus; the arrows step too.
-  const focused = holder.contains(document.activeElement) ? document.activeElement.id : "";
-  view.addEventListener("keydown", (ev) => {
-    if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") {
+  pressed.closest("tr").after(box);
+  document.getElementById("share-copy").focus();
+}
+
+// --- opening a log ------------------------------------------------------------------------------
+
+function openSection(say) {
+  const file = h("input", { type: "file", id: "log-file", accept: "application/json,.json,.txt", hidden: true });
+  file.addEventListener("change", async () => {
+    const chosen = file.files?.[0];
+    if (chosen) await openFile(chosen, say);
+    file.value = "";
+  });
+  const zone = h(
+    "div",
+    { class: "drop-zone", id: "log-drop", role: "button", tabindex: "0", "aria-describedby": "log-help" },
+    t("acct.open.drop"),
+  );
+  zone.addEventListener("click", () => file.click());
+  zone.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" || ev.key === " ") {
       ev.preventDefault();
-      go(step + (ev.key === "ArrowLeft" ? -1 : 1))();
-      document.getElementById(ev.key === "ArrowLeft" ? "replay-prev" : "replay-next")?.focus();
+      file.click();
     }
   });
-  holder.replaceChildren(view);
-  if (focused) document.getElementById(focused)?.focus();
+  zone.addEventListener("dragover", (ev) => {
+    ev.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", async (ev) => {
+    ev.preventDefault();
+    zone.classList.remove("over");
+    const dropped = ev.dataTransfer?.files?.[0];
+    if (dropped) await openFile(dropped, say);
+  });
+  const preset = h(
+    "select",
+    { id: "log-preset", on: { change: (ev) => (picked.preset = ev.target.value) } },
+    PRESETS.map((p) => h("option", { value: p, selected: p === picked.preset }, t(`acct.open.preset.${p || "auto"}`))),
+  );
+  return h(
+    "section",
+    { class: "open-log" },
+    h("h3", {}, t("acct.open.title")),
+    h("p", { id: "log-help" }, t("acct.open.help")),
+    h("div", { class: "acct-row" }, zone, h("label", { class: "log-preset" }, t("acct.open.preset"), preset), file),
+  );
 }
 
-/** One event in words, as the replay's seat saw it (a hidden tile is not named). */
-function describe(e, me) {
-  const who = typeof e.seat === "number" ? seatName(e.seat, me) : "";
-  const tile = (x) => (typeof x === "string" && x !== "?" ? tileName(x) : "");
-  switch (e.type) {
-    case "MatchStarted":
-      return tr("replay.ev.match_started");
-    case "HandStarted":
-      return tr("replay.ev.hand_started");
-    case "TileDrawn":
-      return tile(e.tile) ? tr("replay.ev.drew_tile", { who, tile: tile(e.tile) }) : tr("replay.ev.drew", { who });
-    case "TileDiscarded":
-      return tr(e.riichi ? "replay.ev.riichi_discard" : "replay.ev.discard", { who, tile: tile(e.tile) });
-    case "RiichiAccepted":
-      return tr("replay.ev.riichi", { who });
-    case "MeldCalled":
-      return tr("replay.ev.call", { who, call: t(e.meld?.type === "pon" ? "action.pon" : "action.kan") });
-    case "KitaDeclared":
-      return tr("replay.ev.kita", { who });
-    case "DoraRevealed":
-      return tr("replay.ev.dora", { tile: tile(e.indicator) });
-    case "HandWon":
-      return tr(e.from_seat === e.seat ? "replay.ev.tsumo" : "replay.ev.ron", { who });
-    case "HandDrawn":
-      return t("end.draw");
-    case "HandAborted":
-      return t("end.abort");
-    case "MatchEnded":
-      return tr("replay.ev.match_ended");
-    default:
-      return "";
-  }
+/** Send a picked or dropped file to the server's importer and open what it answers. */
+export async function openFile(file, say) {
+  say(t("acct.open.reading", { name: file.name }));
+  const text = await file.text();
+  const query = picked.preset ? `?preset=${encodeURIComponent(picked.preset)}` : "";
+  const { status, data } = await api("POST", `/api/replays/open${query}`, undefined, { raw: text });
+  if (status !== 200) return say("", errorText(data, status));
+  say("");
+  openViewer(data, { players: playersOf(data), spectator: true, title: data.title || file.name, log: { text, preset: picked.preset }, say });
 }
 
-function closeReplay() {
-  document.querySelector("[data-acct-tab=history]")?.click();
+function savedSection(logs, say) {
+  const items = logs.map((log) =>
+    h(
+      "li",
+      { dataset: { log: log.id } },
+      h("span", { class: "saved-title" }, log.title),
+      h("small", { class: "hist-when" }, ` ${whenText(log.created_at)} `),
+      h("button", { type: "button", class: "choice", dataset: { openLog: log.id }, on: { click: () => openSaved(log.id, say) } }, t("acct.saved.open")),
+      h("button", { type: "button", class: "ghost", dataset: { forgetLog: log.id }, on: { click: (ev) => forget(log.id, ev.currentTarget, say) } }, t("acct.saved.forget")),
+    ),
+  );
+  return h("section", {}, h("h3", {}, t("acct.saved.title")), h("ul", { class: "saved-logs", id: "saved-logs" }, items));
+}
+
+async function openSaved(id, say) {
+  const { status, data } = await api("GET", `/api/replays/${encodeURIComponent(id)}`);
+  if (status !== 200) return say("", errorText(data, status));
+  openViewer(data, { players: playersOf(data), spectator: true, title: data.title, say });
+}
+
+async function forget(id, pressed, say) {
+  const { status, data } = await api("DELETE", `/api/replays/${encodeURIComponent(id)}`);
+  if (status !== 204) return say("", errorText(data, status));
+  pressed.closest("li").remove();
+  say(t("acct.saved.forgotten"));
 }

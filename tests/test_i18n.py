@@ -1,0 +1,163 @@
+"""The client's one translation system: both languages have every key (with the same
+placeholders), every key the code names exists, no module keeps texts of its own, and in
+Chromium every visible text of the account sheet and of the replay viewer, in both languages,
+comes from the dictionaries (or is data: a number, a player's name, a date)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.test_replay_viewer_e2e import ended_match_in_history, open_history, page_for
+from tests.test_replays import shared_logs
+from tests.test_server import LiveServer, free_port
+from tests.test_web_e2e import browser  # noqa: F401 - the fixture is used by name
+
+WEB = Path(__file__).resolve().parents[1] / "web"
+DICTS = {lang: json.loads((WEB / "src" / "i18n" / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "id")}
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def test_both_languages_have_every_key_with_the_same_placeholders():
+    en, id_ = DICTS["en"], DICTS["id"]
+    assert sorted(set(en) ^ set(id_)) == []
+    for key in en:
+        assert en[key].strip() and id_[key].strip(), key
+        assert set(PLACEHOLDER.findall(en[key])) == set(PLACEHOLDER.findall(id_[key])), key
+
+
+def _sources() -> list[Path]:
+    return sorted((WEB / "src").rglob("*.js"))
+
+
+def test_every_key_the_code_names_exists():
+    missing = []
+    for path in _sources():
+        for key in re.findall(r"""\bt\(\s*["']([\w.]+)["']""", path.read_text(encoding="utf-8")):
+            if key not in DICTS["en"]:
+                missing.append(f"{path.name}: {key}")
+    assert missing == []
+
+
+def test_no_module_keeps_texts_of_its_own():
+    for path in _sources():
+        text = path.read_text(encoding="utf-8")
+        assert "const TEXTS" not in text and "function tr(" not in text, path.name
+    core = (WEB / "src" / "account-core.js").read_text(encoding="utf-8")
+    assert "Account" not in core and "Akun" not in core
+
+
+# -- what the browser shows ----------------------------------------------------------------------
+
+VISIBLE_TEXTS = """roots => {
+  const out = [];
+  for (const sel of roots) {
+    const root = document.querySelector(sel);
+    if (!root) continue;
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const el = n.parentElement;
+      if (!n.textContent.trim() || el.closest('svg, .hist-when, option, [data-user-text]')) continue;
+      const box = el.getBoundingClientRect();
+      if (!box.width || !box.height || getComputedStyle(el).visibility === 'hidden') continue;
+      out.push(n.textContent.trim());
+    }
+  }
+  return out;
+}"""
+
+
+def _templates(lang: str) -> list[re.Pattern[str]]:
+    out = []
+    for value in DICTS[lang].values():
+        parts = PLACEHOLDER.split(value)
+        if not re.search(r"[^\W\d_]", "".join(parts[::2])):
+            continue  # a text that is only placeholders ("{name}") would match anything
+        pattern = "".join(re.escape(p) if i % 2 == 0 else ".+?" for i, p in enumerate(parts))
+        out.append(re.compile(pattern, re.S))
+    return out
+
+
+SYMBOLS = re.compile(r"^[\W\d_]+|[\W\d_]+$")  # arrows, icons, numbers, punctuation around a text
+
+
+def outside_dictionaries(texts: list[str], lang: str, data: set[str]) -> list[str]:
+    """The texts that are neither a dictionary text (placeholders filled) nor data."""
+    templates = _templates(lang)
+    bad = []
+    for text in texts:
+        if any(p.fullmatch(text) or p.fullmatch(SYMBOLS.sub("", text)) for p in templates):
+            continue
+        for part in re.split(r" · |\n", text):
+            part = part.strip()
+            word = SYMBOLS.sub("", part)
+            if not re.search(r"[^\W\d_]", word) or word in data or part in data:
+                continue
+            # An icon before a text ("⬇ tenhou.net/6 file"), or only numbers and marks around it.
+            forms = {part, word, re.sub(r"^[\W\d_]+", "", part)}
+            if not any(p.fullmatch(f) for p in templates for f in forms):
+                bad.append(part)
+    return bad
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    from sanma.server.settings import Settings
+
+    settings = Settings(
+        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=500.0, rate_burst=1000
+    )
+    server = LiveServer(settings)
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "id"])
+def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(browser, live, lang):  # noqa: F811
+    page = page_for(browser, live)
+    page.evaluate("l => localStorage.setItem('sanma.lang', l)", lang)
+    page.reload()
+    page.wait_for_selector("#play")
+    match, _ = ended_match_in_history(page, live)
+    # Data: the practice bots' names (render/table.js), the shop's items (named in both
+    # languages by the server's catalogue).
+    data = {"Kenji", "Sari"}
+    items = httpx.get(f"{live.http}/api/shop").json()["items"]
+    data |= {item["name"][lang] for item in items}
+    seen: list[str] = []
+    roots = ["#account-sheet", "#replay-view"]
+    for tab in ("profile", "shop"):
+        if tab == "profile":
+            page.click("#account-btn")
+            page.wait_for_selector("#account-panel")
+        page.click(f"[data-acct-tab={tab}]")
+        page.wait_for_selector(f"[data-acct-tab={tab}][aria-pressed=true]")
+        seen += page.evaluate(VISIBLE_TEXTS, roots)
+    page.click("[data-acct-close]")
+    open_history(page)
+    seen += page.evaluate(VISIBLE_TEXTS, roots)
+    page.click(f"[data-replay='{match}']")
+    page.wait_for_selector("#replay-view #replay-step")
+    for key in ("ArrowRight", "ArrowRight", "ArrowDown", "End"):
+        page.keyboard.press(key)
+        seen += page.evaluate(VISIBLE_TEXTS, roots)
+    page.keyboard.press("ArrowLeft")  # the last hand's result
+    seen += page.evaluate(VISIBLE_TEXTS, roots)
+    page.keyboard.press("Escape")
+    # An opened log: its players' names are data.
+    path = shared_logs()[0]
+    names = json.loads(path.read_text(encoding="utf-8"))["name"]
+    data |= {n for n in names if n}
+    page.set_input_files("#log-file", str(path))
+    page.wait_for_selector("#replay-view #replay-step")
+    page.keyboard.press("ArrowDown")
+    seen += page.evaluate(VISIBLE_TEXTS, roots)
+    data |= set(page.inner_text("#replay-title").split(" · "))  # the log's title: room name and players
+    assert len(seen) > 100
+    bad = sorted(set(outside_dictionaries(seen, lang, data)))
+    assert bad == [], bad

@@ -1,0 +1,305 @@
+"""The replay viewer end to end in Chromium (Playwright) against a real server: a finished
+practice match from the history (jump to hand 3, autoplay to its end, its result panel against
+the engine's result; open hands, which a running match's replay never shows); the tenhou.net/6
+download against the engine's export and its re-import; every shared test log opened from a
+file with every hand's result compared with the log; broken files with their clear errors;
+a share link opened by another browser; keyboard and touch."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page
+
+from sanma.engine.events import Event, HandStarted, HandWon, MatchEnded, RiichiAccepted
+from sanma.engine.formats import tenhou6
+from sanma.engine.rules import DEFAULT
+from sanma.server.api.replays import split_hands
+from sanma.server.settings import Settings
+from sanma.store import db
+from tests.test_replays import shared_logs, store_ended
+from tests.test_server import LiveServer, free_port, new_match
+from tests.test_web_e2e import DESKTOP, PHONE, browser  # noqa: F401 - the fixture is used by name
+
+HAND_3_SEED = 11  # an East match of random legal play (tests/test_replays.py) with at least 3 hands
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    settings = Settings(
+        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=500.0, rate_burst=1000
+    )
+    server = LiveServer(settings)
+    yield server
+    server.stop()
+
+
+def page_for(browser: Browser, live: LiveServer, viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:  # noqa: F811
+    context = browser.new_context(viewport=viewport, accept_downloads=True, **options)  # type: ignore[arg-type]
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
+    page.goto(live.http + "/")
+    page.wait_for_selector("#play")
+    return page
+
+
+def guest_of(page: Page) -> tuple[str, str]:
+    """The page's guest id and token (the page made the guest on its first visit)."""
+    page.wait_for_function("() => localStorage.getItem('sanma.token')")
+    token = str(page.evaluate("() => localStorage.getItem('sanma.token')"))
+    r = httpx.get(page.url.split("/?")[0].rstrip("/") + "/api/account", headers={"Authorization": f"Bearer {token}"})
+    return str(r.json()["guest"]), token
+
+
+def ended_match_in_history(page: Page, live: LiveServer, seed: int = HAND_3_SEED) -> tuple[str, list[Event]]:
+    """A finished practice match of the page's guest, stored as the server stores one."""
+    guest, _ = guest_of(page)
+    engine = db.open_engine(live.settings.db_url)
+    try:
+        return store_ended(engine, seed, guest, seat=0)
+    finally:
+        engine.dispose()
+
+
+def open_history(page: Page) -> None:
+    page.click("#account-btn")
+    page.wait_for_selector("#account-panel")
+    page.click("[data-acct-tab=history]")
+    page.wait_for_selector("#log-drop")
+
+
+def open_replay(page: Page, match: str) -> None:
+    open_history(page)
+    page.click(f"[data-replay='{match}']")
+    page.wait_for_selector("#replay-view #replay-step")
+
+
+def points(n: int) -> str:
+    return f"{n:,}"
+
+
+def scores_after(hand: list[Any]) -> tuple[int, int, int]:
+    """Each seat's points at the end of a hand, from its events (riichi sticks paid, deltas)."""
+    start = hand[0]
+    assert isinstance(start, HandStarted)
+    scores = list(start.scores)
+    for e in hand:
+        if isinstance(e, RiichiAccepted):
+            scores[e.seat] -= 1000
+        if hasattr(e, "deltas") and not isinstance(e, HandStarted):
+            scores = [s + d for s, d in zip(scores, e.deltas, strict=True)]
+    return (scores[0], scores[1], scores[2])
+
+
+def shown_scores(page: Page) -> list[str]:
+    """The result panel's new score of each seat (the last column of the changes table)."""
+    return list(
+        page.locator("#replay-result table.changes tbody tr").evaluate_all(
+            "rows => rows.map(r => r.lastElementChild.textContent.trim())"
+        )
+    )
+
+
+def test_a_practice_match_from_the_history(browser, live, tmp_path):  # noqa: F811
+    page = page_for(browser, live)
+    match, events = ended_match_in_history(page, live)
+    hands = split_hands(events)
+    assert len(hands) >= 3
+    open_replay(page, match)
+    # The hand list shows every hand with its result; jump to hand 3.
+    assert page.locator(".replay-hands li").count() == len(hands)
+    page.click("#replay-hand-3")
+    assert page.inner_text("#replay-hand-of") == f"Hand 3 of {len(hands)}"
+    # Autoplay, fastest, to the hand's end: the result panel is the engine's result.
+    page.select_option("#replay-speed", "16")
+    page.click("#replay-play")
+    # A bound, not a measure: a hand of ~40 turns at 16x is a few seconds, more on a busy machine.
+    page.wait_for_selector("#replay-result .hand-end", timeout=240_000)
+    assert page.get_attribute("#replay-play", "aria-pressed") == "false"  # it stopped at the result
+    assert page.inner_text("#replay-hand-of") == f"Hand 3 of {len(hands)}"
+    hand = hands[2]
+    assert shown_scores(page) == [points(s) for s in scores_after(hand)]
+    wins = [e for e in hand if isinstance(e, HandWon)]
+    for e in wins:
+        assert page.locator("#replay-result .end-title.win").count() == len(wins)
+        assert page.locator("#replay-result ul.yaku li").count() >= len(e.score.yaku)
+        if e.score.fu_breakdown:
+            assert page.inner_text("#replay-result [data-testid=fu-total]") == str(e.score.fu)
+        assert page.locator("#replay-result .win-hand .tile").count() >= len(e.hand) + 1  # the winner's hand
+    # The match has ended: open hands by default, the opponents' tiles face up; off: backs.
+    assert page.locator("#replay .opponent .tile.open-hand").count() > 0
+    page.click("#replay-open-hands")
+    assert page.locator("#replay .opponent .tile.open-hand").count() == 0
+    assert page.locator("#replay .opponent .tile.back").count() > 0
+    # Keyboard: Right a turn, Shift+Right an event, Down a hand, Space plays.
+    page.click("#replay-hand-1")
+    before = page.inner_text("#replay-step")
+    page.keyboard.press("Shift+ArrowRight")
+    assert page.inner_text("#replay-step") != before
+    page.keyboard.press("ArrowDown")
+    assert page.inner_text("#replay-hand-of") == f"Hand 2 of {len(hands)}"
+    page.keyboard.press("Space")
+    assert page.get_attribute("#replay-play", "aria-pressed") == "true"
+    page.keyboard.press("Space")
+    assert page.get_attribute("#replay-play", "aria-pressed") == "false"
+    # The final standings with uma.
+    page.keyboard.press("End")
+    page.wait_for_selector("#replay-result .match-end")
+    final = next(e for e in events if isinstance(e, MatchEnded))
+    assert "Uma +15 / 0 / -15" in page.inner_text("#replay-result")
+    shown = page.inner_text("#replay-result .match-end").replace("\u2212", "-")  # a typographic minus
+    for seat in range(3):
+        assert f"{final.final_scores[seat]:.1f}" in shown
+    assert page.locator("#replay-result .match-end button").count() == 0  # the table's buttons are not the replay's
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#replay-view", state="detached")
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_a_running_match_replay_shows_no_hidden_tile(browser, live):  # noqa: F811
+    page = page_for(browser, live)
+    _, token = guest_of(page)
+    match = new_match(live, token, seat=0, length="east")
+    # The viewer asked for a running match: the server sends it redacted, the viewer says so.
+    page.evaluate(
+        """async m => { const r = await fetch(`/api/matches/${m}/replay`, {headers: {Authorization:
+             `Bearer ${localStorage.getItem('sanma.token')}`}});
+           const mod = await import('/src/replay.js'); mod.openViewer(await r.json()); }""",
+        match,
+    )
+    page.wait_for_selector("#replay-view #replay-closed")
+    assert page.locator("#replay-open-hands").count() == 0
+    assert page.locator("#replay .opponent .tile.open-hand").count() == 0
+    assert page.locator("#replay .opponent .tile.back").count() > 0
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_tenhou6_download_round_trips(browser, live, tmp_path):  # noqa: F811
+    page = page_for(browser, live)
+    match, events = ended_match_in_history(page, live, seed=3)
+    open_history(page)
+    with page.expect_download() as download:
+        page.click(f"tr[data-match='{match}'] [data-download=tenhou6]")
+    path = tmp_path / "match.json"
+    download.value.save_as(path)
+    assert download.value.suggested_filename == f"sanma-{match}.tenhou6.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    hands = split_hands(events)
+    assert data["log"] == json.loads(json.dumps([tenhou6.export_hand(h, DEFAULT, sort_haipai=True) for h in hands]))
+    game = tenhou6.loads(path.read_text(encoding="utf-8"))
+    assert all(c.match for c in tenhou6.check_game(game, tenhou6.rules_for(game, "default")))
+    with page.expect_download() as log:
+        page.click(f"tr[data-match='{match}'] [data-download=jsonl]")
+    assert len(Path(log.value.path()).read_text().splitlines()) == len(events)
+    # Opened again in the viewer (Sanma's own preset chosen), every hand agrees.
+    page.select_option("#log-preset", "default")
+    page.set_input_files("#log-file", str(path))
+    page.wait_for_selector("#replay-view #replay-step")
+    assert page.locator("#replay-differs").count() == 0
+    assert page.locator(".replay-hands li").count() == len(hands)
+
+
+def _end_of_hand(page: Page, k: int, count: int) -> None:
+    """Show hand ``k``'s (1-based) result: the start of the next hand, one turn back."""
+    if k < count:
+        page.click(f"#replay-hand-{k + 1}")
+    else:
+        page.click("#replay-next-turn")  # the focus into the viewer
+        page.keyboard.press("End")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector("#replay-result .hand-end")
+
+
+def test_every_shared_log_opens_and_each_hand_shows_the_logs_result(browser, live):  # noqa: F811
+    page = page_for(browser, live)
+    open_history(page)
+    for path in shared_logs():
+        game = tenhou6.loads(path.read_text(encoding="utf-8"))
+        page.set_input_files("#log-file", str(path))
+        page.wait_for_selector("#replay-view #replay-step")
+        count = len(game.hands)
+        assert page.locator(".replay-hands li").count() == count, path.name
+        for k, hand in enumerate(game.hands, start=1):
+            _end_of_hand(page, k, count)
+            after = game.hands[k].scores if k < count else game.final_scores
+            assert after is not None
+            assert shown_scores(page) == [points(s) for s in after], (path.name, k)
+            log = hand.result
+            assert page.locator("#replay-result .end-title.win").count() == len(log.wins), (path.name, k)
+            fus = page.locator("#replay-result [data-testid=fu-total]").all_inner_texts()
+            for w, fu in zip(log.wins, fus, strict=False):
+                if w.fu:
+                    assert fu == str(w.fu), (path.name, k)
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#replay-view", state="detached")
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_broken_files_get_their_clear_errors(browser, live, tmp_path):  # noqa: F811
+    page = page_for(browser, live)
+    open_history(page)
+    text = shared_logs()[0].read_text(encoding="utf-8")
+    data = json.loads(text)
+    four = copy.deepcopy(data)
+    four["rule"]["disp"] = "四鳳南喰赤"
+    sixth = copy.deepcopy(data)
+    sixth["log"][2][4][:6] = [21] * 6
+    cases = {
+        "four.json": (json.dumps(four).encode(), "four-player log"),
+        "cut.json": (text[: len(text) // 2].encode(), "The file is cut off"),
+        "big.json": (b" " * (10 * 1024 * 1024), "too large"),
+        "sixth.json": (json.dumps(sixth).encode(), "hand 3: haipai/indicators: a fifth copy of tile 21 (1p)"),
+    }
+    for name, (body, expected) in cases.items():
+        page.set_input_files("#log-file", {"name": name, "mimeType": "application/json", "buffer": body})
+        page.wait_for_function("() => document.getElementById('acct-error').textContent !== ''")
+        assert expected in page.inner_text("#acct-error"), (name, page.inner_text("#acct-error"))
+        assert page.locator("#replay-view").count() == 0
+        page.evaluate("() => { document.getElementById('acct-error').textContent = ''; }")
+
+
+def test_a_share_link_opens_in_another_browser(browser, live):  # noqa: F811
+    page = page_for(browser, live)
+    match, _ = ended_match_in_history(page, live, seed=7)
+    open_history(page)
+    page.click(f"[data-share='{match}']")
+    page.wait_for_selector("#share-link")
+    url = page.input_value("#share-link")
+    assert re.fullmatch(re.escape(live.http) + r"/\?replay=[0-9a-f]{32}", url)
+    other = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
+    other.goto(url)
+    other.wait_for_selector("#replay-view #replay-step")
+    assert other.locator("#replay .opponent .tile.open-hand").count() > 0
+    assert "You" not in other.inner_text("#replay .board")  # a spectator: nobody is "You"
+    # Touch: the buttons, and a swipe to the left for the next turn.
+    before = other.inner_text("#replay-step")
+    other.tap("#replay-next-turn")
+    assert other.inner_text("#replay-step") != before
+    before = other.inner_text("#replay-step")
+    box = other.locator(".replay-stage").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    for kind, at in (("pointerdown", x), ("pointerup", x - 120)):
+        other.dispatch_event(
+            ".replay-stage .board", kind, {"pointerType": "touch", "clientX": at, "clientY": y, "bubbles": True}
+        )
+    assert other.inner_text("#replay-step") != before
+    size = other.evaluate("() => ({sw: document.documentElement.scrollWidth, w: innerWidth})")
+    assert size["sw"] <= size["w"], size
+    # Stopped sharing, the link says so.
+    page.click("#share-stop")
+    page.wait_for_selector("#share-link", state="detached")
+    again = browser.new_context().new_page()
+    again.goto(url)
+    again.wait_for_selector("#replay-error")
+    assert "does not work" in again.inner_text("#replay-error")

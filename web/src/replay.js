@@ -1,0 +1,447 @@
+// The replay viewer: a match from the history, an opened tenhou.net/6 log or a shared link, on
+// the table's own renderer (render/*).  A list of hands with their results; jump to a hand;
+// step by turn or by event; autoplay at a speed; each hand's result panel and the final
+// standings as at the table; open hands only when the server sent them (the match has ended).
+// Keyboard: arrows (Shift: one event; Up/Down: a hand), Space; touch: the buttons or a swipe.
+import { api, errorText, h } from "./account-core.js";
+import { request } from "./api.js";
+import { t, tileName } from "./i18n.js";
+import { meldHtml, signed, tileHtml } from "./render/common.js";
+import { handEndHtml, matchEndHtml } from "./render/panels.js";
+import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
+import { handAt, handStart, indexHands, nextStop, prevStop, stateAt, turnStops } from "./replay-model.js";
+
+const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+const TURN_MS = 900; // one turn at speed 1
+const SWIPE_PX = 40;
+
+const view = {
+  data: null, // {seat, open, events, names, bots, ...} from the server
+  hands: [],
+  stops: [],
+  pos: 1,
+  players: null, // render/table.js players (null: practice, whose bots keep their names)
+  spectator: false, // nobody at the table is "You" (a shared link, an opened log)
+  openHands: true,
+  speed: 1,
+  timer: null,
+  title: "",
+  when: "", // the match's end, in the page's language (data, not a text of ours)
+  log: null, // an opened file: {text, preset} (for "Save to my history"), else null
+  back: null, // the element to focus when the viewer closes
+  say: () => {},
+};
+
+/** Whether the viewer is open (Escape closes it before the account sheet). */
+export function replayOpen() {
+  return Boolean(document.getElementById("replay-view"));
+}
+
+/**
+ * Open the viewer on `data` (a replay answer of the server).  `players`: the seats' names for
+ * the renderer (null: practice); `spectator`: no seat is "You"; `log`: {text, preset} of an
+ * opened file, offered for saving; `say(note, error)`: where messages go.
+ */
+export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {} } = {}) {
+  stopPlay();
+  Object.assign(view, { data, players, spectator, title, when, log, say, openHands: data.open });
+  view.hands = indexHands(data.events);
+  view.stops = turnStops(data.events);
+  view.pos = view.hands.length ? handStart(view.hands, 0) : Math.min(1, data.events.length);
+  view.back = document.activeElement;
+  draw();
+  document.getElementById("replay-next-turn")?.focus();
+}
+
+/** Players for the renderer from a replay answer's names and bot levels. */
+export function playersOf(data) {
+  return [0, 1, 2].map((seat) => ({ seat, name: data.names?.[seat] || null, bot_level: data.bots?.[seat] || null }));
+}
+
+/** A share link's replay (/?replay=<id>), opened over the page. */
+export async function openSharedReplay(share) {
+  const { status, data } = await request("GET", `/api/shared/${encodeURIComponent(share)}`);
+  if (status !== 200) {
+    openMessage(errorText(data, status));
+    return;
+  }
+  openViewer(data, { players: playersOf(data), spectator: true, title: t("replay.shared") });
+}
+
+export function closeViewer() {
+  stopPlay();
+  document.getElementById("replay-view")?.remove();
+  view.data = null;
+  if (view.back && document.contains(view.back)) view.back.focus();
+}
+
+// --- moving -----------------------------------------------------------------------------------
+
+function n() {
+  return view.data.events.length;
+}
+
+function go(pos) {
+  view.pos = Math.max(1, Math.min(n(), pos));
+  draw();
+}
+
+const moves = {
+  nextTurn: () => go(nextStop(view.stops, view.pos, n())),
+  prevTurn: () => go(prevStop(view.stops, view.pos)),
+  nextEvent: () => go(view.pos + 1),
+  prevEvent: () => go(view.pos - 1),
+  nextHand: () => {
+    const i = handAt(view.hands, view.pos);
+    go(i + 1 < view.hands.length ? handStart(view.hands, i + 1) : n());
+  },
+  prevHand: () => {
+    const i = handAt(view.hands, view.pos);
+    if (i < 0) return go(1);
+    const start = handStart(view.hands, i);
+    go(view.pos > start || i === 0 ? start : handStart(view.hands, i - 1));
+  },
+  hand: (i) => go(handStart(view.hands, i)),
+};
+
+/** Autoplay: a turn every TURN_MS / speed, stopping at each hand's result and at the end. */
+function togglePlay() {
+  if (view.timer) stopPlay();
+  else {
+    view.timer = true;
+    tick();
+  }
+  draw();
+}
+
+function tick() {
+  if (!view.timer) return;
+  view.timer = setTimeout(() => {
+    if (!view.timer || !view.data) return;
+    moves.nextTurn();
+    if (atResult() || view.pos >= n()) {
+      stopPlay();
+      draw();
+      return;
+    }
+    tick();
+  }, TURN_MS / view.speed);
+}
+
+function stopPlay() {
+  if (view.timer && view.timer !== true) clearTimeout(view.timer);
+  view.timer = null;
+}
+
+function atResult() {
+  const e = view.data.events[view.pos - 1];
+  return Boolean(e) && ["HandWon", "HandDrawn", "HandAborted", "MatchEnded"].includes(e.type) && !isDoubleRonFirst(view.pos - 1);
+}
+
+/** A double ron is two HandWon in a row: the first is not yet the hand's result. */
+function isDoubleRonFirst(i) {
+  return view.data.events[i].type === "HandWon" && view.data.events[i + 1]?.type === "HandWon";
+}
+
+// --- drawing ----------------------------------------------------------------------------------
+
+function draw() {
+  if (!view.data) return;
+  withPlayers(view.players, drawNow, view.spectator);
+}
+
+function root() {
+  let el = document.getElementById("replay-view");
+  if (!el) {
+    el = h("div", { id: "replay-view", class: "overlay sheet replay-view", role: "dialog", "aria-modal": "true", "aria-labelledby": "replay-title" });
+    el.addEventListener("keydown", onKey);
+    el.addEventListener("click", onPanelClick);
+    el.addEventListener("pointerdown", onSwipeStart);
+    el.addEventListener("pointerup", onSwipeEnd);
+    document.body.append(el);
+  }
+  return el;
+}
+
+function drawNow() {
+  const el = root();
+  const focused = el.contains(document.activeElement) ? document.activeElement.id : "";
+  const state = stateAt(view.data.events, view.hands, view.pos, view.data.seat);
+  state.openHands = view.data.open && view.openHands;
+  const at = handAt(view.hands, view.pos);
+  const event = view.data.events[view.pos - 1];
+  const panel = h(
+    "div",
+    { class: "panel acct replay-panel" },
+    h(
+      "div",
+      { id: "replay" },
+      headRow(at),
+      h("div", { class: "replay-main" }, handList(at), h("div", { class: "replay-stage" }, stage(state))),
+      h("p", { class: "replay-event", id: "replay-event", "aria-live": "polite" }, event ? describe(event, view.data.seat) : ""),
+      controls(),
+      notes(at),
+    ),
+  );
+  el.replaceChildren(panel);
+  if (focused) document.getElementById(focused)?.focus();
+}
+
+function headRow(at) {
+  const title = view.title || t("replay.title");
+  return h(
+    "div",
+    { class: "acct-row replay-nav" },
+    h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: closeViewer } }, `← ${t("replay.close")}`),
+    h("h2", { id: "replay-title" }, title, view.when ? h("small", { class: "hist-when" }, ` ${view.when}`) : null),
+    h("span", { class: "spacer" }),
+    view.hands.length ? h("span", { id: "replay-hand-of" }, t("replay.hand_of", { i: Math.max(1, at + 1), n: view.hands.length })) : null,
+    h("strong", { id: "replay-step" }, t("replay.step", { i: view.pos, n: n() })),
+  );
+}
+
+function handLabel(hand) {
+  const s = hand.started;
+  const round = t("round.name", { wind: t(`wind.${s.round_wind}`), n: s.dealer + 1 });
+  return s.honba ? `${round} · ${t("replay.honba", { n: s.honba })}` : round;
+}
+
+function resultLabel(hand) {
+  if (!hand.ends.length) return "";
+  const me = view.spectator ? null : view.data.seat;
+  return hand.ends
+    .map((e) => {
+      if (e.type === "HandDrawn") return t("end.draw");
+      if (e.type === "HandAborted") return t("end.abort");
+      const gain = signed(e.deltas[e.seat]);
+      if (e.seat === e.from_seat) return t("replay.result.tsumo", { winner: seatName(e.seat, me), points: gain });
+      return t("replay.result.ron", { winner: seatName(e.seat, me), from: seatName(e.from_seat, me), points: gain });
+    })
+    .join(" · ");
+}
+
+function handList(at) {
+  const items = view.hands.map((hand, i) =>
+    h(
+      "li",
+      {},
+      h(
+        "button",
+        { type: "button", class: `choice${i === at ? " on" : ""}`, id: `replay-hand-${i + 1}`, dataset: { hand: String(i + 1) }, "aria-current": i === at ? "true" : null, on: { click: () => moves.hand(i) } },
+        h("span", { class: "hand-name" }, `${i + 1}. ${handLabel(hand)}`),
+        h("small", { class: "hand-result" }, resultLabel(hand)),
+      ),
+    ),
+  );
+  return h("nav", { class: "replay-hands", "aria-label": t("replay.hands") }, h("ol", {}, items));
+}
+
+function markup(html) {
+  const box = document.createElement("template");
+  // render/ builds this markup from tiles and fixed texts (escaped there).  The back's
+  // gradient gets its own id: url(#back) would find the first one, maybe in the hidden table.
+  box.innerHTML = html.replaceAll('id="back"', 'id="replay-back"').replaceAll("url(#back)", "url(#replay-back)");
+  return box.content;
+}
+
+function stage(state) {
+  if (!state.hand) return [];
+  const me = state.seat;
+  const result = resultHtml(state);
+  const mine = myTiles(state).map((x) => tileHtml(x.tile, x.drawn ? "drawn" : "")).join("");
+  const melds = state.hand.melds[me].map((m) => meldHtml(m, me)).join("");
+  return [
+    h("div", { class: "replay-board", role: "group", "aria-label": t("replay.board") }, h("div", { class: "board" }, markup(boardHtml(state)))),
+    h("div", { class: "replay-hand", id: "replay-hand" }, markup(mine + melds)),
+    result ? resultBox(result) : null,
+  ];
+}
+
+/** The result panel over the table; a match end's buttons (play again ...) belong to the live
+ * table, not to a replay. */
+function resultBox(html) {
+  const box = h("div", { class: "replay-result", id: "replay-result" }, markup(html));
+  box.querySelectorAll(".match-end button").forEach((b) => b.remove());
+  return box;
+}
+
+/** The result panel at a hand's end (every result of a double ron), or the final standings. */
+function resultHtml(state) {
+  if (!atResult()) return "";
+  const me = state.seat;
+  if (state.matchEnd && view.pos >= n()) {
+    const uma = (state.rules?.uma || []).map((u) => (u > 0 ? `+${u}` : String(u))).join(" / ");
+    const umaLine = uma && state.rules?.length !== "one-hand" ? `<p class="replay-uma">${escText(t("replay.uma", { uma }))}</p>` : "";
+    return matchEndHtml(state.matchEnd, me, false) + umaLine;
+  }
+  const last = handAt(view.hands, view.pos) === view.hands.length - 1 && view.data.events[n() - 1]?.type === "MatchEnded";
+  return state.ending.map((item, i) => handEndHtml(item, me, last && i === state.ending.length - 1)).join("");
+}
+
+function escText(text) {
+  const d = document.createElement("div");
+  d.textContent = text;
+  return d.innerHTML;
+}
+
+function button(id, icon, label, action, extra = {}) {
+  return h("button", { type: "button", class: "choice", id, title: label, "aria-label": label, on: { click: action }, ...extra }, icon);
+}
+
+function controls() {
+  const playing = Boolean(view.timer);
+  const speed = h(
+    "select",
+    { id: "replay-speed", "aria-label": t("replay.speed"), on: { change: (ev) => setSpeed(Number(ev.target.value)) } },
+    SPEEDS.map((s) => h("option", { value: String(s), selected: s === view.speed }, `${s}×`)),
+  );
+  const open = view.data.open
+    ? h(
+        "button",
+        { type: "button", class: `choice${view.openHands ? " on" : ""}`, id: "replay-open-hands", "aria-pressed": String(view.openHands), title: t("replay.open_hands_help"), on: { click: () => { view.openHands = !view.openHands; draw(); } } },
+        t("replay.open_hands"),
+      )
+    : null;
+  const save = view.log ? h("button", { type: "button", class: "choice", id: "replay-save", on: { click: saveLog } }, t("replay.save")) : null;
+  return h(
+    "div",
+    { class: "acct-row replay-controls", role: "group", "aria-label": t("replay.controls") },
+    button("replay-prev-hand", "⏮", t("replay.prev_hand"), moves.prevHand),
+    button("replay-prev-turn", "⏪", t("replay.prev_turn"), moves.prevTurn),
+    button("replay-prev-event", "◀", t("replay.prev_event"), moves.prevEvent),
+    button("replay-play", playing ? "⏸" : "▶", playing ? t("replay.pause") : t("replay.play"), togglePlay, { "aria-pressed": String(playing) }),
+    button("replay-next-event", "▶|", t("replay.next_event"), moves.nextEvent),
+    button("replay-next-turn", "⏩", t("replay.next_turn"), moves.nextTurn),
+    button("replay-next-hand", "⏭", t("replay.next_hand"), moves.nextHand),
+    h("label", { class: "replay-speed" }, t("replay.speed"), speed),
+    open,
+    save,
+  );
+}
+
+function notes(at) {
+  const out = [];
+  if (!view.data.open) out.push(h("p", { class: "acct-note", id: "replay-closed" }, t("replay.closed_note")));
+  const check = view.data.hands?.[at];
+  if (check && !check.match) out.push(h("p", { class: "acct-error", id: "replay-differs" }, t("replay.differs", { detail: check.differences.join("; ") })));
+  out.push(h("p", { class: "hint replay-keys" }, t("replay.keys")));
+  return out;
+}
+
+function setSpeed(speed) {
+  view.speed = SPEEDS.includes(speed) ? speed : 1;
+  if (view.timer) {
+    stopPlay();
+    view.timer = true;
+    tick();
+  }
+}
+
+async function saveLog() {
+  const query = view.log.preset ? `?preset=${encodeURIComponent(view.log.preset)}` : "";
+  const { status, data } = await api("POST", `/api/replays${query}`, undefined, { raw: view.log.text });
+  const note = document.getElementById("replay-saved") || h("p", { class: "acct-note", id: "replay-saved", role: "status" });
+  note.textContent = status === 201 ? t("replay.saved") : errorText(data, status);
+  if (status === 201) view.log = null;
+  draw();
+  document.querySelector("#replay-view .replay-controls")?.after(note);
+  view.say(status === 201 ? t("replay.saved") : "", status === 201 ? "" : errorText(data, status));
+}
+
+// --- input ------------------------------------------------------------------------------------
+
+function onKey(ev) {
+  if (ev.target.closest?.("select")) return;
+  const keys = {
+    ArrowRight: ev.shiftKey ? moves.nextEvent : moves.nextTurn,
+    ArrowLeft: ev.shiftKey ? moves.prevEvent : moves.prevTurn,
+    ArrowDown: moves.nextHand,
+    ArrowUp: moves.prevHand,
+    Home: () => go(1),
+    End: () => go(n()),
+    " ": togglePlay,
+    Escape: closeViewer,
+  };
+  const action = keys[ev.key];
+  if (!action) return;
+  ev.preventDefault();
+  ev.stopPropagation(); // the table's and the account sheet's keys stay out of the viewer
+  action();
+}
+
+/** The panels' own buttons (Next hand, To the results) move the replay instead of the table. */
+function onPanelClick(ev) {
+  ev.stopPropagation(); // main.js acts on [data-panel] clicks for the live table
+  const which = ev.target.closest?.("[data-panel]")?.dataset.panel;
+  if (which === "next") {
+    const i = handAt(view.hands, view.pos);
+    go(i + 1 < view.hands.length ? handStart(view.hands, i + 1) : n());
+  } else if (which) go(n());
+}
+
+let swipe = null;
+function onSwipeStart(ev) {
+  swipe = ev.pointerType === "touch" && ev.target.closest?.(".replay-stage") ? { x: ev.clientX, y: ev.clientY } : null;
+}
+
+function onSwipeEnd(ev) {
+  if (!swipe) return;
+  const dx = ev.clientX - swipe.x;
+  const dy = ev.clientY - swipe.y;
+  swipe = null;
+  if (Math.abs(dx) < SWIPE_PX || Math.abs(dx) < Math.abs(dy)) return;
+  if (dx < 0) moves.nextTurn();
+  else moves.prevTurn();
+}
+
+/** A viewer with only a message (a share link that does not work). */
+function openMessage(text) {
+  view.back = document.activeElement;
+  const el = root();
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "panel acct replay-panel" },
+      h("div", { class: "acct-row replay-nav" }, h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: () => el.remove() } }, `← ${t("replay.close")}`)),
+      h("p", { class: "acct-error", id: "replay-error", role: "alert" }, text),
+    ),
+  );
+  document.getElementById("replay-close")?.focus();
+}
+
+// --- the step in words --------------------------------------------------------------------------
+
+/** One event in words (a hidden tile is not named). */
+function describe(e, seat) {
+  const me = view.spectator ? null : seat;
+  const who = typeof e.seat === "number" ? seatName(e.seat, me) : "";
+  const tile = (x) => (typeof x === "string" && x !== "?" ? tileName(x) : "");
+  switch (e.type) {
+    case "MatchStarted":
+      return t("replay.ev.match_started");
+    case "HandStarted":
+      return t("replay.ev.hand_started");
+    case "TileDrawn":
+      return tile(e.tile) && (view.openHands || e.seat === seat) ? t("replay.ev.drew_tile", { who, tile: tile(e.tile) }) : t("replay.ev.drew", { who });
+    case "TileDiscarded":
+      return t(e.riichi ? "replay.ev.riichi_discard" : "replay.ev.discard", { who, tile: tile(e.tile) });
+    case "RiichiAccepted":
+      return t("replay.ev.riichi", { who });
+    case "MeldCalled":
+      return t("replay.ev.call", { who, call: t(e.meld?.type === "pon" ? "action.pon" : "action.kan") });
+    case "KitaDeclared":
+      return t("replay.ev.kita", { who });
+    case "DoraRevealed":
+      return t("replay.ev.dora", { tile: tile(e.indicator) });
+    case "HandWon":
+      return t(e.from_seat === e.seat ? "replay.ev.tsumo" : "replay.ev.ron", { who });
+    case "HandDrawn":
+      return t("end.draw");
+    case "HandAborted":
+      return t("end.abort");
+    case "MatchEnded":
+      return t("replay.ev.match_ended");
+    default:
+      return "";
+  }
+}
