@@ -353,7 +353,7 @@ class Program:
         moves: list[tuple[int, Counts]] = []  # (copies, the best hand after the draw) per improving kind
         if s == 0:
             tsumo, ron, live = self.win_values(hand, riichi)
-        if not riichi and 0 < s <= MAX_SHANTEN:
+        if not riichi and 0 < s <= self.bot.max_shanten:
             if self.expanded <= self.budget:
                 moves = self._improvements(hand, s)
             else:
@@ -424,10 +424,13 @@ class EVBot(ExpertBot):
 
     name = "Mahjong master"
 
-    def __init__(self, seat: int, seed: int = 0, budget: int = BUDGET, margin: float = MARGIN) -> None:
+    def __init__(
+        self, seat: int, seed: int = 0, budget: int = BUDGET, margin: float = MARGIN, max_shanten: int = MAX_SHANTEN
+    ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
         self.margin = margin
+        self.max_shanten = max_shanten
         self._scores: dict[tuple[object, ...], tuple[int, int, int] | None] = {}
         # The hand's structure, the same at every decision of a hand: waits of tenpai hands,
         # and for a hand short of tenpai the hands one step closer after each improving draw.
@@ -509,7 +512,7 @@ class EVBot(ExpertBot):
                    default=9)  # fmt: skip
         riichi_legal = any(isinstance(a, Discard) and a.riichi for a in legal)
         program = Program(self, k, riichi_legal, self.budget)
-        if best > MAX_SHANTEN and not any(o.tenpai[0] >= PRESSURE for o in program.opps):
+        if best > self.max_shanten and not any(o.tenpai[0] >= PRESSURE for o in program.opps):
             return {}  # far from tenpai and nobody threatens: plain efficiency (the Expert's)
         cands = sorted({(a.tile >> 2, a.riichi) for a in legal if isinstance(a, Discard)})
         lead = (expert.tile >> 2, expert.riichi) if isinstance(expert, Discard) else None
@@ -593,3 +596,9 @@ def _free(kind: TileKind, tiles: list[Tile]) -> Tile:
         if tile not in tiles:
             return tile
     raise SanmaError(f"no free copy of kind {kind}")
+
+
+def one_shanten(seat: int, seed: int = 0) -> EVBot:
+    """The EV master pricing hands one shanten or closer only (an A/B variant:
+    ``py:sanma.bots.ev:one_shanten``); 2-shanten hands are the Expert's."""
+    return EVBot(seat, seed, max_shanten=1)
