@@ -2,7 +2,7 @@
 // Flow of one action (design.md): a click is allowed only if it is in the prompt's legal
 // list; nothing changes on screen until the server's events arrive.
 import { autoAction, loadToggles, saveToggles, TOGGLES } from "./auto.js";
-import { currentMatch, ensureToken, newToken, startPractice } from "./api.js";
+import { currentMatch, ensureToken, newToken, saveToken, startPractice } from "./api.js";
 import { Connection } from "./conn.js";
 import { getLang, loadI18n, setLang, t } from "./i18n.js";
 import { esc, tileHtml } from "./render/common.js";
@@ -554,7 +554,7 @@ function announce(text) {
 /** Another account's token for this browser (account recovery, backup import). */
 function switchToken(token) {
   app.token = token;
-  localStorage.setItem("sanma.token", token);
+  saveToken(token); // api.js holds the one token key
   localStorage.removeItem(MATCH_KEY);
 }
 
