@@ -1,7 +1,8 @@
 """The client's one translation system: both languages have every key (with the same
 placeholders), every key the code names exists, no module keeps texts of its own, and in
-Chromium every visible text of the account sheet and of the replay viewer, in both languages,
-comes from the dictionaries (or is data: a number, a player's name, a date)."""
+Chromium every visible text of the start screen, the table, the account sheet and the replay
+viewer, in both languages, comes from the dictionaries (or is data: a number, a player's name,
+a date, the game's own name)."""
 
 from __future__ import annotations
 
@@ -159,5 +160,22 @@ def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(br
     seen += page.evaluate(VISIBLE_TEXTS, roots)
     data |= set(page.inner_text("#replay-title").split(" · "))  # the log's title: room name and players
     assert len(seen) > 100
+    bad = sorted(set(outside_dictionaries(seen, lang, data)))
+    assert bad == [], bad
+
+
+@pytest.mark.parametrize("lang", ["en", "id"])
+def test_every_visible_text_of_the_start_screen_and_the_table_is_translated(browser, live, lang):  # noqa: F811
+    page = page_for(browser, live)
+    page.evaluate("l => localStorage.setItem('sanma.lang', l)", lang)
+    page.reload()
+    page.wait_for_selector("#play")
+    seen = page.evaluate(VISIBLE_TEXTS, ["#start"])
+    page.click("#play")
+    page.wait_for_selector(".hand-tile")
+    seen += page.evaluate(VISIBLE_TEXTS, ["#game"])
+    # Data: the game's name on its logo, the language buttons' own codes, the bots' names.
+    data = {"Sanma", "EN", "ID", "Kenji", "Sari"}
+    assert len(seen) > 30
     bad = sorted(set(outside_dictionaries(seen, lang, data)))
     assert bad == [], bad
