@@ -6,6 +6,7 @@ seed), drives Debian's Chromium with Playwright and writes, per viewport,
 match-end, rules, guide, rooms (the create / join sheet), rooms-lobby, account (profile),
 account-shop and account-history.  The desktop 1280x800 and phone 844x390 shots also refresh
 the flat names docs/web.md links (``desktop-table.png``, ``phone-hand-end.png``...).
+``--lang id`` writes ``docs/screenshots/<viewport>-id/`` instead.
 
     .venv/bin/python scripts/screenshots.py            # every viewport
     .venv/bin/python scripts/screenshots.py portrait-390 desktop-1280
@@ -43,10 +44,11 @@ FLAT = {"desktop-1280": "desktop", "landscape-844": "phone"}  # the names docs/w
 
 
 def shoot(page: Page, viewport: str, screen: str) -> None:
-    folder = OUT / viewport
+    lang = page.evaluate("() => document.documentElement.lang")
+    folder = OUT / (viewport if lang == "en" else f"{viewport}-{lang}")
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{screen}.png"))
-    if viewport in FLAT and screen in ("start", "table", "hand-end", "match-end", "rules", "guide"):
+    if lang == "en" and viewport in FLAT and screen in ("start", "table", "hand-end", "match-end", "rules", "guide"):
         page.screenshot(path=str(OUT / f"{FLAT[viewport]}-{screen}.png"))
 
 
@@ -141,7 +143,8 @@ def run(names: list[str], lang: str) -> None:
                     page.wait_for_selector("#play")
                     rooms(page, name)
                     page.context.close()
-                    print(f"{name}: {len(list((OUT / name).glob('*.png')))} shots in {OUT / name}")
+                    folder = OUT / (name if lang == "en" else f"{name}-{lang}")
+                    print(f"{name}: {len(list(folder.glob('*.png')))} shots in {folder}")
                 browser.close()
         finally:
             live.stop()

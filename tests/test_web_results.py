@@ -202,3 +202,20 @@ def test_play_again_keeps_the_options_and_leaving_asks_in_the_page_then_offers_r
     page.wait_for_function("() => document.getElementById('conn').textContent.includes('resumed')")
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+def test_the_match_end_links_to_the_replay_in_the_history(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    start_match(page)
+    for _ in range(400):
+        what = step(page)
+        if what == "hand-end":
+            page.click("[data-panel=next]")
+        elif what == "match-end":
+            break
+    page.click("[data-panel=history]")
+    page.wait_for_selector("#account-panel")
+    page.wait_for_selector("#hist-server [data-replay]")  # the match just played, with its Replay
+    assert page.locator("#overlay").is_hidden()  # the match-end panel is gone
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
