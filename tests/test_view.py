@@ -78,3 +78,34 @@ def test_a_view_refuses_its_own_hidden_hand() -> None:
     match = Match(3)
     with pytest.raises(InvalidLog):
         SeatView.fold(redact_all(match.events, 1), 0)
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_seen_visible_and_owned_counts_follow_the_engine(seed: int) -> None:
+    match = Match(seed, DEFAULT.with_options(length="one-hand"))
+    player = RandomPlayer(seed)
+    views = {s: SeatView.fold(redact_all(match.events, s), s) for s in range(3)}
+    while not match.finished:
+        k = match.kyoku
+        for s, view in views.items():
+            seen = set(k.hand(s)) | set(k.dora_indicators())
+            for other in range(3):
+                seen |= set(k.river(other)) | set(k.kita_tiles(other))
+                seen |= {t for m in k.melds(other) for t in m.tiles}
+            want = [0] * 27
+            for t in seen:
+                want[t >> 2] += 1
+            assert view.seen_counts() == want
+            own = [0] * 27
+            for t in (*k.hand(s), *k.kita_tiles(s), *(t for m in k.melds(s) for t in m.tiles)):
+                own[t >> 2] += 1
+            assert view.owned_counts() == own
+            hand = [0] * 27
+            for t in k.hand(s):
+                hand[t >> 2] += 1
+            assert view.visible_counts() == [a - b for a, b in zip(want, hand, strict=True)]
+        seat = match.awaiting()[0]
+        events = match.apply(seat, player.choose(match, seat))
+        for s, view in views.items():
+            for e in events:
+                view.apply(redact(e, s))

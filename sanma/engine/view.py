@@ -29,7 +29,7 @@ from sanma.engine.events import (
 )
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import Rules
-from sanma.engine.tiles import EAST, Tile, TileKind
+from sanma.engine.tiles import EAST, KIND_COUNT, Tile, TileKind, kind_of
 from sanma.engine.visibility import is_hidden
 
 HandEnd = HandWon | HandDrawn | HandAborted
@@ -88,6 +88,47 @@ class SeatView:
     def concealed(self) -> tuple[Tile, ...]:
         """The seat's own concealed tiles, sorted (as ``Kyoku.hand`` gives them)."""
         return tuple(sorted(self.hand))
+
+    def visible_counts(self) -> list[int]:
+        """Copies of each kind face up outside the seat's hand: every river tile not called
+        (a called one lies in a meld), every meld, every kita and the dora indicators."""
+        seen = [0] * KIND_COUNT
+        for s in range(3):
+            for r in self.rivers[s]:
+                if not r.called:
+                    seen[kind_of(r.tile)] += 1
+            for m in self.melds[s]:
+                for t in m.tiles:
+                    seen[kind_of(t)] += 1
+            for t in self.kita[s]:
+                seen[kind_of(t)] += 1
+        for t in self.dora_indicators:
+            if not is_hidden(t):
+                seen[kind_of(t)] += 1
+        return seen
+
+    def seen_counts(self) -> list[int]:
+        """Copies of each kind the seat knows the place of: its own hand and everything
+        face up (``visible_counts``)."""
+        seen = self.visible_counts()
+        for t in self.hand:
+            if not is_hidden(t):
+                seen[kind_of(t)] += 1
+        return seen
+
+    def owned_counts(self) -> list[int]:
+        """Copies of each kind the seat owns: its hand, its melds and its kita (what
+        ``shanten.waits(own=...)`` takes)."""
+        seat = self.seat if self.seat is not None else 0
+        own = [0] * KIND_COUNT
+        for t in self.hand:
+            if not is_hidden(t):
+                own[kind_of(t)] += 1
+        for m in self.melds[seat]:
+            own[m.kind] += len(m.tiles)
+        for t in self.kita[seat]:
+            own[kind_of(t)] += 1
+        return own
 
     def apply(self, event: Event) -> None:
         """Fold one event into the view."""
