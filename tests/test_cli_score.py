@@ -65,3 +65,23 @@ def test_rules_preset_option() -> None:
     rc, out = _run([json.dumps({"hand": "19m19p19s12345677z", "win": "7z", "seat": "S"})], "--rules", "tenhou")
     assert rc == 0
     assert out[0]["yaku"] == [["kokushi", 13]] and out[0]["payments"] == {"ron": 32000}
+
+
+def test_each_line_is_answered_before_the_next_is_sent() -> None:
+    # A tool may send one line and wait for its answer: the answer must come out while
+    # standard input stays open (answers are flushed per chunk read, not at the end).
+    line = json.dumps({"hand": "123456789p11s234s", "win": "1s", "tsumo": True}) + "\n"
+    with subprocess.Popen(
+        [sys.executable, "-m", "sanma", "score"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        answers = []
+        for _ in range(2):
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            answers.append(json.loads(proc.stdout.readline()))
+        assert answers[0] == answers[1] and answers[0]["han"] == 3
+        proc.stdin.write("{}")  # a last line without a newline is still answered
+        proc.stdin.close()
+        assert json.loads(proc.stdout.readline())["error"] == "invalid"
+        assert proc.wait(timeout=60) == 0
