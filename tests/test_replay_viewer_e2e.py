@@ -281,6 +281,11 @@ def test_a_share_link_opens_in_another_browser(browser, live):  # noqa: F811
     other.wait_for_selector("#replay-view #replay-step")
     assert other.locator("#replay .opponent .tile.open-hand").count() > 0
     assert "You" not in other.inner_text("#replay .board")  # a spectator: nobody is "You"
+    other.tap("#replay-next-turn")  # the focus into the viewer
+    other.keyboard.press("End")
+    other.wait_for_selector("#replay-result .match-end")
+    assert not re.search(r"\b(You|you)\b|match\.result", other.inner_text("#replay-result"))
+    other.keyboard.press("Home")
     # Touch: the buttons, and a swipe to the left for the next turn.
     before = other.inner_text("#replay-step")
     other.tap("#replay-next-turn")

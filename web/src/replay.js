@@ -262,17 +262,19 @@ function stage(state) {
 function resultBox(html) {
   const box = h("div", { class: "replay-result", id: "replay-result" }, markup(html));
   box.querySelectorAll(".match-end button").forEach((b) => b.remove());
+  // The match end's subtitle says how *you* finished: no one's, seen from outside the table.
+  if (view.spectator) box.querySelectorAll(".match-end .end-title small").forEach((x) => x.remove());
   return box;
 }
 
 /** The result panel at a hand's end (every result of a double ron), or the final standings. */
 function resultHtml(state) {
   if (!atResult()) return "";
-  const me = state.seat;
+  const me = view.spectator ? null : state.seat; // a shared link or an opened log: nobody is "you"
   if (state.matchEnd && view.pos >= n()) {
     const uma = (state.rules?.uma || []).map((u) => (u > 0 ? `+${u}` : String(u))).join(" / ");
     const umaLine = uma && state.rules?.length !== "one-hand" ? `<p class="replay-uma">${escText(t("replay.uma", { uma }))}</p>` : "";
-    return matchEndHtml(state.matchEnd, me, false) + umaLine;
+    return matchEndHtml(state.matchEnd, me, false, state.rules) + umaLine;
   }
   const last = handAt(view.hands, view.pos) === view.hands.length - 1 && view.data.events[n() - 1]?.type === "MatchEnded";
   return state.ending.map((item, i) => handEndHtml(item, me, last && i === state.ending.length - 1)).join("");
@@ -284,8 +286,25 @@ function escText(text) {
   return d.innerHTML;
 }
 
+// The controls' pictures, drawn here (a font may lack the media symbols ⏮ ⏭ ⏸).
+const ICONS = {
+  prevHand: '<path d="M6 5v14"/><path d="M19 5l-10 7 10 7z" fill="currentColor"/>',
+  prevTurn: '<path d="M12 6l-8 6 8 6zM20 6l-8 6 8 6z" fill="currentColor"/>',
+  prevEvent: '<path d="M16 6l-8 6 8 6z" fill="currentColor"/>',
+  play: '<path d="M8 5l11 7-11 7z" fill="currentColor"/>',
+  pause: '<path d="M8 5v14M16 5v14" stroke-width="3"/>',
+  nextEvent: '<path d="M8 6l8 6-8 6z" fill="currentColor"/>',
+  nextTurn: '<path d="M4 6l8 6-8 6zM12 6l8 6-8 6z" fill="currentColor"/>',
+  nextHand: '<path d="M18 5v14"/><path d="M5 5l10 7-10 7z" fill="currentColor"/>',
+};
+
+function iconOf(name) {
+  const svg = `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${ICONS[name]}</svg>`;
+  return markup(svg);
+}
+
 function button(id, icon, label, action, extra = {}) {
-  return h("button", { type: "button", class: "choice", id, title: label, "aria-label": label, on: { click: action }, ...extra }, icon);
+  return h("button", { type: "button", class: "choice", id, title: label, "aria-label": label, on: { click: action }, ...extra }, iconOf(icon));
 }
 
 function controls() {
@@ -306,13 +325,13 @@ function controls() {
   return h(
     "div",
     { class: "acct-row replay-controls", role: "group", "aria-label": t("replay.controls") },
-    button("replay-prev-hand", "⏮", t("replay.prev_hand"), moves.prevHand),
-    button("replay-prev-turn", "⏪", t("replay.prev_turn"), moves.prevTurn),
-    button("replay-prev-event", "◀", t("replay.prev_event"), moves.prevEvent),
-    button("replay-play", playing ? "⏸" : "▶", playing ? t("replay.pause") : t("replay.play"), togglePlay, { "aria-pressed": String(playing) }),
-    button("replay-next-event", "▶|", t("replay.next_event"), moves.nextEvent),
-    button("replay-next-turn", "⏩", t("replay.next_turn"), moves.nextTurn),
-    button("replay-next-hand", "⏭", t("replay.next_hand"), moves.nextHand),
+    button("replay-prev-hand", "prevHand", t("replay.prev_hand"), moves.prevHand),
+    button("replay-prev-turn", "prevTurn", t("replay.prev_turn"), moves.prevTurn),
+    button("replay-prev-event", "prevEvent", t("replay.prev_event"), moves.prevEvent),
+    button("replay-play", playing ? "pause" : "play", playing ? t("replay.pause") : t("replay.play"), togglePlay, { "aria-pressed": String(playing) }),
+    button("replay-next-event", "nextEvent", t("replay.next_event"), moves.nextEvent),
+    button("replay-next-turn", "nextTurn", t("replay.next_turn"), moves.nextTurn),
+    button("replay-next-hand", "nextHand", t("replay.next_hand"), moves.nextHand),
     h("label", { class: "replay-speed" }, t("replay.speed"), speed),
     open,
     save,
