@@ -295,34 +295,55 @@ def check_copies(items: Sequence[tuple[TileKind, bool]], red_fives: bool = True)
             raise InvalidHand(f"4 plain {kind_name(kind)} with red fives on; there are only 3")
 
 
+class CopyAllocator:
+    """Distinct physical tiles for ``(kind, red)`` in the order asked: a red five is copy 0
+    of 5p/5s (with red fives), plain copies take the others in turn (copies 1-3 of a five
+    with red fives).  The one rule every reader uses (``assign_tiles``, the tenhou.net/6 and
+    mjai readers); ``take`` raises ``InvalidHand`` for a tile that cannot exist.
+
+    >>> alloc = CopyAllocator()
+    >>> alloc.take(P5, False), alloc.take(P5, True), alloc.take(P5, False)
+    (25, 24, 26)
+    """
+
+    __slots__ = ("_next", "_red", "red_fives")
+
+    def __init__(self, red_fives: bool = True) -> None:
+        self.red_fives = red_fives
+        self._next = [0] * KIND_COUNT
+        if red_fives:
+            self._next[P5] = self._next[S5] = 1
+        self._red = [False] * KIND_COUNT
+
+    def take(self, kind: TileKind, red: bool) -> Tile:
+        """The next free copy of ``kind`` (the red one when ``red``)."""
+        if red:
+            if not self.red_fives or kind not in (P5, S5):
+                raise InvalidHand(f"red {kind_name(kind)} without red fives")
+            if self._red[kind]:
+                raise InvalidHand(f"2 red {kind_name(kind)}; there is only one")
+            self._red[kind] = True
+            return kind * 4
+        copy = self._next[kind]
+        if copy > 3:
+            raise InvalidHand(f"a fifth copy of {kind_name(kind)}")
+        self._next[kind] = copy + 1
+        return kind * 4 + copy
+
+
 def assign_tiles(items: Sequence[tuple[TileKind, bool]], red_fives: bool = True) -> list[Tile]:
     """Give each ``(kind, red)`` a distinct physical tile, in order.
 
     >>> assign_tiles(parse("0p55p"))
     [24, 25, 26]
     """
-    next_copy = [0] * KIND_COUNT
-    if red_fives:
-        next_copy[P5] = next_copy[S5] = 1
-    out: list[Tile] = []
-    reds: set[Tile] = set()
-    for kind, red in items:
-        if red:
-            tile = kind * 4
-            if tile in reds or not red_fives or kind not in (P5, S5):
-                break
-            reds.add(tile)
-            out.append(tile)
-        else:
-            copy = next_copy[kind]
-            if copy > 3:
-                break
-            out.append(kind * 4 + copy)
-            next_copy[kind] = copy + 1
-    else:
-        return out
-    check_copies(items, red_fives)  # raises the precise error
-    raise InvalidHand("tiles that cannot exist together")  # pragma: no cover - check_copies raised
+    alloc = CopyAllocator(red_fives)
+    take = alloc.take
+    try:
+        return [take(kind, red) for kind, red in items]
+    except InvalidHand:
+        check_copies(items, red_fives)  # raises the message that names every count
+        raise
 
 
 def parse_tiles(text: str, red_fives: bool = True) -> list[Tile]:

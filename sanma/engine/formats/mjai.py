@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
-from sanma.engine.errors import InvalidLog
+from sanma.engine.errors import InvalidHand, InvalidLog
 from sanma.engine.events import (
     DoraRevealed,
     Event,
@@ -55,6 +55,7 @@ from sanma.engine.tiles import (
     S5,
     SOUTH,
     WEST,
+    CopyAllocator,
     Tile,
     TileKind,
     is_red,
@@ -316,7 +317,7 @@ class MjaiReader:
 
     rules: Rules = DEFAULT
     seat: int | None = None
-    _used: set[Tile] = field(default_factory=set)
+    _alloc: CopyAllocator | None = None  # the physical copies met in this hand
     _hand: list[Tile] = field(default_factory=list)
     _drawn: Tile | None = None
     _melds: list[list[Meld]] = field(default_factory=lambda: [[], [], []])
@@ -373,13 +374,6 @@ class MjaiReader:
 
     # -- physical copies ---------------------------------------------------------------------
 
-    def _copies(self, name: str) -> list[Tile]:
-        kind, red = mjai_to_kind(name)
-        base = kind * 4
-        if not self.red_fives or kind not in (P5, S5):
-            return [base, base + 1, base + 2, base + 3]
-        return [base] if red else [base + 1, base + 2, base + 3]
-
     def _fresh(self, name: object) -> Tile:
         """A copy of ``name`` not met before in this hand (a tile coming into view)."""
         if name == HIDDEN_NAME:
@@ -388,11 +382,13 @@ class MjaiReader:
             raise MjaiError(f"not a tile name: {name!r}")
         if name in ("5pr", "5sr") and not self.red_fives:
             raise MjaiError(f"{name}: a red five under rules without red fives")
-        for tile in self._copies(name):
-            if tile not in self._used:
-                self._used.add(tile)
-                return tile
-        raise MjaiError(f"a fifth copy of {name}")
+        kind, red = mjai_to_kind(name)
+        if self._alloc is None:
+            self._alloc = CopyAllocator(self.red_fives)
+        try:
+            return self._alloc.take(kind, red)
+        except InvalidHand:
+            raise MjaiError(f"a fifth copy of {name}") from None
 
     def _own(self, name: object, prefer: Tile | None = None, avoid: Tile | None = None) -> Tile:
         """A copy of ``name`` from the seat's own hand (``prefer``/``avoid`` the drawn copy)."""
@@ -429,7 +425,7 @@ class MjaiReader:
             self.seat = visible[0]
         if self.seat is not None and self.seat not in visible:
             raise MjaiError(f"seat {self.seat}'s own hand arrived hidden")
-        self._used = set()
+        self._alloc = CopyAllocator(self.red_fives)
         self._melds = [[], [], []]
         self._offer, self._drawn = None, None
         self._reach, self._replacement = set(), set()

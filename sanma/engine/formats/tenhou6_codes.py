@@ -5,12 +5,12 @@ payment arithmetic in the log's terms (from ``scoring``).  Part of the ``tenhou6
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final, Literal
 
 from sanma.engine.errors import InvalidHand, InvalidLog
 from sanma.engine.scoring import ron_payment, tsumo_payments
-from sanma.engine.tiles import EAST, KIND_COUNT, P5, S5, Tile, TileKind, kind_of
+from sanma.engine.tiles import EAST, P5, S5, CopyAllocator, Tile, TileKind, is_red, kind_of
 
 SEATS: Final = 3
 HAND_LENGTH: Final = 17
@@ -89,33 +89,29 @@ def kind_to_code(kind: TileKind, red: bool = False) -> int:
 def tile_code(tile: Tile, red_fives: bool = True) -> int:
     """The tenhou code of a physical tile (copy 0 of 5p/5s is red with red fives)."""
     kind = kind_of(tile)
-    return kind_to_code(kind, red_fives and tile % 4 == 0 and kind in (P5, S5))
+    return kind_to_code(kind, is_red(tile, red_fives))
 
 
-@dataclass(slots=True)
 class _Allocator:
-    """Hands out distinct physical tiles for tenhou codes: red codes get copy 0, plain
-    fives the other copies, so no tile is used twice."""
+    """Physical tiles for tenhou codes by ``tiles.CopyAllocator`` (red codes get copy 0,
+    plain fives the other copies, so no tile is used twice), with errors naming the code."""
 
-    red_fives: bool
-    used: list[int] = field(default_factory=lambda: [0] * KIND_COUNT)
-    red_used: list[bool] = field(default_factory=lambda: [False] * KIND_COUNT)
+    __slots__ = ("_copies", "red_fives")
+
+    def __init__(self, red_fives: bool) -> None:
+        self.red_fives = red_fives
+        self._copies = CopyAllocator(red_fives)
 
     def take(self, code: int) -> Tile:
         kind, red = code_to_kind(code)
-        if red:
-            if not self.red_fives:
-                raise InvalidHand(f"red five {code} in a game without red fives")
-            if self.red_used[kind]:
-                raise InvalidHand(f"a second red five {code}")
-            self.red_used[kind] = True
-            return kind * 4
-        first = 1 if self.red_fives and kind in (P5, S5) else 0
-        copy_ = first + self.used[kind]
-        if copy_ > 3:
-            raise InvalidHand(f"a fifth copy of tile {code}")
-        self.used[kind] += 1
-        return kind * 4 + copy_
+        try:
+            return self._copies.take(kind, red)
+        except InvalidHand:
+            if red and not self.red_fives:
+                raise InvalidHand(f"red five {code} in a game without red fives") from None
+            if red:
+                raise InvalidHand(f"a second red five {code}") from None
+            raise InvalidHand(f"a fifth copy of tile {code}") from None
 
 
 # ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from sanma.engine.formats.tenhou6_codes import (
     tile_code,
 )
 from sanma.engine.legality import kita_tile
-from sanma.engine.tiles import EAST, NORTH, P5, S5, Tile, TileKind, kind_of
+from sanma.engine.tiles import EAST, NORTH, Tile, TileKind, is_red, kind_of
 from sanma.engine.wall import Deal
 
 # ---------------------------------------------------------------------------
@@ -283,7 +283,7 @@ class _Sim:
         return tile
 
     def _is_red(self, tile: Tile) -> bool:
-        return self.alloc.red_fives and tile % 4 == 0 and kind_of(tile) in (P5, S5)
+        return is_red(tile, self.alloc.red_fives)
 
     # One seat's turn from its draw (or its call) to the end of its turn.
     def turn(self, seat: int, replacement: bool) -> tuple[str, int, Tile | None]:
