@@ -10,7 +10,7 @@ import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
-import { actionButtons, actionsHtml, aidsHtml, boardHtml, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles } from "./render/table.js";
+import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml, initAccount, openAccount } from "./account.js";
 import { syncHistory } from "./history.js";
@@ -100,6 +100,18 @@ function setHtml(el, html) {
   el.sanmaHtml = html;
 }
 
+/** The board as six parts in `display: contents` wrappers (the grid still places the parts
+ * themselves), each replaced only when its markup changed: a discard redraws one river and
+ * the centre, not the opponents. */
+function setBoard(parts) {
+  const board = $("board");
+  if (board.children.length !== parts.length || !board.firstElementChild.classList.contains("part")) {
+    board.innerHTML = parts.map(() => '<div class="part"></div>').join("");
+    board.sanmaHtml = null;
+  }
+  parts.forEach((html, i) => setHtml(board.children[i], html));
+}
+
 function renderGame() {
   const s = app.state;
   setHtml($("menu-btn"), `${icon("menu")}<span class="label-text">${esc(t("game.menu"))}</span>`);
@@ -114,7 +126,7 @@ function renderGame() {
     setHtml($("actions"), "");
     setHtml($("aids"), "");
   } else {
-    setHtml($("board"), boardHtml(s));
+    setBoard(boardParts(s));
     setHtml($("hand"), handHtml(s, app.prompt, app.ui));
     setHtml($("actions"), actionsHtml(actionButtons(app.prompt, app.ui)));
     setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state)));

@@ -86,7 +86,8 @@ export function runEffects(fx, { me, speed, t }) {
       const doras = document.querySelectorAll(".centre .doras .tile");
       animate(doras[doras.length - 1], [{ transform: "perspective(200px) rotateY(90deg)" }, { transform: "none" }], ms);
     } else if (f.kind === "turn") {
-      animate(document.querySelector(".me-area"), [{ boxShadow: "inset 0 0 0 3px rgba(240,195,90,.9)" }, { boxShadow: "inset 0 0 0 0 rgba(240,195,90,0)" }], ms * 2);
+      // Transform only (no shadow animation): the compositor moves the hand, nothing repaints.
+      animate(document.querySelector(".me-area .hand"), [{ transform: "translateY(8px)" }, { transform: "none" }], ms);
     } else if (f.kind === "panel") {
       animate(document.querySelector("#overlay .panel"), [{ transform: "scale(.94)", opacity: 0 }, { transform: "none", opacity: 1 }], ms, f.delay ? ms : 0);
     }

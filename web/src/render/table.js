@@ -134,17 +134,24 @@ function centreHtml(state) {
 
 /** The whole board (opponents, rivers, centre); the player's own area is rendered apart. */
 export function boardHtml(state) {
+  return boardParts(state).join("");
+}
+
+/** The board's six parts in order (left opponent, its river, centre, right river, right
+ * opponent, your river): the live table redraws only the parts whose markup changed. */
+export function boardParts(state) {
   const me = state.seat;
   const right = (me + 1) % 3;
   const left = (me + 2) % 3;
   const h = state.hand;
-  return `
-    ${opponentHtml(state, left, "left")}
-    ${riverHtml(h, left, "left", me)}
-    ${centreHtml(state)}
-    ${riverHtml(h, right, "right", me)}
-    ${opponentHtml(state, right, "right")}
-    ${riverHtml(h, me, "me", me)}`;
+  return [
+    opponentHtml(state, left, "left"),
+    riverHtml(h, left, "left", me),
+    centreHtml(state),
+    riverHtml(h, right, "right", me),
+    opponentHtml(state, right, "right"),
+    riverHtml(h, me, "me", me),
+  ];
 }
 
 const BUTTON_ORDER = ["tsumo", "ron", "riichi", "kan", "pon", "kita", "nine_terminals", "pass"];
