@@ -219,3 +219,43 @@ def test_the_match_end_links_to_the_replay_in_the_history(browser: Browser, live
     assert page.locator("#overlay").is_hidden()  # the match-end panel is gone
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+# The waits strip of an open hand says "Waiting on" only when every wait is sure of a yaku.
+OPEN_WAITS = """async ([melds, concealed, waits]) => {
+    const i18n = await import("/src/i18n.js");
+    const { aidsHtml, openWaitsWithYaku } = await import("/src/render/table.js");
+    await i18n.loadI18n();
+    i18n.setLang("en");
+    const hand = { dealer: 0, roundWind: "1z", melds: [melds, [], []], concealed: [concealed, [], []],
+      drawn: [null, null, null] };
+    const sure = openWaitsWithYaku({ hand, seat: 0 }, waits);
+    const box = document.createElement("div");
+    box.innerHTML = aidsHtml({ legal: [], aids: { waits, furiten: "none", why_not: null } }, null, sure);
+    return { sure: [...sure].sort(), label: box.querySelector("[data-testid=waits] .label").textContent };
+}"""
+
+
+def pon(tile: str) -> dict[str, Any]:
+    return {"type": "pon", "tiles": [tile] * 3, "called": tile, "from_seat": 1}
+
+
+def test_an_open_hand_without_a_sure_yaku_does_not_say_waiting_on(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    simples = ["2p", "3p", "4p", "5s", "6s", "7s", "6p", "6p", "4s", "5s"]
+    # A called dragon: yakuhai whatever completes the hand.
+    shown = page.evaluate(OPEN_WAITS, [[pon("6z")], simples, [["3s", 2], ["6s", 1]]])
+    assert shown == {"sure": ["3s", "6s"], "label": "Waiting on"}
+    # Your seat wind (seat 0 is the dealer: East) counts too; North does not.
+    assert page.evaluate(OPEN_WAITS, [[pon("1z")], simples, [["3s", 2]]])["label"] == "Waiting on"
+    north = page.evaluate(OPEN_WAITS, [[pon("4z")], simples, [["3s", 2]]])
+    assert north == {"sure": [], "label": "Completes on (a win needs a yaku)"}
+    # All simples: open tanyao on a simple wait, not on a terminal.
+    tanyao = page.evaluate(OPEN_WAITS, [[pon("4s")], simples, [["3s", 2], ["9p", 1]]])
+    assert tanyao == {"sure": ["3s"], "label": "Completes on (a win needs a yaku)"}
+    assert page.evaluate(OPEN_WAITS, [[pon("4s")], simples, [["3s", 2], ["6s", 1]]])["label"] == "Waiting on"
+    # A terminal in the hand: no sure yaku at all.
+    assert page.evaluate(OPEN_WAITS, [[pon("3p")], [*simples[:-1], "9m"], [["3s", 2]]])["sure"] == []
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()

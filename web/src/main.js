@@ -10,7 +10,7 @@ import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
-import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles } from "./render/table.js";
+import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml, initAccount, openAccount } from "./account.js";
 import { syncHistory } from "./history.js";
@@ -129,7 +129,7 @@ function renderGame() {
     setBoard(boardParts(s));
     setHtml($("hand"), handHtml(s, app.prompt, app.ui));
     setHtml($("actions"), actionsHtml(actionButtons(app.prompt, app.ui)));
-    setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state)));
+    setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), openYaku()));
   }
   // Your turn is marked like an opponent's: the area glows while the turn is yours.
   document.querySelector(".me-area").classList.toggle("on-turn", Boolean(s.hand && s.hand.turn === s.seat && !s.ending.length));
@@ -173,8 +173,15 @@ function pointedTile() {
   return i !== null && i !== undefined && tiles[i] ? tiles[i].tile : null;
 }
 
+/** For an open hand, the waits on which a yaku is certain (null: a closed hand, which may
+ * always win by riichi or menzen tsumo - the server's why-not says when it cannot). */
+function openYaku() {
+  const waits = app.prompt?.aids?.waits || [];
+  return handIsOpen(app.state) ? openWaitsWithYaku(app.state, waits) : null;
+}
+
 function renderAids() {
-  if (app.screen === "game" && app.state.hand) setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), handIsOpen(app.state)));
+  if (app.screen === "game" && app.state.hand) setHtml($("aids"), aidsHtml(app.prompt, pointedTile(), openYaku()));
 }
 
 function togglesHtml(inMenu = false) {

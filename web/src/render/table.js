@@ -187,6 +187,21 @@ export function handIsOpen(state) {
   return state.hand.melds[state.seat].some((m) => m.type !== "ankan");
 }
 
+const SIMPLE = (tile) => tile[1] !== "z" && !["1", "9"].includes(tile[0]);
+
+/** For an open hand, the waits on which a yaku is certain whatever the reading: a called
+ * triplet of a dragon, the seat wind or the round wind (yakuhai), or every tile a simple
+ * (open tanyao).  Other waits may complete the shape without a yaku. */
+export function openWaitsWithYaku(state, waits) {
+  const h = state.hand;
+  const melds = h.melds[state.seat];
+  const honours = new Set(["5z", "6z", "7z", seatWind(h, state.seat), h.roundWind]);
+  if (melds.some((m) => honours.has(m.tiles[0]))) return new Set(waits.map(([kind]) => kind));
+  const tiles = [...h.concealed[state.seat], ...(h.drawn[state.seat] ? [h.drawn[state.seat]] : []), ...melds.flatMap((m) => m.tiles)];
+  if (!tiles.every(SIMPLE)) return new Set();
+  return new Set(waits.filter(([kind]) => SIMPLE(kind)).map(([kind]) => kind));
+}
+
 /** Tiles of the player's hand in display order: sorted, then the drawn tile set apart. */
 export function myTiles(state) {
   const h = state.hand;
@@ -235,7 +250,7 @@ function waitsList(waits) {
 /** The aids strip: waits with unseen counts, the furiten badge, the why-not message; while a
  * tile is pointed at (hover, focus, first tap) in a tenpai-choice moment, the waits its
  * discard would leave instead. */
-export function aidsHtml(prompt, pointed = null, open = false) {
+export function aidsHtml(prompt, pointed = null, open = null) {
   if (!prompt || !prompt.aids) return "";
   const { waits, furiten, why_not: whyNot, discard_waits: previews } = prompt.aids;
   if (pointed && previews && Object.keys(previews).length && prompt.legal.some((a) => a.type === "discard" && a.tile === pointed)) {
@@ -247,9 +262,11 @@ export function aidsHtml(prompt, pointed = null, open = false) {
   }
   const parts = [];
   if (waits && waits.length) {
-    // An open hand may wait on a shape that has no yaku: it completes, but is not "waiting to win".
-    const label = open ? t("aids.waits_open") : t("aids.waits");
-    parts.push(`<span class="aid waits${open ? " open" : ""}" data-testid="waits"><span class="label">${esc(label)}</span>${waitsList(waits)}</span>`);
+    // An open hand may wait on a shape that has no yaku (`open`: the waits where one is
+    // certain): it completes, but is not "waiting to win" unless every wait has one.
+    const unsure = open !== null && waits.some(([kind]) => !open.has(kind));
+    const label = unsure ? t("aids.waits_open") : t("aids.waits");
+    parts.push(`<span class="aid waits${unsure ? " open" : ""}" data-testid="waits"><span class="label">${esc(label)}</span>${waitsList(waits)}</span>`);
   }
   if (furiten && furiten !== "none") {
     parts.push(`<span class="aid furiten" data-testid="furiten" data-furiten="${furiten}">${esc(t(`aids.furiten.${furiten}`))}</span>`);
