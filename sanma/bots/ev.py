@@ -27,8 +27,10 @@ likely tenpai or more): then the far hand is priced too, as a hand that will not
 each tile is worth its own deal-in risk.  Calls, kita, kans and nine terminals are the
 Expert's.
 The work is bounded by hands expanded, not seconds (deterministic on any machine):
-``budget`` caps the hands expanded per decision, and a 2-shanten hand looks at the two
-least useful discards after each improving draw only.
+``budget`` caps the hands expanded per decision, and a 2-shanten hand follows only the
+least useful discard after each improving draw (``WIDE``); a candidate cut short by the
+budget is not priced.  ``margin``: the Expert's tile stands unless another beats it by that
+much; ``max_shanten``: the furthest hand priced while nobody threatens.
 """
 
 from __future__ import annotations
@@ -390,7 +392,8 @@ class Program:
 
     def _improvements(self, hand: Counts, s: int) -> list[tuple[int, Counts]]:
         """For each improving draw: its unseen copies and the best hand after it (one
-        step closer), by the program's own value when cheap, else the least useful tile."""
+        step closer) by the program's own value, among the ``WIDE`` least useful discards
+        at 2-shanten (all of them closer to tenpai)."""
         out = []
         for draw, options in self.bot.steps_of(self.k, hand, self.melds, s):
             copies = self.pool_of(hand, draw)
