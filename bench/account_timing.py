@@ -25,6 +25,7 @@ import httpx
 import uvicorn
 
 from sanma.server.app import create_app
+from sanma.server.serving import uvicorn_config
 from sanma.server.settings import Settings
 
 KNOWN, UNKNOWN = "known@example.org", "unknown@example.org"
@@ -46,8 +47,9 @@ def main() -> None:
             codes_per_guest_per_h=big,
             code_checks_per_client_per_h=big,
             account_writes_per_min=big,
+            guests_per_address_per_h=big,
         )
-        server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
+        server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         while not server.started:

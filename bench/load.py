@@ -23,6 +23,14 @@ against the database (same event at the same ``v``, redacted for the seat): lost
     .venv/bin/python bench/load.py ramp --nodes 1 --steps 50,100,200,300,400
     .venv/bin/python bench/load.py ramp --nodes 2 --steps 100,200,300,400,600
     .venv/bin/python bench/load.py kill --tables 100
+    .venv/bin/python bench/load.py attack --tables 200
+
+``attack``: one process, ``--tables`` tables at a human pace; a window is measured, then one
+guest opens ``--sockets`` sockets on its own practice match of ``--events`` events (played
+first at the ``instant`` bot speed) and sends ``{"t":"resync","from":1}`` ``--per-s`` times a
+second on each, reading everything (issue 15's resync attack); a window is measured during
+the attack and one after it.  Rooms stopped (``room_failed`` frames, "lease lost" in the
+server's log) are counted.
 
 ``--gc-freeze S`` runs the servers with ``SANMA_GC_FREEZE=S`` (``server/gcpolicy.py``);
 ``--pg-dir /dev/shm`` keeps PostgreSQL's files in memory (no disk fsync in the latency).
@@ -34,6 +42,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -67,13 +76,13 @@ LATENCY_TARGET_MS = 100.0
 class Node:
     """One ``sanma serve`` process."""
 
-    def __init__(self, name: str, env: dict[str, str], folder: Path) -> None:
+    def __init__(self, name: str, env: dict[str, str], folder: Path, root: Path = ROOT) -> None:
         self.name = name
         self.port = free_port()
         self.log = (folder / f"{name}.log").open("w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sanma", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            cwd=ROOT,
+            cwd=root,  # ``-m`` imports the ``sanma`` of the working folder first
             env={**os.environ, **env, "SANMA_NODE_ID": name},
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -347,7 +356,7 @@ async def measure(load: Load, tables: int, warmup_s: float, window_s: float) -> 
 
 
 def start_nodes(
-    count: int, database_url: str, redis_url: str, pace_s: float, folder: Path, gc_freeze_s: float
+    count: int, database_url: str, redis_url: str, pace_s: float, folder: Path, gc_freeze_s: float, root: Path = ROOT
 ) -> list[Node]:
     env = {
         "SANMA_GC_FREEZE": str(gc_freeze_s),
@@ -356,8 +365,16 @@ def start_nodes(
         "SANMA_BOT_DELAY": str(pace_s),
         "SANMA_LEASE_TTL": "5",
         "SANMA_ROOM_JOINS_PER_MIN": "100000",  # one loopback address creates every room
+        # Every simulated player comes from 127.0.0.1: no per-address cap or meter applies here
+        # (an older server ignores the names it does not know).
+        "SANMA_WS_PER_ADDRESS": "1000000",
+        "SANMA_WS_PER_GUEST": "64",  # the attack's 40 sockets: the per-frame bound, not the cap
+        "SANMA_GUESTS_PER_ADDRESS_PER_H": "1000000",
+        "SANMA_PRACTICE_PER_ADDRESS_PER_MIN": "1000000",
+        "SANMA_PRACTICE_LIVE_PER_ADDRESS": "1000000",
+        "SANMA_ROOMS_PER_ADDRESS_PER_H": "1000000",
     }
-    nodes = [Node(f"node-{'ab'[i]}", env, folder) for i in range(count)]
+    nodes = [Node(f"node-{'ab'[i]}", env, folder, root) for i in range(count)]
     for node in nodes:
         node.wait_ready()
     return nodes
@@ -446,13 +463,153 @@ async def kill(args: argparse.Namespace, nodes: list[Node], database_url: str) -
     return result
 
 
+class Attacker:
+    """One guest's resync attack: ``sockets`` sockets on its own practice match of ``events``
+    events, each sending a resync from 1 ``per_s`` times a second and reading all it gets."""
+
+    def __init__(self, load: Load, node: Node, sockets: int, per_s: float, events: int) -> None:
+        self.load, self.node, self.sockets, self.per_s, self.events = load, node, sockets, per_s, events
+        self.sent = 0
+        self.frames = 0
+        self.closed = 0
+        self.errors: dict[str, int] = {}
+
+    async def prepare(self) -> None:
+        """A guest and its practice match, played (bots instant) to ``events`` events."""
+        self.token = (await self.load.post(self.node, "/api/guest"))["token"]
+        body = {"length": "east-south", "red_fives": True, "level": "beginner", "seat": 0}
+        self.match = (await self.load.post(self.node, "/api/practice", self.token, body))["match"]
+        v = 0
+        async with connect(self.node.ws, max_size=None) as ws:
+            await ws.send(json.dumps({"t": "hello", "token": self.token, "match": self.match, "last_v": 0}))
+            await ws.send(json.dumps({"t": "speed", "speed": "instant"}))
+            async for text in ws:
+                frame = json.loads(text)
+                if frame["t"] == "event":
+                    v = frame["v"]
+                elif frame["t"] == "prompt" and frame["v"] == v:
+                    if v >= self.events:
+                        break
+                    await ws.send(json.dumps({"t": "act", "seq": frame["seq"], "a": frame["default"]}))
+                    await asyncio.sleep(0.06)  # under the per-socket frame rate
+        self.v = v
+
+    def start(self) -> None:
+        """The sockets run in a process of their own, so that their work does not slow down
+        the simulated players' event loop (which measures the latency)."""
+        ctx = multiprocessing.get_context("spawn")
+        self.results = ctx.Queue()
+        self.halt = ctx.Event()
+        args = (self.node.ws, self.token, self.match, self.v, self.sockets, self.per_s)
+        self.proc = ctx.Process(target=_attack_process, args=(*args, self.halt, self.results), daemon=True)
+        self.proc.start()
+
+    async def end(self) -> None:
+        self.halt.set()
+        got = await asyncio.to_thread(self.results.get, True, 60)
+        self.sent, self.frames, self.closed, self.errors = got
+        await asyncio.to_thread(self.proc.join, 30)
+
+
+def _attack_process(url: str, token: str, match: str, v: int, sockets: int, per_s: float, halt: Any, out: Any) -> None:
+    """The attacker's sockets (in a child process): each joins with ``last_v = v``, then sends
+    a resync from 1 ``per_s`` times a second and reads everything, until ``halt`` is set."""
+    stats = {"sent": 0, "frames": 0, "closed": 0}
+    errors: dict[str, int] = {}
+
+    async def one(stop: asyncio.Event) -> None:
+        try:
+            async with connect(url, max_size=None, open_timeout=30) as ws:
+                await ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": v}))
+
+                async def read() -> None:
+                    async for text in ws:
+                        stats["frames"] += 1
+                        frame = json.loads(text)
+                        if frame["t"] == "error":
+                            errors[frame["code"]] = errors.get(frame["code"], 0) + 1
+
+                reader = asyncio.create_task(read())
+                try:
+                    while not stop.is_set() and not reader.done():
+                        await ws.send('{"t":"resync","from":1}')
+                        stats["sent"] += 1
+                        await asyncio.sleep(1 / per_s)
+                finally:
+                    reader.cancel()
+        except (ConnectionClosed, OSError, TimeoutError):
+            pass
+        if not stop.is_set():
+            stats["closed"] += 1
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(one(stop)) for _ in range(sockets)]
+        await asyncio.to_thread(halt.wait)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+    out.put((stats["sent"], stats["frames"], stats["closed"], errors))
+
+
+def lease_losses(folder: Path) -> int:
+    """Lines of "lease lost" in the servers' logs (rooms stopped by a stalled loop)."""
+    return sum(p.read_text(errors="replace").count("lease lost") for p in folder.glob("node-*.log"))
+
+
+async def attack(args: argparse.Namespace, nodes: list[Node], folder: Path) -> dict[str, Any]:
+    load = Load(nodes, args, keep_events=False)
+    node = nodes[0]
+    rows: dict[str, Any] = {}
+    attacker = Attacker(load, node, args.sockets, args.per_s, args.events)
+    errors_before = 0
+    try:
+        await load.add(args.tables, False)
+        await attacker.prepare()
+        rows["before"] = await measure(load, args.tables, args.warmup, args.window)
+        errors_before = len(load.stats.errors)
+        attacker.start()
+        rows["during"] = await measure(load, args.tables, 2.0, args.window)
+        await attacker.end()
+        rows["after"] = await measure(load, args.tables, 5.0, args.window)
+    finally:
+        await load.close()
+    failed = sum(1 for e in load.stats.errors[errors_before:] if "room_failed" in e)
+    out = {
+        "tables": args.tables,
+        "attack": {
+            "sockets": args.sockets,
+            "per_s": args.per_s,
+            "match_events": attacker.v,
+            "resyncs_sent": attacker.sent,
+            "frames_received": attacker.frames,
+            "sockets_closed": attacker.closed,
+            "errors": attacker.errors,
+        },
+        "room_failed_frames": failed,
+        **rows,
+    }
+    for name, row in rows.items():
+        print(
+            f"{name:7s} {row['acts_per_s']:7.1f} acts/s  p50 {fmt(row['p50_ms'])} ms  p99 {fmt(row['p99_ms'])} ms  "
+            f"max {fmt(row['max_ms'])} ms  ping p50/p99 {fmt(row['ping_p50_ms'])}/{fmt(row['ping_p99_ms'])} ms  "
+            f"cpu {row['cpu_cores']:.2f} cores  rss {row['rss_mb']:.0f} MB  load avg {row['loadavg']:.1f}",
+            flush=True,
+        )
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["ramp", "kill"])
+    parser.add_argument("mode", choices=["ramp", "kill", "attack"])
     parser.add_argument("--nodes", type=int, default=1, choices=[1, 2])
     parser.add_argument("--kind", default="practice", choices=["practice", "room"], help="1 or 3 clients a table")
     parser.add_argument("--steps", default="50,100,200,300,400")
-    parser.add_argument("--tables", type=int, default=100, help="kill: tables")
+    parser.add_argument("--tables", type=int, default=100, help="kill, attack: tables")
+    parser.add_argument("--sockets", type=int, default=40, help="attack: the attacker's sockets")
+    parser.add_argument("--per-s", type=float, default=19.0, help="attack: resyncs a second on each")
+    parser.add_argument("--events", type=int, default=300, help="attack: events of the attacked match")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds per action of each seat")
     parser.add_argument("--length", default="east-south")
     parser.add_argument("--warmup", type=float, default=10.0)
@@ -462,17 +619,24 @@ def main() -> int:
     parser.add_argument("--stop-ms", type=float, default=LATENCY_TARGET_MS * 3, help="stop ramping above this p99")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--gc-freeze", type=float, default=0.0, help="the servers' SANMA_GC_FREEZE (0: off)")
+    parser.add_argument(
+        "--server-root",
+        type=Path,
+        default=ROOT,
+        help="run the servers from this checkout (e.g. an older commit's files: before/after on one machine)",
+    )
     parser.add_argument("--pg-dir", help="parent folder of the scratch PostgreSQL (e.g. /dev/shm: no disk fsync)")
     args = parser.parse_args()
     nodes_wanted = 2 if args.mode == "kill" else args.nodes
     folder = Path(tempfile.mkdtemp(prefix="sanma-load-"))
     with contextlib.ExitStack() as stack:
         database_url = stack.enter_context(scratch_postgres(args.pg_dir))
-        engine = db.open_engine(database_url)
-        db.upgrade(engine)
-        engine.dispose()
+        if args.server_root.resolve() == ROOT:  # else the older server migrates its own schema
+            engine = db.open_engine(database_url)
+            db.upgrade(engine)
+            engine.dispose()
         redis_url = stack.enter_context(scratch_redis()) if nodes_wanted > 1 else ""
-        nodes = start_nodes(nodes_wanted, database_url, redis_url, args.pace, folder, args.gc_freeze)
+        nodes = start_nodes(nodes_wanted, database_url, redis_url, args.pace, folder, args.gc_freeze, args.server_root)
         try:
             cores = psutil.cpu_count()
             print(
@@ -481,11 +645,17 @@ def main() -> int:
             )
             if args.mode == "ramp":
                 out: Any = asyncio.run(ramp(args, nodes))
+            elif args.mode == "attack":
+                out = asyncio.run(attack(args, nodes, folder))
             else:
                 out = asyncio.run(kill(args, nodes, database_url))
         finally:
             for node in nodes:
                 node.stop()
+    if args.mode == "attack":  # the servers' logs, complete now that they stopped
+        out["lease_lost_lines"] = lease_losses(folder)
+        out["log_bytes"] = sum(p.stat().st_size for p in folder.glob("node-*.log"))
+        print(json.dumps({k: v for k, v in out.items() if k not in ("before", "during", "after")}), flush=True)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

@@ -66,14 +66,20 @@ def serve_child(port: int, data_dir: str, first_seed: int) -> None:
     """Run in the child: the app with seeds first_seed, first_seed + 1, ... and no pacing."""
     import itertools
 
-    import uvicorn
-
     from sanma.server.app import create_app
+    from sanma.server.serving import serve
     from sanma.server.settings import Settings
 
     seeds = itertools.count(first_seed)
     settings = Settings(port=port, data_dir=Path(data_dir), bot_delay_s=0.0, rate_per_s=1000.0, rate_burst=2000)
-    uvicorn.run(create_app(settings, seed_source=lambda: next(seeds)), host="127.0.0.1", port=port, log_level="warning")
+    settings = settings.with_changes(
+        practice_per_guest_per_min=100_000,
+        practice_per_address_per_min=100_000,
+        practice_live_per_guest=100_000,
+        practice_live_per_address=100_000,
+        guests_per_address_per_h=100_000,
+    )
+    serve(create_app(settings, seed_source=lambda: next(seeds)), settings)
 
 
 def free_port() -> int:

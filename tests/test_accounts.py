@@ -19,13 +19,13 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import text
 
-from sanma.server.codec import event_from_store, event_to_wire
+from sanma.server.codec import event_to_wire
 from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store.matches import load_events
-from tests.services import free_port, scratch_postgres
-from tests.test_server import Client, LiveServer, new_guest, new_match, play_to_end
+from tests.services import ServeProcess, free_port, scratch_postgres
+from tests.test_server import Client, LiveServer, full_log, new_guest, new_match, play_to_end
 
 XSS = "<img src=x onerror=f()>"
 
@@ -175,6 +175,61 @@ def test_recover_on_a_new_browser(server, inbox, settings):
     assert get(server, "/api/account", fresh).status_code == 401  # the browser's empty guest retired
     again = post(server, "/api/account/recover/verify", None, {"email": "sari@example.org", "code": code})
     assert again.status_code == 400
+
+
+def test_a_stranger_cannot_lock_the_owner_out(tmp_path, inbox):
+    """A real ``sanma serve`` behind a (pretend) proxy on loopback, so that the owner and the
+    stranger have addresses of their own.  The stranger uses up every code it may ask for the
+    owner's address and tries wrong codes; the owner, on a new browser at home, still gets a
+    code and recovers, and the owner's signed-in guest keeps its own allowance."""
+    env = {
+        "SANMA_DATA_DIR": str(tmp_path / "data"),
+        "SANMA_BOT_DELAY": "0",
+        "SANMA_SMTP_HOST": "127.0.0.1",
+        "SANMA_SMTP_PORT": str(inbox.port),
+        "SANMA_SMTP_STARTTLS": "0",
+        "SANMA_TRUSTED_PROXIES": "127.0.0.1",
+    }
+    live = ServeProcess(free_port(), env, tmp_path / "serve.log")
+    home, away = {"X-Forwarded-For": "198.51.100.10"}, {"X-Forwarded-For": "203.0.113.66"}
+
+    def call(path: str, token: str | None, body: Any, where: dict[str, str]) -> httpx.Response:
+        headers = {**(auth(token) if token else {}), **where}
+        return httpx.post(f"{live.http}{path}", json=body, headers=headers, timeout=30)
+
+    def new(where: dict[str, str]) -> str:
+        return str(httpx.post(f"{live.http}/api/guest", headers=where).json()["token"])
+
+    try:
+        owner = new(home)
+        email = "owner@example.org"
+        assert call("/api/account/email", owner, {"email": email}, home).status_code == 202
+        linked = call("/api/account/email/verify", owner, {"email": email, "code": inbox.code(email)}, home)
+        assert linked.status_code == 200
+        mails = 1
+        # The stranger, with fresh guests and none: its own allowance for that address runs out...
+        asked = [call("/api/account/recover", new(away) if i % 2 else None, {"email": email}, away) for i in range(7)]
+        assert [r.status_code for r in asked] == [202] * 5 + [429, 429]
+        mails += 5
+        inbox.wait_for(email, mails)
+        stranger = new(away)
+        for guess in ("00000000", "11111111", "22222222", "33333333", "44444444", "55555555"):
+            r = call("/api/account/recover/verify", stranger, {"email": email, "code": guess}, away)
+            assert r.status_code == 400
+        # ...and none of it touches the owner's: a new browser at home asks, gets a code, recovers.
+        browser = new(home)
+        assert call("/api/account/recover", browser, {"email": email}, home).status_code == 202
+        mails += 1
+        code = inbox.code(email, mails)
+        # A code is tried and spent only by whoever asked for it: the stranger cannot use it.
+        assert call("/api/account/recover/verify", stranger, {"email": email, "code": code}, away).status_code == 400
+        r = call("/api/account/recover/verify", browser, {"email": email, "code": code}, home)
+        assert r.status_code == 200, r.text
+        signed_in = r.json()["token"]
+        # The owner's signed-in guest keeps an allowance of its own, even from the stranger's network.
+        assert call("/api/account/recover", signed_in, {"email": email}, away).status_code == 202
+    finally:
+        live.stop()
 
 
 def test_answers_do_not_reveal_whether_an_address_is_registered(settings, inbox):
@@ -367,7 +422,13 @@ def test_a_match_leaves_the_coins_alone_and_shows_in_history_with_an_open_replay
     # The match has ended: its replay shows every hand (a running one's is redacted:
     # tests/test_replays.py).
     assert replay["seat"] == 1 and replay["open"] is True
-    assert replay["events"] == [event_to_wire(event_from_store(e), True) for e in stored]
+    # As the socket sent them: each win with its fu breakdown (the stored form keeps no reading;
+    # the replay plays the log again), every other event as stored.
+    assert replay["events"] == [event_to_wire(e, True) for e in full_log(settings, match)]
+    assert len(replay["events"]) == len(stored)
+    for e in replay["events"]:
+        if e["type"] == "HandWon" and e["score"]["fu"]:
+            assert sum(fu for _, fu in e["score"]["fu_breakdown"]) == e["score"]["fu"], e["score"]
     hands = next(e for e in replay["events"] if e["type"] == "HandStarted")["hands"]
     assert "?" not in hands[0] + hands[1] + hands[2]
     stranger = new_guest(server)

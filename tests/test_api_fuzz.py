@@ -25,7 +25,20 @@ EXAMPLES = 15
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     data = Path(tmp_path_factory.mktemp("fuzz")) / "data"
-    server = LiveServer(Settings(port=free_port(), data_dir=data, bot_delay_s=0.0, account_writes_per_min=100_000))
+    # The meters wide open, so that the cases reach the routes instead of a 429 (which the
+    # checks would accept all the same: tests/test_http_edge.py tests the meters).
+    many = 100_000
+    settings = Settings(port=free_port(), data_dir=data, bot_delay_s=0.0, account_writes_per_min=many)
+    settings = settings.with_changes(
+        guests_per_address_per_h=many,
+        rooms_per_guest_per_h=many,
+        rooms_per_address_per_h=many,
+        practice_per_guest_per_min=many,
+        practice_per_address_per_min=many,
+        practice_live_per_guest=many,
+        practice_live_per_address=many,
+    )
+    server = LiveServer(settings)
     yield server
     server.stop()
 

@@ -88,6 +88,9 @@ def database_url() -> Iterator[str]:
         yield url
 
 
+OPERATOR = "scale-out-operator-token"
+
+
 class Node(ServeProcess):
     """One ``sanma serve`` process on a free port, sharing the database and Redis."""
 
@@ -101,6 +104,7 @@ class Node(ServeProcess):
             "SANMA_BOT_DELAY": "0",
             "SANMA_RATE_PER_S": "500",
             "SANMA_RATE_BURST": "1000",
+            "SANMA_OPERATOR_TOKEN": OPERATOR,
             **extra_env,
         }
         super().__init__(free_port(), env, tmp / f"{name}.log", label=name)
@@ -329,8 +333,8 @@ def test_both_processes_are_ready_and_share_the_rate_limits(database_url, redis_
     a = Node("node-a", database_url, redis_url, tmp_path, **low)
     b = Node("node-b", database_url, redis_url, tmp_path, **low)
     try:
-        for node in (a, b):  # ready: PostgreSQL and Redis answer
-            ready = httpx.get(f"{node.http}/api/ready").json()
+        for node in (a, b):  # ready: PostgreSQL and Redis answer (the node's name: for the operator)
+            ready = httpx.get(f"{node.http}/api/ready", headers={"Authorization": f"Bearer {OPERATOR}"}).json()
             assert (ready["ok"], ready["bus"], ready["node"]) == (True, "redis", node.name)
         token = httpx.post(f"{a.http}/api/guest").json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
@@ -603,3 +607,50 @@ def test_a_relayed_connection_that_reaches_nobody_is_let_go():
         await b.close()
 
     run_in_own_loop(main)
+
+
+# -- leases through a stalled event loop (issue 15) -----------------------------------------------
+
+
+def test_a_stalled_loop_keeps_its_leases_on_memory_and_on_redis():
+    """A process's event loop that stands still longer than a lease lives (a burst of work):
+    on the in-process bus the lapsed lease is taken again at the next tick; on Redis the
+    renewer thread kept it meanwhile.  Either way the room is not stopped here."""
+    with scratch_redis() as url:
+        for bus_url in ("", url):
+
+            async def main(bus_url: str = bus_url) -> None:
+                host = RoomHost.open(bus_url, "a", lease_ttl_s=1.5)
+                room = FakeRoom("m9", frames=1)
+                lost: list[str] = []
+
+                async def takeover(_match_id: str) -> Any:
+                    return None
+
+                async def gone(match_id: str) -> None:
+                    lost.append(match_id)
+
+                host.bind(takeover, gone)
+                assert await host.claim("m9")
+                host.serve(room)
+                host.start()
+                # The loop stands still for three leases' time; on Redis the lease never lapses.
+                lapsed = False
+                if bus_url:
+                    import redis
+
+                    watcher = redis.Redis.from_url(bus_url)
+                    until = time.monotonic() + 4.5
+                    while time.monotonic() < until:
+                        lapsed = lapsed or watcher.pttl("lease:room:m9") <= 0
+                        time.sleep(0.05)
+                    watcher.close()
+                else:
+                    time.sleep(4.5)
+                assert not lapsed
+                await host.tick()
+                assert lost == [] and host.owned == ["m9"]
+                assert await host.bus.owner("lease:room:m9") == "a"
+                await host.close()
+
+            run_in_own_loop(main)

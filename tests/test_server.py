@@ -5,6 +5,7 @@ version with the same prompt; bad frames get error frames and the match goes on.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -23,6 +24,7 @@ from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
 from sanma.server.app import create_app
 from sanma.server.codec import action_to_wire, event_from_store, event_to_wire
+from sanma.server.serving import uvicorn_config
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import load_events
@@ -37,19 +39,13 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """uvicorn serving ``create_app(settings)`` in a thread."""
+    """uvicorn serving ``create_app(settings)`` in a thread, configured as ``sanma serve`` does
+    (``server/serving.py``: its HTTP and WebSocket protocols)."""
 
     def __init__(self, settings: Settings, **overrides: Any) -> None:
         self.settings = settings
-        config = uvicorn.Config(
-            create_app(settings, **overrides),
-            host=settings.host,
-            port=settings.port,
-            log_level="warning",
-            ws_max_size=settings.ws_max_size,
-            lifespan="on",
-        )
-        self.server = uvicorn.Server(config)
+        self.app = create_app(settings, **overrides)
+        self.server = uvicorn.Server(uvicorn_config(self.app, settings, lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 15
@@ -58,6 +54,11 @@ class LiveServer:
             time.sleep(0.02)
         self.http = f"http://{settings.host}:{settings.port}"
         self.ws = f"ws://{settings.host}:{settings.port}/ws"
+
+    def run(self, coro: Any, timeout: float = 30) -> Any:
+        """Run a coroutine on the server's event loop (from the test's thread); its result."""
+        loop = self.server.servers[0].get_loop()
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -193,24 +194,29 @@ def check_frames_against_log(client: Client, settings: Settings, match: str, sea
 
 
 def test_answers_carry_the_security_headers(server):
-    for path in ("/", "/src/main.js", "/api/health", "/api/nowhere"):
+    # The API pages too: Swagger UI from local files (api/docs.py, tests/test_http_edge.py).
+    for path in ("/", "/src/main.js", "/api/health", "/api/nowhere", "/api/docs"):
         headers = httpx.get(f"{server.http}{path}").headers
         assert headers["x-content-type-options"] == "nosniff", path
         assert headers["referrer-policy"] == "no-referrer" and headers["x-frame-options"] == "DENY", path
         csp = headers["content-security-policy"]
         assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe" not in csp, path
-    docs = httpx.get(f"{server.http}/api/docs")
-    assert docs.status_code == 200 and "content-security-policy" not in docs.headers  # Swagger's CDN script
 
 
-def test_readiness_says_whether_the_database_and_the_bus_answer(server, settings):
-    ready = httpx.get(f"{server.http}/api/ready")
-    assert ready.status_code == 200, ready.text
-    body = ready.json()
-    assert (body["ok"], body["database"], body["bus"], body["bus_ok"], body["rooms"]) == (True, True, "memory", True, 0)
-    assert body["node"]
-    new_match(server, new_guest(server))
-    assert httpx.get(f"{server.http}/api/ready").json()["rooms"] == 1
+def test_readiness_says_whether_the_database_and_the_bus_answer(settings):
+    operator = {"Authorization": "Bearer " + "operator-token-0123"}
+    server = LiveServer(settings.with_changes(operator_token="operator-token-0123"))
+    try:
+        ready = httpx.get(f"{server.http}/api/ready")
+        assert ready.status_code == 200, ready.text
+        # Nobody but the operator learns the node id (host name, pid) or the room count.
+        assert ready.json() == {"ok": True, "database": True, "bus": "memory", "bus_ok": True}
+        body = httpx.get(f"{server.http}/api/ready", headers=operator).json()
+        assert (body["ok"], body["rooms"]) == (True, 0) and body["node"]
+        new_match(server, new_guest(server))
+        assert httpx.get(f"{server.http}/api/ready", headers=operator).json()["rooms"] == 1
+    finally:
+        server.stop()
     # Redis that does not answer (nothing listens on the port): alive, but not ready.
     cut_off = LiveServer(settings.with_changes(port=free_port(), redis_url=f"redis://127.0.0.1:{free_port()}"))
     try:

@@ -20,9 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Start uvicorn with ``create_app``; returns when the server stops."""
-    import uvicorn
-
+    """Start uvicorn with ``create_app`` (``server/serving.py``: no proxy headers, header and
+    keep-alive deadlines); returns when the server stops."""
     from sanma.engine.errors import SanmaError
     from sanma.server.app import create_app
     from sanma.server.settings import Settings
@@ -45,5 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # off unless SANMA_GC_FREEZE is set
     print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", ws_max_size=settings.ws_max_size)
+    from sanma.server.serving import serve
+
+    serve(app, settings)
     return 0

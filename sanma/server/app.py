@@ -1,10 +1,11 @@
 """``create_app(settings, **overrides)``: the server app (FastAPI, on Starlette) with everything wired in.
 
 The HTTP API is a set of routers under ``/api`` (``server/api/``; the OpenAPI schema at
-``/api/openapi.json``, its pages at ``/api/docs``), the WebSocket is ``/ws`` and the browser
-client (``web/``) is served at ``/``.  Overrides (for tests): ``engine`` (a SQLAlchemy engine),
-``make_bot`` (``(level, seat, seed) -> Player``), ``seed_source`` (``() -> int``, the match
-seeds), ``seat_source`` (``() -> int`` for ``"seat": "random"``).
+``/api/openapi.json``, its pages at ``/api/docs`` from pinned local assets, ``api/docs.py``),
+the WebSocket is ``/ws`` and the browser client (``web/``) is served at ``/``.  Overrides
+(for tests): ``engine`` (a SQLAlchemy engine), ``make_bot`` (``(level, seat, seed) -> Player``),
+``seed_source`` (``() -> int``, the match seeds), ``seat_source`` (``() -> int`` for
+``"seat": "random"``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sanma.bots.registry import make_bot
-from sanma.server.api import accounts, history, practice, replays, shop
+from sanma.server.api import accounts, docs, history, practice, replays, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
 from sanma.server.rooms import RoomHost, RoomRegistry
@@ -56,6 +57,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         bot_budget_s=settings.bot_budget_s,
         host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
         keep_ended_s=settings.keep_ended_s,
+        practice_idle_s=settings.practice_idle_s,
     )
     seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
     seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))
@@ -77,7 +79,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         ),
         version="1",
         lifespan=lifespan,
-        docs_url="/api/docs",
+        docs_url=None,  # api/docs.py: the same pages from local files, under the content policy
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
@@ -93,6 +95,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.include_router(accounts.router)
     app.include_router(shop.router)
     app.include_router(history.router)
+    if settings.api_docs and docs.available():
+        app.include_router(docs.router)
     app.include_router(replays.router)
 
     @app.websocket("/ws")
@@ -101,11 +105,15 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
 
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
-    app.add_middleware(SecurityHeaders)
-    # Outermost, so that an oversized body is refused before anything reads it.
+    # Before anything reads the body, an oversized or stalled one is refused; the security
+    # headers outermost, so that such refusals carry them too.
     app.add_middleware(
-        BodyLimit, max_bytes=MAX_BODY_BYTES, wider=dict.fromkeys(replays.LOG_PATHS, replays.LOG_MAX_BYTES)
+        BodyLimit,
+        max_bytes=MAX_BODY_BYTES,
+        wider=dict.fromkeys(replays.LOG_PATHS, replays.LOG_MAX_BYTES),
+        timeout_s=settings.body_timeout_s,
     )
+    app.add_middleware(SecurityHeaders)
     return app
 
 
@@ -121,13 +129,14 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"referrer-policy", b"no-referrer"),  # an invite link (?room=CODE) never leaks to another site
     (b"x-frame-options", b"DENY"),
 ]
-# FastAPI's Swagger page loads its script and style from a CDN: it gets no content policy.
-_NO_CSP_PATHS = ("/api/docs",)
 _WITH_CSP = [*SECURITY_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
+# API answers are one guest's (tokens, profiles, matches): never kept by a browser or a proxy.
+_NO_STORE = (b"cache-control", b"no-store")
 
 
 class SecurityHeaders:
-    """Add the security headers to every HTTP answer (pure ASGI; WebSockets pass untouched)."""
+    """Add the security headers to every HTTP answer, and ``Cache-Control: no-store`` to API
+    answers that set no caching of their own (pure ASGI; WebSockets pass untouched)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -136,11 +145,14 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = SECURITY_HEADERS if str(scope.get("path", "")).startswith(_NO_CSP_PATHS) else _WITH_CSP
+        api = str(scope.get("path", "")).startswith("/api/")
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
+                headers = [*message.get("headers", []), *_WITH_CSP]
+                if api and not any(name.lower() == b"cache-control" for name, _ in headers):
+                    headers.append(_NO_STORE)
+                message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, with_headers)
@@ -152,15 +164,23 @@ async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 # Starlette's own refusals (unknown route, wrong method, unreadable body) in our error shape.
-_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 408: "timeout", 413: "too_large"}
+
+
+_NOT_JSON = "the body is a JSON object sent with Content-Type: application/json"
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = _HTTP_CODES.get(exc.status_code, "http_error")
-    return JSONResponse(
-        ApiError(exc.status_code, code, str(exc.detail)).body(), status_code=exc.status_code, headers=exc.headers
-    )
+    detail = str(exc.detail)
+    # FastAPI turns any failure to decode a JSON body other than a syntax error (invalid
+    # UTF-8: UnicodeDecodeError; nesting deeper than Python recurses: RecursionError) into a
+    # plain 400: it is a body that is not JSON all the same.
+    if exc.status_code == 400 and isinstance(exc.__cause__, ValueError | RecursionError):
+        code, detail = "bad_json", _NOT_JSON
+    body = ApiError(exc.status_code, code, detail).body()
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -170,8 +190,7 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     errors = list(exc.errors())
     # Not JSON at all, or a body sent without the JSON content type (FastAPI then hands the raw bytes).
     if any(e.get("type") == "json_invalid" or isinstance(e.get("input"), bytes) for e in errors):
-        detail = "the body is a JSON object sent with Content-Type: application/json"
-        return JSONResponse(ApiError(400, "bad_json", detail).body(), status_code=400)
+        return JSONResponse(ApiError(400, "bad_json", _NOT_JSON).body(), status_code=400)
     parts = []
     for e in errors[:5]:
         where = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
@@ -181,44 +200,79 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
 
 class BodyLimit:
     """Refuse HTTP request bodies over ``max_bytes`` with 413 (``too_large``), whether the
-    client announced the length or not (pure ASGI, so WebSockets pass untouched)."""
+    client announced the length or sent it in chunks; a ``Content-Length`` that is not a
+    number with 400 (``bad_request``); a body not all there ``timeout_s`` after the request
+    began (plus a second per 64 KiB allowed above 64 KiB) with 408 (``timeout``).  ``wider``:
+    paths allowed a larger body (a log file).  Pure ASGI, so WebSockets pass untouched."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, wider: dict[str, int] | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, wider: dict[str, int] | None = None, timeout_s: float = 10.0
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
-        self.wider = wider or {}  # paths whose body is a file (an opened replay log): their own limit
+        self.wider = dict(wider or {})
+        self.timeout_s = timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] in self.wider:
-            await BodyLimit(self.app, self.wider[scope["path"]])(scope, receive, send)
+        declared = [v.strip() for k, v in scope["headers"] if k == b"content-length"]
+        if declared and not all(v.isdigit() and v == declared[0] for v in declared):
+            await _refusal(400, "bad_request", "Content-Length is not a number")(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _too_large(self.max_bytes)(scope, receive, send)
+        limit = self.wider.get(str(scope.get("path", "")), self.max_bytes)
+        if declared and int(declared[0]) > limit:
+            await _too_large(limit)(scope, receive, send)
             return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout_s + max(0, limit - 65536) / 65536
         seen = 0
+        started = False
 
         async def limited() -> Message:
             nonlocal seen
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                raise _BodyLate(self.timeout_s) from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _BodyTooLarge
+                if seen > limit:
+                    raise _BodyTooLarge(limit)
             return message
 
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            await self.app(scope, limited, send)
-        except _BodyTooLarge:
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await self.app(scope, limited, tracked)
+        except (_BodyTooLarge, _BodyLate) as exc:  # raised where no exception handler caught it
+            if started:
+                raise
+            await _refusal(exc.status_code, _HTTP_CODES[exc.status_code], str(exc.detail), close=True)(
+                scope, receive, send
+            )
 
 
-class _BodyTooLarge(Exception):
-    pass
+class _BodyTooLarge(StarletteHTTPException):
+    """An HTTP exception, so that FastAPI's body reading lets it through to the 413 handler."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"the body is at most {max_bytes} bytes", headers={"connection": "close"})
+
+
+class _BodyLate(StarletteHTTPException):
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(408, f"the body did not arrive within {timeout_s:g} s", headers={"connection": "close"})
 
 
 def _too_large(max_bytes: int) -> JSONResponse:
-    return JSONResponse(ApiError(413, "too_large", f"the body is at most {max_bytes} bytes").body(), status_code=413)
+    return _refusal(413, "too_large", f"the body is at most {max_bytes} bytes", close=True)
+
+
+def _refusal(status: int, code: str, detail: str, *, close: bool = False) -> JSONResponse:
+    headers = {"connection": "close"} if close else None
+    return JSONResponse(ApiError(status, code, detail).body(), status_code=status, headers=headers)

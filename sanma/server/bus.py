@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -67,7 +68,9 @@ return 0
 """
 
 
-def _encode(message: dict[str, Any]) -> str:
+def _encode(message: dict[str, Any] | str) -> str:
+    if isinstance(message, str):  # already JSON text of an object (a room's shared event frame)
+        return message
     if not isinstance(message, dict):
         raise TypeError("a bus message is a JSON object (dict)")
     return json.dumps(message, separators=(",", ":"))
@@ -138,9 +141,9 @@ class Bus(abc.ABC):
         """Send ``message`` to every subscriber of ``channel``; the number of buses that got it."""
 
     @abc.abstractmethod
-    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
+    async def publish_many(self, items: list[tuple[str, dict[str, Any] | str]]) -> list[int]:
         """Publish ``(channel, message)`` pairs in order, in one round trip where the bus can;
-        for each, how many buses got it."""
+        for each, how many buses got it (a message may be given as its JSON text already)."""
 
     @abc.abstractmethod
     async def subscribe(self, channel: str) -> Subscription:
@@ -157,6 +160,15 @@ class Bus(abc.ABC):
     async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
         """``renew`` each key (in one round trip where the bus can); the results in order."""
         return [await self.renew(key, owner, ttl_s) for key in keys]
+
+    # Whether ``renew_many_blocking`` works: leases can be renewed from a thread of their own,
+    # off the event loop (``rooms/host.py``).  The in-process bus has no need: nobody else can
+    # take a lease of its process.
+    renews_from_threads = False
+
+    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """``renew_many`` from a plain thread (blocking; its own connection)."""
+        raise NotImplementedError
 
     @abc.abstractmethod
     async def release(self, key: str, owner: str) -> bool:
@@ -243,7 +255,7 @@ class MemoryBus(Bus):
         """See ``Bus.publish``."""
         return self._dispatch(channel, _encode(message))
 
-    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
+    async def publish_many(self, items: list[tuple[str, dict[str, Any] | str]]) -> list[int]:
         """See ``Bus.publish_many``."""
         return [self._dispatch(channel, _encode(message)) for channel, message in items]
 
@@ -342,12 +354,37 @@ class RedisBus(Bus):
         self._reader: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
         self._upstream_lock = asyncio.Lock()
+        self._timeouts = (command_timeout_s, connect_timeout_s)
+        self._blocking: Any = None  # a synchronous client for the renewer thread, made on first use
+        self._blocking_lock = threading.Lock()
+
+    renews_from_threads = True
+
+    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """See ``Bus.renew_many_blocking`` (a synchronous client of its own, one pipeline)."""
+        if not keys:
+            return []
+        ttl_ms = _ttl_ms(ttl_s)
+        with self._blocking_lock:
+            if self._blocking is None:
+                import redis
+
+                command_s, connect_s = self._timeouts
+                client = redis.Redis.from_url(
+                    self.url, decode_responses=True, socket_timeout=command_s, socket_connect_timeout=connect_s
+                )
+                self._blocking = (client, client.register_script(_RENEW_LUA))
+            client, script = self._blocking
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
+                script(keys=[key], args=[owner, ttl_ms], client=pipe)
+            return [bool(r) for r in pipe.execute()]
 
     async def publish(self, channel: str, message: dict[str, Any]) -> int:
         """See ``Bus.publish``."""
         return int(await self._redis.publish(channel, _encode(message)))
 
-    async def publish_many(self, items: list[tuple[str, dict[str, Any]]]) -> list[int]:
+    async def publish_many(self, items: list[tuple[str, dict[str, Any] | str]]) -> list[int]:
         """See ``Bus.publish_many`` (one pipeline, no transaction: order is kept either way)."""
         if not items:
             return []
@@ -475,6 +512,9 @@ class RedisBus(Bus):
         for client in (self._listener, self._redis):
             with contextlib.suppress(Exception):
                 await client.aclose()
+        if self._blocking is not None:
+            with contextlib.suppress(Exception):
+                self._blocking[0].close()
 
 
 def open_bus(url: str | None) -> Bus:

@@ -3,13 +3,15 @@
 With ``SANMA_SMTP_HOST`` set, messages go out over SMTP with an async client (aiosmtplib;
 STARTTLS when offered or as ``SANMA_SMTP_STARTTLS`` says, login when a user is set).
 Without it, each message is written as an ``.eml`` file to ``<data_dir>/outbox/`` and its
-path logged, so a developer's ``./run.sh`` needs no mail server.
+path logged, so a developer's ``./run.sh`` needs no mail server.  The log never holds a whole
+address: ``masked`` shows it as the owner's hint does (``a***l@example.org``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -20,6 +22,7 @@ from typing import Literal, Protocol
 import aiosmtplib
 
 from sanma.server.settings import Settings
+from sanma.store.accounts import email_hint
 
 log = logging.getLogger("sanma.mail")
 
@@ -66,7 +69,19 @@ class OutboxMailer:
         name = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}.eml"
         path = self.folder / name
         await asyncio.to_thread(_write, path, message.as_bytes())
-        log.warning("mail to %s written to %s (no SANMA_SMTP_HOST set)", message["To"], path)
+        log.warning("mail to %s written to %s (no SANMA_SMTP_HOST set)", masked(str(message["To"])), path)
+
+
+_ADDRESS = re.compile(r"[^\s<>@'\",;:()\[\]]+@[^\s<>@'\",;:()\[\]]+")
+
+
+def masked(text: str) -> str:
+    """``text`` with every e-mail address in it masked, for the log.
+
+    >>> masked("to Annabel@Example.org: refused")
+    'to a***l@example.org: refused'
+    """
+    return _ADDRESS.sub(lambda m: email_hint(m.group(0)), text)
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -28,6 +28,13 @@ NO_MATCH: Final = "no_match"
 STALE_SEQ: Final = "stale_seq"
 ILLEGAL_ACTION: Final = "illegal_action"
 ROOM_FAILED: Final = "room_failed"
+TOO_MANY_SOCKETS: Final = "too_many_sockets"
+
+# WebSocket close codes of the server's own (4000-4999 are the application's; docs/protocol.md).
+CLOSE_HELLO_TIMEOUT: Final = 4000  # no accepted hello within SANMA_HELLO_TIMEOUT seconds
+CLOSE_TOO_SLOW: Final = 4001  # the client read too slowly: its outgoing queue was full
+CLOSE_TOO_MANY: Final = 4002  # too many sockets for this guest or this address
+CLOSE_FLOOD: Final = 1008  # policy violation: a long run of rate-limited frames
 
 
 class ProtocolError(Exception):
@@ -148,6 +155,20 @@ def _count(data: dict[str, Any], name: str, default: int | None) -> int:
 # -- server frames -------------------------------------------------------------------------
 
 
+ServerFrame = dict[str, Any] | str
+"""A frame for a client: a dict, or the same already encoded as JSON text (a room's events,
+encoded once per viewer and shared by every connection of that viewer)."""
+
+
+def encode(frame: ServerFrame) -> str:
+    """The JSON text of a server frame (an encoded one as it is).
+
+    >>> encode({"t": "pong"}), encode('{"t":"pong"}')
+    ('{"t":"pong"}', '{"t":"pong"}')
+    """
+    return frame if isinstance(frame, str) else json.dumps(frame, separators=(",", ":"))
+
+
 def error_frame(code: str, detail: str, **extra: Any) -> dict[str, Any]:
     """``{"t": "error", "code": ..., "detail": ...}`` (plus e.g. the ``seq`` it concerns)."""
     return {"t": "error", "code": code, "detail": detail, **extra}
@@ -170,12 +191,20 @@ class TokenBucket:
         self.tokens = float(burst)
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
-        """Whether one more frame is allowed now (and count it)."""
+    def _refill(self) -> None:
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
+
+    def take(self) -> bool:
+        """Whether one more frame is allowed now (and count it)."""
+        self._refill()
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
         return False
+
+    def wait_s(self) -> float:
+        """Seconds until the next frame would be allowed (0: now)."""
+        self._refill()
+        return max(0.0, (1.0 - self.tokens) / self.rate)

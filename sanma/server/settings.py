@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from sanma.engine.errors import SanmaError
+from sanma.server.netaddr import parse_proxies
 
 T = TypeVar("T", int, float)
 
@@ -50,6 +51,16 @@ class Settings:
     lease_ttl_s: float = 10.0
     # Seconds a room whose match ended stays in memory before a later hello rebuilds it.
     keep_ended_s: float = 300.0
+    # Abuse bounds of the WebSocket (docs/server.md, "Limits of one connection"): open sockets per
+    # guest and per client address, seconds a socket has to send an accepted hello, and frames
+    # its outgoing queue may hold before a client that reads too slowly is closed (it reconnects).
+    ws_per_guest: int = 8
+    ws_per_address: int = 32
+    hello_timeout_s: float = 5.0
+    ws_queue_frames: int = 1024
+    # Seconds a practice match with no connection stays in memory (then it waits in the store,
+    # and the next hello rebuilds it).
+    practice_idle_s: float = 600.0
     # sanma serve's garbage-collector policy (server/gcpolicy.py): freeze the heap every so many
     # seconds (0 = Python's default collector), and thaw and collect it in full every so many.
     gc_freeze_s: float = 0.0
@@ -74,6 +85,32 @@ class Settings:
     code_checks_per_client_per_h: int = 60
     code_attempts: int = 5
     code_ttl_s: float = 600.0
+
+    # -- the HTTP edge (docs/server.md, "Behind a proxy" and "Limits per client") --
+    # Addresses and CIDR networks of the reverse proxies whose X-Forwarded-For is believed
+    # (server/netaddr.py); empty: the peer's own address is the client's.
+    trusted_proxies: tuple[str, ...] = ()
+    # Seconds a connection may take to send a request's headers (from its first byte, or from
+    # the connection's start), to send a body once its headers arrived, and to stay idle
+    # between two requests; the largest header block in bytes.
+    header_timeout_s: float = 5.0
+    body_timeout_s: float = 10.0
+    keep_alive_s: float = 5.0
+    max_header_bytes: int = 16384
+    # Guests created per hour per client address; rooms opened per hour per guest and per address.
+    guests_per_address_per_h: int = 60
+    rooms_per_guest_per_h: int = 30
+    rooms_per_address_per_h: int = 60
+    # Practice matches created per minute per guest and per address, and how many of them may
+    # be running (in memory, still playing) at once per guest and per address.
+    practice_per_guest_per_min: int = 10
+    practice_per_address_per_min: int = 30
+    practice_live_per_guest: int = 5
+    practice_live_per_address: int = 20
+    # The OpenAPI pages at /api/docs (pinned local assets); False: only /api/openapi.json.
+    api_docs: bool = True
+    # A bearer token that makes /api/ready tell this process's node id and room count; None: nobody.
+    operator_token: str | None = field(default=None, repr=False)
 
     @property
     def db_url(self) -> str:
@@ -102,8 +139,9 @@ class Settings:
         """Settings from ``SANMA_HOST``, ``SANMA_PORT``, ``SANMA_DATA_DIR``,
         ``SANMA_DATABASE_URL``, ``SANMA_BOT_DELAY``, ``SANMA_BOT_BUDGET``,
         ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S``, ``SANMA_RATE_BURST``, ``SANMA_REDIS_URL``,
-        ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL`` and ``SANMA_KEEP_ENDED``; unset ones
-        keep their defaults.  A malformed value raises ``SanmaError`` naming the variable.
+        ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL``, ``SANMA_KEEP_ENDED``, the accounts' and the HTTP
+        edge's (``_account_settings``, ``_edge_settings``); unset ones keep their defaults.
+        A malformed value raises ``SanmaError`` naming the variable.
 
         >>> Settings.from_env({"SANMA_PORT": "9000", "SANMA_BOT_DELAY": "0"}).port
         9000
@@ -130,10 +168,15 @@ class Settings:
             node_id=env.get("SANMA_NODE_ID", d.node_id),
             lease_ttl_s=_number(env, "SANMA_LEASE_TTL", d.lease_ttl_s, float, 0.5, 600.0),
             keep_ended_s=_number(env, "SANMA_KEEP_ENDED", d.keep_ended_s, float, 0.0, 86_400.0),
+            ws_per_guest=_number(env, "SANMA_WS_PER_GUEST", d.ws_per_guest, int, 1, 100_000),
+            ws_per_address=_number(env, "SANMA_WS_PER_ADDRESS", d.ws_per_address, int, 1, 1_000_000),
+            hello_timeout_s=_number(env, "SANMA_HELLO_TIMEOUT", d.hello_timeout_s, float, 0.1, 600.0),
+            ws_queue_frames=_number(env, "SANMA_WS_QUEUE", d.ws_queue_frames, int, 16, 1_000_000),
+            practice_idle_s=_number(env, "SANMA_PRACTICE_IDLE", d.practice_idle_s, float, 0.0, 86_400.0 * 30),
             gc_freeze_s=_number(env, "SANMA_GC_FREEZE", d.gc_freeze_s, float, 0.0, 86_400.0),
             gc_collect_s=_number(env, "SANMA_GC_COLLECT", d.gc_collect_s, float, 0.0, 86_400.0),
         )
-        return base.with_changes(**_account_settings(env, d))
+        return base.with_changes(**_account_settings(env, d), **_edge_settings(env, d))
 
 
 def _account_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
@@ -152,6 +195,41 @@ def _account_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
         "account_writes_per_min": _number(
             env, "SANMA_ACCOUNT_WRITES_PER_MIN", d.account_writes_per_min, int, 1, 1_000_000
         ),
+    }
+
+
+def _edge_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
+    """``SANMA_TRUSTED_PROXIES`` (comma-separated addresses or CIDR networks), the HTTP
+    timeouts, the creation meters, ``SANMA_API_DOCS`` (1/0) and ``SANMA_OPERATOR_TOKEN``."""
+    proxies = tuple(p.strip() for p in env.get("SANMA_TRUSTED_PROXIES", "").split(",") if p.strip())
+    try:
+        parse_proxies(proxies)
+    except ValueError as exc:
+        raise SanmaError(f"SANMA_TRUSTED_PROXIES: {exc}") from None
+    docs = env.get("SANMA_API_DOCS", "").strip().lower()
+    if docs not in ("", "1", "0", "true", "false", "yes", "no"):
+        raise SanmaError(f"SANMA_API_DOCS={docs!r} is not 1 or 0")
+    token = env.get("SANMA_OPERATOR_TOKEN") or None
+    if token is not None and len(token) < 16:
+        raise SanmaError("SANMA_OPERATOR_TOKEN has at least 16 characters")
+    meters = {
+        "guests_per_address_per_h": "SANMA_GUESTS_PER_ADDRESS_PER_H",
+        "rooms_per_guest_per_h": "SANMA_ROOMS_PER_GUEST_PER_H",
+        "rooms_per_address_per_h": "SANMA_ROOMS_PER_ADDRESS_PER_H",
+        "practice_per_guest_per_min": "SANMA_PRACTICE_PER_GUEST_PER_MIN",
+        "practice_per_address_per_min": "SANMA_PRACTICE_PER_ADDRESS_PER_MIN",
+        "practice_live_per_guest": "SANMA_PRACTICE_LIVE_PER_GUEST",
+        "practice_live_per_address": "SANMA_PRACTICE_LIVE_PER_ADDRESS",
+    }
+    return {
+        "trusted_proxies": proxies,
+        "header_timeout_s": _number(env, "SANMA_HEADER_TIMEOUT", d.header_timeout_s, float, 0.1, 600.0),
+        "body_timeout_s": _number(env, "SANMA_BODY_TIMEOUT", d.body_timeout_s, float, 0.1, 600.0),
+        "keep_alive_s": _number(env, "SANMA_KEEP_ALIVE", d.keep_alive_s, float, 0.1, 600.0),
+        "max_header_bytes": _number(env, "SANMA_MAX_HEADER_BYTES", d.max_header_bytes, int, 1024, 1 << 20),
+        **{name: _number(env, var, getattr(d, name), int, 1, 1_000_000) for name, var in meters.items()},
+        "api_docs": docs in ("", "1", "true", "yes"),
+        "operator_token": token,
     }
 
 

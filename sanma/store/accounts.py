@@ -337,17 +337,26 @@ def account_for_email(engine: Engine, email: str) -> str | None:
     return None if found is None else str(found[0])
 
 
-def store_code(engine: Engine, purpose: str, email: str, guest_id: str | None, code: str, ttl_s: float) -> None:
+def store_code(
+    engine: Engine,
+    purpose: str,
+    email: str,
+    guest_id: str | None,
+    code: str,
+    ttl_s: float,
+    requester: str | None = None,
+) -> None:
     """Keep a salted hash of ``code`` for ``email``: valid ``ttl_s`` seconds, once.  Earlier
-    codes of the same purpose and address stop working (only the latest counts)."""
+    codes of the same purpose and address asked by the same ``requester`` stop working (only
+    its latest counts); other askers' codes are left alone (``requester=None``: every earlier
+    code stops working)."""
     now = _now()
     salt = secrets.token_hex(16)
+    earlier = and_(email_codes.c.purpose == purpose, email_codes.c.email_hash == email_hash(email))
+    if requester is not None:
+        earlier = and_(earlier, email_codes.c.requester == requester)
     with engine.begin() as conn:
-        conn.execute(
-            update(email_codes)
-            .where(email_codes.c.purpose == purpose, email_codes.c.email_hash == email_hash(email))
-            .values(used=True)
-        )
+        conn.execute(update(email_codes).where(earlier).values(used=True))
         conn.execute(
             insert(email_codes).values(
                 id=uuid.uuid4().hex,
@@ -360,6 +369,7 @@ def store_code(engine: Engine, purpose: str, email: str, guest_id: str | None, c
                 used=False,
                 expires_at=now + timedelta(seconds=ttl_s),
                 created_at=now,
+                requester=requester,
             )
         )
 
@@ -368,18 +378,27 @@ _DUMMY_SALT = "0" * 32
 
 
 def spend_code(
-    engine: Engine, purpose: str, email: str, code: str, max_attempts: int, guest_id: str | None = None
+    engine: Engine,
+    purpose: str,
+    email: str,
+    code: str,
+    max_attempts: int,
+    guest_id: str | None = None,
+    requester: str | None = None,
 ) -> str | None:
     """The guest the code was issued for, when ``code`` is the latest live code of
-    ``purpose`` for ``email`` (and, when given, was asked for by ``guest_id``); the code is then
-    spent.  ``None`` otherwise.  Every try counts against the code, which dies after
-    ``max_attempts`` tries; the comparison is constant-time."""
+    ``purpose`` for ``email`` (and, when given, was asked for by ``guest_id``; with
+    ``requester``, the latest of the codes that requester asked for: a code is tried and spent
+    only by its asker); the code is then spent.  ``None`` otherwise.  Every try counts against
+    the code, which dies after ``max_attempts`` tries; the comparison is constant-time."""
     now = _now()
     live = and_(
         email_codes.c.purpose == purpose,
         email_codes.c.email_hash == email_hash(email),
         email_codes.c.used.is_(False),
     )
+    if requester is not None:
+        live = and_(live, email_codes.c.requester == requester)
     with engine.begin() as conn:
         # Count the try first (a write opens the transaction, so SQLite serialises it at once).
         counted = conn.execute(

@@ -196,6 +196,15 @@ def latest_playing(engine: Engine, guest_id: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def playing_among(engine: Engine, match_ids: list[str]) -> set[str]:
+    """Those of ``match_ids`` still being played (the creation meters count them)."""
+    if not match_ids:
+        return set()
+    with engine.connect() as conn:
+        rows = conn.execute(select(matches.c.id).where(matches.c.id.in_(match_ids), matches.c.status == "playing"))
+        return {str(r[0]) for r in rows}
+
+
 # -- shared replays and saved logs (migration 0007) ------------------------------------------
 
 

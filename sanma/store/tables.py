@@ -138,6 +138,9 @@ email_codes = Table(
     Column("used", Boolean, nullable=False, server_default=false()),
     Column("expires_at", DateTime(timezone=True), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # Who asked (``guest:<id>`` or ``ip:<address>``; revision 0008): only the asker may spend,
+    # try or replace the code.  NULL on older rows: anyone, as before.
+    Column("requester", String(80), nullable=True),
 )
 
 # Friend rooms (store/rooms.py): the lobby of each room, kept so that it survives a restart.

@@ -1,5 +1,12 @@
 // One WebSocket to a match: hello with the last folded version, events folded strictly in
 // order (a gap asks for resync), prompts kept only when they match the folded version.
+// Any close (a network drop, a server restart, a server that closed a slow socket) and a
+// `room_failed` error reconnect with a growing, jittered pause; the hello carries the last
+// version folded, so play resumes where it stopped. An answer the server dropped for its
+// rate limit (`rate_limited`) is sent again after the pause the server names.
+
+const RETRY_FIRST_MS = 400;
+const RETRY_MAX_MS = 10_000;
 
 export class Connection {
   constructor({ token, match, getV, onWelcome, onEvent, onPrompt, onError, onStatus, onOther }) {
@@ -8,6 +15,8 @@ export class Connection {
     this.closed = false;
     this.resyncing = false;
     this.retry = 0;
+    this.lastAct = null; // {frame, v}: the answer sent, until an event after `v` arrives
+    this.resend = null;
   }
 
   open() {
@@ -15,24 +24,33 @@ export class Connection {
     const ws = new WebSocket(`${proto}://${location.host}/ws`);
     this.ws = ws;
     ws.onopen = () => {
-      this.retry = 0;
       this.resyncing = false;
-      this.onStatus("online");
       this.send({ t: "hello", token: this.token, match: this.match, last_v: this.getV() });
     };
     ws.onmessage = (msg) => this.receive(JSON.parse(msg.data));
     ws.onclose = () => {
+      if (this.ws !== ws) return; // an older socket, already replaced
+      this.ws = null;
       if (this.closed) return;
       this.onStatus("offline");
-      // Reconnect with a growing pause; the hello carries the last version we hold.
-      this.retry = Math.min(this.retry + 1, 5);
-      setTimeout(() => !this.closed && this.open(), 400 * this.retry);
+      // Reconnect with a growing pause (reset by a welcome, not by the socket opening: a
+      // server that refuses the hello must not be asked again at once, for ever).
+      const pause = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** this.retry) * (0.75 + Math.random() / 2);
+      this.retry = Math.min(this.retry + 1, 8);
+      setTimeout(() => !this.closed && this.open(), pause);
     };
+  }
+
+  /** Drop this socket and connect again (the server said the room stopped or moved). */
+  reconnect() {
+    if (this.ws) this.ws.close();
   }
 
   receive(frame) {
     switch (frame.t) {
       case "welcome":
+        this.retry = 0;
+        this.onStatus("online");
         this.onWelcome(frame);
         break;
       case "event": {
@@ -46,13 +64,25 @@ export class Connection {
           return;
         }
         this.resyncing = false;
+        if (this.lastAct && frame.v > this.lastAct.v) this.lastAct = null;
         this.onEvent(frame);
         break;
       }
       case "prompt":
+        if (this.lastAct && this.lastAct.frame.seq !== frame.seq) this.lastAct = null;
         if (frame.v === this.getV()) this.onPrompt(frame);
         break;
       case "error":
+        if (frame.code === "room_failed") {
+          this.onError(frame);
+          this.reconnect();
+          return;
+        }
+        if (frame.code === "rate_limited") {
+          this.resendSoon(frame.retry_ms);
+          return;
+        }
+        if (frame.code === "stale_seq" || frame.code === "illegal_action") this.lastAct = null;
         this.onError(frame);
         break;
       default:
@@ -61,12 +91,24 @@ export class Connection {
     }
   }
 
+  /** The server dropped a frame for its rate limit: send the pending answer again. */
+  resendSoon(retryMs) {
+    if (!this.lastAct || this.resend) return;
+    const wait = Math.max(50, Math.min(5000, Number(retryMs) || 500));
+    this.resend = setTimeout(() => {
+      this.resend = null;
+      if (this.lastAct && this.lastAct.v === this.getV()) this.send(this.lastAct.frame);
+    }, wait);
+  }
+
   send(frame) {
+    if (frame.t === "act") this.lastAct = { frame, v: this.getV() };
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
   }
 
   close() {
     this.closed = true;
+    if (this.resend) clearTimeout(this.resend);
     if (this.ws) this.ws.close();
   }
 }

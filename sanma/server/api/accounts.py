@@ -20,11 +20,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
-from sanma.server import cosmetics
+from sanma.server import cosmetics, netaddr
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, services
 from sanma.server.bus import Bus
 from sanma.server.limits import SharedLimiter
-from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for
+from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for, masked
 from sanma.server.settings import Settings
 from sanma.store import accounts as store
 from sanma.store import guests as guest_store
@@ -84,8 +84,10 @@ class AccountServices:
     async def _deliver(self, message: EmailMessage) -> None:
         try:
             await self.mailer.send(message)
-        except Exception:  # a failed delivery must not take the server down; the user asks again
-            log.exception("could not send mail")
+        except Exception as exc:  # a failed delivery must not take the server down; the user asks again
+            # Not the traceback: an SMTP refusal quotes the whole address.
+            to, why = masked(str(message["To"])), masked(str(exc))
+            log.error("could not send mail to %s: %s: %s", to, type(exc).__name__, why)
 
 
 def account_services(request: Request) -> AccountServices:
@@ -102,13 +104,19 @@ Accounts = Annotated[AccountServices, Depends(account_services)]
 
 
 def client_key(request: Request) -> str:
-    """The client's address (the peer; a proxy in front should be configured to pass it)."""
-    return request.client.host if request.client else "?"
+    """The client's address as every per-address limit counts it (``netaddr.client_key``:
+    the peer, or the right-most untrusted hop behind ``SANMA_TRUSTED_PROXIES``)."""
+    return netaddr.client_key(request.scope, request.app.state.settings)
+
+
+def requester_of(request: Request, guest: str | None) -> str:
+    """Who asks for or tries a code: the signed-in guest, else the client address."""
+    return f"guest:{guest}" if guest is not None else client_key(request)
 
 
 async def limit_write(request: Request, accounts: AccountServices, guest: str | None) -> None:
     """Refuse (429) a write over the per-client or per-guest limit."""
-    if not await accounts.writes.hit(f"ip:{client_key(request)}") or (
+    if not await accounts.writes.hit(client_key(request)) or (
         guest is not None and not await accounts.writes.hit(f"guest:{guest}")
     ):
         raise ApiError(429, "rate_limited", "too many requests; wait a minute")
@@ -293,9 +301,22 @@ async def set_name(body: NameBody, guest: Guest, app: AppServices, accounts: Acc
     return await load_profile(app, guest)
 
 
-async def _limit_codes(request: Request, accounts: AccountServices, email: str, guest: str | None) -> None:
-    over = not await accounts.codes_by_client.hit(client_key(request))
-    over = not await accounts.codes_by_address.hit(store.email_hash(email)) or over
+async def _limit_codes(
+    request: Request, accounts: AccountServices, email: str, guest: str | None, account: str | None
+) -> None:
+    """Count one code asked for ``email``.  Nothing a stranger does can spend the owner's
+    allowance: the account's own signed-in guest (``guest == account``) counts only on its own
+    bucket; anyone else on the client's (per client address), the guest's, and the address's
+    *for that client*, so that asking for codes to someone else's address from one network
+    uses up that network's allowance only.  (Codes are bound to their asker as well:
+    ``requester_of``, ``store.spend_code``.)"""
+    if guest is not None and guest == account:
+        if not await accounts.codes_by_guest.hit(guest):
+            raise ApiError(429, "rate_limited", "too many codes asked for; wait and try again")
+        return
+    client = client_key(request)
+    over = not await accounts.codes_by_client.hit(client)
+    over = not await accounts.codes_by_address.hit(f"{store.email_hash(email)}:{client}") or over
     if guest is not None:
         over = not await accounts.codes_by_guest.hit(guest) or over
     if over:
@@ -312,10 +333,12 @@ async def ask_link_code(body: EmailBody, guest: Guest, app: AppServices, account
     """Mail a one-time code to ``email``; entering it (``/email/verify``) links the address."""
     await limit_write(request, accounts, guest)
     email = clean_email(body.email)
-    await _limit_codes(request, accounts, email, guest)
+    account = await asyncio.to_thread(store.account_for_email, app.engine, email)
+    await _limit_codes(request, accounts, email, guest, account)
     code = store.new_code()
     ttl = accounts.settings.code_ttl_s
-    await asyncio.to_thread(store.store_code, app.engine, "link", email, guest, code, ttl)
+    asker = requester_of(request, guest)
+    await asyncio.to_thread(store.store_code, app.engine, "link", email, guest, code, ttl, asker)
     accounts.mail("link", email, code, body.lang)
     return Sent(sent=True)
 
@@ -335,7 +358,10 @@ async def verify_link_code(
     await _limit_checks(request, accounts)
     email = clean_email(body.email)
     attempts = accounts.settings.code_attempts
-    owner = await asyncio.to_thread(store.spend_code, app.engine, "link", email, body.code.strip(), attempts, guest)
+    asker = requester_of(request, guest)
+    owner = await asyncio.to_thread(
+        store.spend_code, app.engine, "link", email, body.code.strip(), attempts, guest, asker
+    )
     if owner is None:
         raise ApiError(400, "bad_code", "wrong or expired code; ask for a new one")
     try:
@@ -353,17 +379,13 @@ async def ask_recover_code(
     either way, so it does not tell whether the address is registered."""
     await limit_write(request, accounts, guest)
     email = clean_email(body.email)
-    await _limit_codes(request, accounts, email, guest)
+    account = await asyncio.to_thread(store.account_for_email, app.engine, email)
+    await _limit_codes(request, accounts, email, guest, account)
     code = store.new_code()
     ttl = accounts.settings.code_ttl_s
-
-    def remember() -> str | None:
-        account = store.account_for_email(app.engine, email)
-        # Stored for an unknown address too (with no account): the same work, the same timing.
-        store.store_code(app.engine, "recover", email, account, code, ttl)
-        return account
-
-    account = await asyncio.to_thread(remember)
+    asker = requester_of(request, guest)
+    # Stored for an unknown address too (with no account): the same work, the same timing.
+    await asyncio.to_thread(store.store_code, app.engine, "recover", email, account, code, ttl, asker)
     accounts.mail("recover", email, code, body.lang, deliver=account is not None)
     return Sent(sent=True)
 
@@ -379,7 +401,10 @@ async def verify_recover_code(
     await _limit_checks(request, accounts)
     email = clean_email(body.email)
     attempts = accounts.settings.code_attempts
-    account = await asyncio.to_thread(store.spend_code, app.engine, "recover", email, body.code.strip(), attempts)
+    asker = requester_of(request, guest)
+    account = await asyncio.to_thread(
+        store.spend_code, app.engine, "recover", email, body.code.strip(), attempts, None, asker
+    )
     if account is None:
         raise ApiError(400, "bad_code", "wrong or expired code; ask for a new one")
     token = await asyncio.to_thread(store.recover, app.engine, account, guest)

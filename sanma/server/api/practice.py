@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections.abc import Awaitable
-from typing import Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from fastapi import APIRouter, Response
-from pydantic import BaseModel, ConfigDict, StrictBool
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from sanma.bots.registry import LEVELS
 from sanma.engine.rules import DEFAULT, MATCH_LENGTHS
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
+from sanma.server.api.meters import AppMeters
 from sanma.server.bus import MemoryBus
 from sanma.server.rooms.table import TurnTimers
 from sanma.store import db
@@ -84,23 +87,42 @@ async def health() -> Health:
 
 
 class Readiness(BaseModel):
-    """Whether this process can serve games now: its database and its bus answer."""
+    """Whether this process can serve games now: its database and its bus answer.  ``node``
+    and ``rooms`` only for the operator's token (``SANMA_OPERATOR_TOKEN``), else left out."""
 
     ok: bool
     database: bool
     bus: Literal["memory", "redis"]
     bus_ok: bool
-    node: str  # this process's name on the bus
-    rooms: int  # the rooms this process holds in memory (live, or ended a short while ago)
+    node: str | None = Field(default=None, description="this process's name on the bus (operator only)")
+    rooms: int | None = Field(default=None, description="the rooms this process holds in memory (operator only)")
 
 
 READY_TIMEOUT_S = 2.0
 
 
-@router.get("/ready", responses={503: {"model": Readiness, "description": "the database or the bus does not answer"}})
-async def ready(app: AppServices, response: Response) -> Readiness:
+_operator_bearer = HTTPBearer(auto_error=False, description="the operator token (SANMA_OPERATOR_TOKEN)")
+
+
+def _is_operator(expected: str | None, credentials: HTTPAuthorizationCredentials | None) -> bool:
+    if not expected or credentials is None:
+        return False
+    return hmac.compare_digest(credentials.credentials.strip().encode(), expected.encode())
+
+
+@router.get(
+    "/ready",
+    response_model_exclude_none=True,
+    responses={503: {"model": Readiness, "description": "the database or the bus does not answer"}},
+)
+async def ready(
+    app: AppServices,
+    response: Response,
+    operator: Annotated[HTTPAuthorizationCredentials | None, Depends(_operator_bearer)],
+) -> Readiness:
     """Readiness, for a load balancer: 200 when the database and the bus answer within 2 s,
-    else 503 with the same body saying which does not."""
+    else 503 with the same body saying which does not.  With the operator's token also this
+    process's node id and room count (nobody else learns its host name, pid or load)."""
 
     async def within(check: Awaitable[bool]) -> bool:
         try:
@@ -116,32 +138,48 @@ async def ready(app: AppServices, response: Response) -> Readiness:
         database=database,
         bus="memory" if bus is None or isinstance(bus, MemoryBus) else "redis",
         bus_ok=bus_ok,
-        node=app.rooms.node,
-        rooms=app.rooms.live_count,
     )
+    if _is_operator(app.settings.operator_token, operator):
+        answer.node, answer.rooms = app.rooms.node, app.rooms.live_count
     if not answer.ok:
         response.status_code = 503
     return answer
 
 
 @router.post("/guest", status_code=201)
-async def create_guest(app: AppServices) -> NewGuest:
-    """A new guest identity with a fresh random token (keep it; it is not shown again)."""
+async def create_guest(app: AppServices, meters: AppMeters, request: Request) -> NewGuest:
+    """A new guest identity with a fresh random token (keep it; it is not shown again).
+    Metered per client address (``SANMA_GUESTS_PER_ADDRESS_PER_H``)."""
+    await meters.new_guest(request)
     guest = await asyncio.to_thread(guest_store.create_guest, app.engine)
     return NewGuest(guest=guest.id, token=guest.token)
 
 
-@router.post("/practice", status_code=201)
-async def create_practice(guest: Guest, app: AppServices, options: PracticeOptions | None = None) -> PracticeCreated:
-    """Start a practice match against two bots; join it over ``/ws`` with its id (no body: the defaults)."""
+_PRACTICE_REFUSALS: dict[int | str, dict[str, Any]] = {
+    429: {"description": "`rate_limited` (started too often) or `too_many_matches` (too many running at once)"}
+}
+
+
+@router.post("/practice", status_code=201, responses=_PRACTICE_REFUSALS)
+async def create_practice(
+    guest: Guest, app: AppServices, meters: AppMeters, request: Request, options: PracticeOptions | None = None
+) -> PracticeCreated:
+    """Start a practice match against two bots; join it over ``/ws`` with its id (no body: the
+    defaults).  Metered per guest and per address: how often, and how many run at once."""
     options = options or PracticeOptions()
     seat = app.seat_source() if options.seat == "random" else options.seat
     rules = DEFAULT.with_options(length=options.length, red_fives=options.red_fives)
     s = app.settings
     timers = TurnTimers(s.turn_s, s.bank_s, s.timeouts_to_auto, s.away_grace_s) if options.timer else None
-    room = await app.rooms.create_practice(
-        guest_id=guest, rules=rules, level=options.level, human_seat=seat, seed=app.seed_source(), timers=timers
-    )
+    keys = await meters.new_practice(request, guest)
+    created: str | None = None
+    try:
+        room = await app.rooms.create_practice(
+            guest_id=guest, rules=rules, level=options.level, human_seat=seat, seed=app.seed_source(), timers=timers
+        )
+        created = room.id
+    finally:
+        meters.running.settle(keys, created)
     return PracticeCreated(match=room.id, seat=seat, v=room.v)
 
 

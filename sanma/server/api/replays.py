@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
@@ -23,12 +25,14 @@ from sanma.engine.errors import SanmaError
 from sanma.engine.events import (
     Event,
     HandStarted,
+    HandWon,
     KyokuEvent,
     MatchEnded,
     MatchStarted,
 )
 from sanma.engine.formats import tenhou6
 from sanma.engine.match import standings
+from sanma.engine.replay import replay as replay_log
 from sanma.engine.rules import Rules
 from sanma.engine.visibility import HIDDEN_SEED, redact
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
@@ -119,12 +123,42 @@ def _ended(record: match_store.MatchRecord) -> None:
         raise ApiError(409, "match_running", "the match is still being played: its log opens once it has ended")
 
 
+# Readings of the wins of recently replayed matches, by (match, log length): a stored log never
+# changes under a length, so a replay asked again (a shared link) costs no new engine run.
+_READINGS: OrderedDict[tuple[str, int], dict[int, HandWon]] = OrderedDict()
+_READINGS_KEPT = 64
+_READINGS_LOCK = threading.Lock()  # replays are built in worker threads
+
+
+def with_readings(match_id: str, events: list[Event]) -> list[Event]:
+    """``events`` with each ``HandWon`` as the engine scored it, reading included (so its
+    ``score.fu_breakdown`` is the socket's): the stored form keeps no reading, so the log is
+    played again (``engine.replay``).  A log that does not replay is shown as stored."""
+    if not any(isinstance(e, HandWon) for e in events):
+        return events
+    key = (match_id, len(events))
+    with _READINGS_LOCK:
+        wins = _READINGS.get(key)
+    if wins is None:
+        try:
+            played = replay_log(events).events
+        except SanmaError:
+            return events
+        wins = {i: e for i, e in enumerate(played) if isinstance(e, HandWon)}
+    with _READINGS_LOCK:
+        _READINGS[key] = wins
+        _READINGS.move_to_end(key)
+        while len(_READINGS) > _READINGS_KEPT:
+            _READINGS.popitem(last=False)
+    return [wins.get(i, e) for i, e in enumerate(events)]
+
+
 def build_replay(app: AppServices, record: match_store.MatchRecord, seat: int) -> Replay:
     """The replay of a stored match for ``seat``: redacted while it runs, open after its end."""
     stored = match_store.load_events(app.engine, record.id)
     red = rules_from_json(record.rules).red_fives
     is_open = record.status == "ended"
-    events = [event_from_store(e) for e in stored]
+    events = with_readings(record.id, [event_from_store(e) for e in stored])
     shown = events if is_open else [redact(e, seat) for e in events]
     labels = match_store.seat_labels(app.engine, record.id)
     return Replay(

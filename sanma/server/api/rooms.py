@@ -24,9 +24,11 @@ from pydantic import BaseModel, ConfigDict, StrictBool
 from sanma.engine.match import Match
 from sanma.engine.rules import DEFAULT
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, Services, services
+from sanma.server.api.meters import AppMeters
 from sanma.server.api.practice import Length, Level
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.limits import SharedLimiter
+from sanma.server.netaddr import client_key
 from sanma.server.rooms.table import TurnTimers
 from sanma.store import accounts
 from sanma.store import matches as match_store
@@ -278,18 +280,26 @@ def _host_only(room: RoomRecord, guest: str) -> None:
 
 
 async def _limited(lobby: Lobby, request: Request, guest: str) -> None:
-    client = request.client.host if request.client is not None else "unknown"
-    if not await lobby.allow(f"ip:{client}", f"guest:{guest}"):
+    if not await lobby.allow(client_key(request.scope, lobby.app.settings), f"guest:{guest}"):
         raise ApiError(429, "rate_limited", "too many room look-ups; wait a minute")
 
 
 # -- routes ------------------------------------------------------------------------------------
 
 
-@router.post("", status_code=201)
-async def create_room(guest: Guest, app: AppServices, lobby: AppLobby, options: RoomOptions | None = None) -> RoomView:
-    """Open a room with you as its host; share its code or invite link (no body: the defaults)."""
+@router.post("", status_code=201, responses={429: {"description": "`rate_limited`: too many rooms opened"}})
+async def create_room(
+    guest: Guest,
+    app: AppServices,
+    lobby: AppLobby,
+    meters: AppMeters,
+    request: Request,
+    options: RoomOptions | None = None,
+) -> RoomView:
+    """Open a room with you as its host; share its code or invite link (no body: the defaults).
+    Metered per guest and per client address (``SANMA_ROOMS_PER_GUEST_PER_H``, ``..._PER_ADDRESS_PER_H``)."""
     options = options or RoomOptions()
+    await meters.new_room(request, guest)
     await lobby.sweep()
     s = app.settings
     timers = TurnTimers(s.turn_s, s.bank_s, s.timeouts_to_auto, s.away_grace_s)

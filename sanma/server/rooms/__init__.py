@@ -7,6 +7,7 @@ a restart, or after it failed) is rebuilt from the store on first use.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy import Engine
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.server import protocol
+from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.rooms.host import RoomHost
@@ -24,6 +26,8 @@ from sanma.server.rooms.table import TurnTimers
 from sanma.store import matches as store
 
 __all__ = ["PracticeRoom", "RemoteRoom", "Room", "RoomHost", "RoomRegistry"]
+
+log = logging.getLogger(__name__)
 
 
 class RoomRegistry:
@@ -38,6 +42,7 @@ class RoomRegistry:
         bot_budget_s: float,
         host: RoomHost | None = None,
         keep_ended_s: float = 300.0,
+        practice_idle_s: float = 600.0,
     ) -> None:
         self._engine = engine
         self._make_bot = make_bot
@@ -49,10 +54,14 @@ class RoomRegistry:
         # work proportional to the live matches, not to every match ever played here.
         self.keep_ended_s = keep_ended_s
         self._ended_at: dict[str, float] = {}
+        # A practice match nobody is connected to leaves memory after this long (0: never): it
+        # waits for its player in the store, and the next hello rebuilds it.
+        self.practice_idle_s = practice_idle_s
+        self._janitor: asyncio.Task[None] | None = None
         # Scale-out (rooms/host.py): which process owns each room; None = this process alone.
         self._host = host
         if host is not None:
-            host.bind(self.get, self._lose)
+            host.bind(self.get, self._lose, self._still_current)
 
     @property
     def engine(self) -> Engine:
@@ -107,6 +116,7 @@ class RoomRegistry:
             await self._drop_ended()
             room = self._rooms.get(match_id)
             if room is not None and room.failed is None:
+                room.touch()  # not idle: a hello joins it now
                 return room
             record = await asyncio.to_thread(store.get_match, self._engine, match_id)
             if record is None:
@@ -148,15 +158,65 @@ class RoomRegistry:
             if self._host is not None:
                 await self._host.abandon(match_id)
 
+    async def _drop_idle(self) -> None:
+        """(Under the lock.) Stop and forget the practice rooms nobody has been connected to for
+        ``practice_idle_s`` that wait for their player (everything played is in the store)."""
+        if self.practice_idle_s <= 0:
+            return
+        cutoff = time.monotonic() - self.practice_idle_s
+        idle = [
+            room
+            for room in self._rooms.values()
+            if room.kind == "practice"
+            and room.failed is None
+            and room.idle_since is not None
+            and room.idle_since <= cutoff
+            and room.waits_for_humans
+        ]
+        for room in idle:
+            self._rooms.pop(room.id, None)
+            self._ended_at.pop(room.id, None)
+            await room.stop()
+            if self._host is not None:
+                await self._host.abandon(room.id)
+
+    async def sweep(self) -> None:
+        """Drop the ended rooms past ``keep_ended_s`` and the idle practice rooms (the janitor
+        does it every few seconds; a test may call it)."""
+        async with self._lock:
+            await self._drop_ended()
+            await self._drop_idle()
+
+    async def _sweep_forever(self) -> None:
+        period = max(0.05, min(30.0, self.practice_idle_s / 4 or 30.0, self.keep_ended_s / 4 or 30.0))
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await self.sweep()
+            except Exception:
+                log.warning("rooms: the sweep failed", exc_info=True)
+
+    async def _still_current(self, match_id: str) -> bool:
+        """Whether this process's room of ``match_id`` still holds the whole stored log (its
+        lease lapsed, and nobody wrote meanwhile): then it may go on."""
+        room = self._rooms.get(match_id)
+        if room is None or room.failed is not None:
+            return False
+        count = await asyncio.to_thread(store.event_count, self._engine, match_id)
+        return room.v <= count <= room.v + room.storing
+
     @property
     def live_count(self) -> int:
         """How many rooms this process holds in memory now."""
         return len(self._rooms)
 
     def start(self) -> None:
-        """Start the host's keeper (server startup; without it, it starts with the first room)."""
+        """Start the host's keeper (server startup; without it, it starts with the first room)
+        and the janitor that drops ended and idle rooms."""
         if self._host is not None:
             self._host.start()
+        if self._janitor is None:
+            self._janitor = asyncio.create_task(self._sweep_forever(), name="rooms-janitor")
 
     async def _lose(self, match_id: str) -> None:
         """Another process took the room over (this one lost its lease): stop it here, and
@@ -170,6 +230,7 @@ class RoomRegistry:
 
     async def close(self) -> None:
         """Stop every room task (server shutdown)."""
+        await cancel_and_wait(self._janitor)
         rooms, self._rooms = list(self._rooms.values()), {}
         for room in rooms:
             await room.stop()

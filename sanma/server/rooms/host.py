@@ -31,6 +31,8 @@ import os
 import random
 import secrets
 import socket
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +48,9 @@ Takeover = Callable[[str], Awaitable[Room | None]]
 """``RoomRegistry.get``: the room of a match, claimed and rebuilt here when nobody owns it."""
 Lost = Callable[[str], Awaitable[None]]
 """Called when this process lost a room's lease: stop the room here."""
+Current = Callable[[str], Awaitable[bool]]
+"""Whether this process's room still holds the whole stored log (nobody wrote while its lease
+had lapsed): then it may take the lease again and go on."""
 
 
 def new_node_id() -> str:
@@ -60,10 +65,10 @@ class _Publisher:
     def __init__(self, bus: Bus, gone: Callable[[str], None]) -> None:
         self._bus = bus
         self._gone = gone  # told each channel a frame reached nobody on (its connection went)
-        self._queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, dict[str, Any] | str] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
-    def put(self, channel: str, frame: dict[str, Any]) -> None:
+    def put(self, channel: str, frame: dict[str, Any] | str) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="bus-publisher")
         self._queue.put_nowait((channel, frame))
@@ -99,9 +104,14 @@ class BusOutbox:
         self._publisher = publisher
         self.channel = channel
 
-    def push(self, frame: dict[str, Any]) -> None:
+    def push(self, frame: dict[str, Any] | str) -> None:
         """Publish ``frame`` to the connection's channel (never blocks)."""
         self._publisher.put(self.channel, frame)
+
+    def push_many(self, frames: list[str]) -> None:
+        """Publish a backlog, frame by frame in order."""
+        for frame in frames:
+            self._publisher.put(self.channel, frame)
 
 
 LIVE_ROOMS = "rooms:live"
@@ -138,15 +148,24 @@ class RoomHost:
         self._keeper: asyncio.Task[None] | None = None
         self._takeover: Takeover | None = None
         self._lost: Lost | None = None
+        self._current: Current | None = None
+        # Redis: a thread renews the leases as well, so that an event loop held up past the TTL
+        # (a burst of work, a long collection) does not lose them; it stops renewing once the
+        # loop has not ticked for ``stall_limit_s`` (the process is wedged: let others take over).
+        self.stall_limit_s = max(60.0, 6 * lease_ttl_s)
+        self._heartbeat = time.monotonic()
+        self._renewer: threading.Thread | None = None
+        self._renewer_stop = threading.Event()
 
     @classmethod
     def open(cls, redis_url: str | None, node: str | None = None, *, lease_ttl_s: float = 10.0) -> RoomHost:
         """A host on ``open_bus(redis_url)`` (``MemoryBus`` when empty)."""
         return cls(open_bus(redis_url), node, lease_ttl_s=lease_ttl_s)
 
-    def bind(self, takeover: Takeover, lost: Lost) -> None:
-        """Tell the host how to rebuild a room here and how to stop one (the registry's job)."""
-        self._takeover, self._lost = takeover, lost
+    def bind(self, takeover: Takeover, lost: Lost, current: Current | None = None) -> None:
+        """Tell the host how to rebuild a room here, how to stop one, and how to check that a
+        room whose lease lapsed is still current (the registry's job)."""
+        self._takeover, self._lost, self._current = takeover, lost, current
 
     @property
     def owned(self) -> list[str]:
@@ -280,10 +299,28 @@ class RoomHost:
     def _start_keeper(self) -> None:
         if self._keeper is None:
             self._keeper = asyncio.create_task(self._keep(), name="room-host-keeper")
+        if self._renewer is None and self.bus.renews_from_threads:
+            self._renewer = threading.Thread(target=self._renew_in_thread, name="room-host-renewer", daemon=True)
+            self._renewer.start()
+
+    def _renew_in_thread(self) -> None:
+        """The renewer thread: every tick, renew the leases of the rooms this process owns, off
+        the event loop (a lease lost meanwhile is found by the keeper's tick, on the loop)."""
+        while not self._renewer_stop.wait(self.tick_s):
+            if time.monotonic() - self._heartbeat > self.stall_limit_s:
+                continue  # the loop is wedged: let the leases lapse
+            try:
+                keys = [lease_key(m) for m in list(self._served)]
+                if keys:
+                    self.bus.renew_many_blocking(keys, self.node, self.lease_ttl_s)
+            except Exception:
+                log.warning("room host: renewing leases from the thread failed", exc_info=True)
 
     async def _keep(self) -> None:
         while True:
+            self._heartbeat = time.monotonic()
             await asyncio.sleep(self.tick_s)
+            self._heartbeat = time.monotonic()
             try:
                 await self.tick()
             except asyncio.CancelledError:
@@ -298,6 +335,8 @@ class RoomHost:
         kept = await self.bus.renew_many([lease_key(m) for m in owned], self.node, self.lease_ttl_s)
         for match_id, ok in zip(owned, kept, strict=True):
             if not ok and match_id in self._served:
+                if await self._retake(match_id):
+                    continue
                 log.warning("room %s: lease lost; stopping it here", match_id)
                 await self.abandon(match_id)
                 if self._lost is not None:
@@ -324,6 +363,18 @@ class RoomHost:
                 served.ended = True
                 await self.bus.remove_member(LIVE_ROOMS, match_id)
         await self._adopt_orphans()
+
+    async def _retake(self, match_id: str) -> bool:
+        """A lease that lapsed without anybody taking it (the loop was held up past the TTL; with
+        the in-process bus nobody else can): take it again and go on, if nobody wrote the log
+        meanwhile.  ``False``: the room is another's now, or has moved on: stop it here."""
+        key = lease_key(match_id)
+        if not await self.bus.acquire(key, self.node, self.lease_ttl_s):
+            return False
+        if self._current is not None and not await self._current(match_id):
+            return False  # abandon() gives the lease back
+        log.warning("room %s: its lease lapsed and nobody took it; taken again", match_id)
+        return True
 
     async def _adopt_orphans(self) -> None:
         """Take over (a share of) the live rooms whose lease lapsed: their timers and bots play
@@ -359,6 +410,9 @@ class RoomHost:
     async def close(self) -> None:
         """Stop the keeper, give every lease back (so others take the rooms at once), close the bus."""
         await cancel_and_wait(self._keeper)
+        self._renewer_stop.set()
+        if self._renewer is not None:
+            await asyncio.to_thread(self._renewer.join, 10.0)
         for remote in list(self._remotes):
             await remote.close()
         self._remotes.clear()

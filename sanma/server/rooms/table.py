@@ -71,8 +71,11 @@ BOT = "bot"
 class Outbox(Protocol):
     """Where a room puts frames for one connection; ``push`` never blocks."""
 
-    def push(self, frame: dict[str, Any]) -> None:
-        """Queue ``frame`` to be sent."""
+    def push(self, frame: protocol.ServerFrame) -> None:
+        """Queue ``frame`` to be sent (a dict, or JSON text that other outboxes share)."""
+
+    def push_many(self, frames: list[str]) -> None:
+        """Queue a backlog (a join's or a resync's events, in order)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +122,8 @@ class HumanSeat:
     """The room's view of one human seat."""
 
     guest_id: str
-    frames: list[dict[str, Any]] = field(default_factory=list)  # its redacted log (index = v - 1)
+    # Its redacted log as JSON text (index = v - 1): encoded once, pushed to every connection.
+    frames: list[str] = field(default_factory=list)
     outboxes: set[Outbox] = field(default_factory=set)
     prompt: Prompt | None = None
     away_since: float = 0.0
@@ -188,11 +192,16 @@ class TableRoom:
         # Spectators of a friend room: the log redacted for nobody, up to ``_public_until``,
         # the version before the hand in play (they see each hand once the next one starts).
         self._watchers: set[Outbox] = set()
-        self._public: list[dict[str, Any]] = []
+        self._public: list[str] = []
         self._public_until = 0
         self._inbox: asyncio.Queue[_Reply | _Wake] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.failed: BaseException | None = None
+        # Since when no connection has been attached (``None``: one is); the registry drops a
+        # practice room idle for long (rooms/__init__.py).
+        self.idle_since: float | None = now
+        # Events being appended to the store right now (the lease check allows for them).
+        self.storing = 0
         # A friend room's players for the welcome (``[{seat, name, bot_level}]``, names as they
         # were when the room was built); ``None`` for practice, whose client names its own bots.
         self.players: list[dict[str, Any]] | None = None
@@ -302,6 +311,23 @@ class TableRoom:
         """Whether the match has ended."""
         return self.match.finished
 
+    @property
+    def waits_for_humans(self) -> bool:
+        """Whether the match is at a point where only human seats are awaited (nothing runs)."""
+        return not self.match.finished and all(s in self._humans for s in self.match.awaiting())
+
+    def touch(self) -> None:
+        """A connection is about to join: not idle any more, even before it does."""
+        if self.idle_since is not None:
+            self.idle_since = self._clock()
+
+    def _attached(self) -> None:
+        self.idle_since = None
+
+    def _detached(self) -> None:
+        if not self._seat_of and not self._watchers:
+            self.idle_since = self._clock()
+
     def join(self, outbox: Outbox, last_v: int, seat: int | None = None) -> None:
         """Attach a connection of human ``seat`` (default: the owner's, ``seat``): it gets the
         events after ``last_v``, then its current prompt.  Synchronous, so no event can slip
@@ -335,6 +361,7 @@ class TableRoom:
             self._inbox.put_nowait(_Wake())  # its deadline is no longer the away one
         human.outboxes.add(outbox)
         self._seat_of[outbox] = seat
+        self._attached()
         if self.kind == "room":
             for s in range(3):
                 outbox.push(self._presence_frame(s))
@@ -358,9 +385,9 @@ class TableRoom:
                 **self._players_field(),
             }
         )
-        for v in range(last_v + 1, self._public_until + 1):
-            outbox.push(self._public[v - 1])
+        outbox.push_many(self._public[last_v : self._public_until])
         self._watchers.add(outbox)
+        self._attached()
         for s in range(3):
             outbox.push(self._presence_frame(s))
 
@@ -372,6 +399,7 @@ class TableRoom:
         """Detach a connection (a room plays the seat on by default once it has none left)."""
         self._watchers.discard(outbox)
         seat = self._seat_of.pop(outbox, None)
+        self._detached()
         if seat is None:
             return
         human = self._humans[seat]
@@ -389,13 +417,11 @@ class TableRoom:
         if seat is not None:
             self._send_from(outbox, seat, max(1, from_v))
         elif outbox in self._watchers:
-            for v in range(max(1, from_v), self._public_until + 1):
-                outbox.push(self._public[v - 1])
+            outbox.push_many(self._public[max(1, from_v) - 1 : self._public_until])
 
     def _send_from(self, outbox: Outbox, seat: int, first_v: int) -> None:
         human = self._humans[seat]
-        for v in range(first_v, self.v + 1):
-            outbox.push(human.frames[v - 1])
+        outbox.push_many(human.frames[first_v - 1 :])
         if human.prompt is not None:
             outbox.push(self._prompt_frame(seat, human.prompt))
 
@@ -601,24 +627,34 @@ class TableRoom:
             return
         first_v = len(self._frames_any()) + 1
         stored = [event_to_store(e) for e in events]
-        await asyncio.to_thread(store.append_events, self._engine, self.id, first_v, stored, ended=self.match.finished)
+        self.storing = len(stored)
+        try:
+            await asyncio.to_thread(
+                store.append_events, self._engine, self.id, first_v, stored, ended=self.match.finished
+            )
+        except BaseException:
+            self.storing = 0
+            raise
         if self.kind == "room" and (self.match.finished or any(isinstance(e, HandStarted) for e in events)):
             await asyncio.to_thread(room_store.touch_match_room, self._engine, self.id, ended=self.match.finished)
         for event in events:
             self._fan_out(event)
+        self.storing = 0
         awaited = set(self.match.awaiting())
         for seat, human in self._humans.items():
             if human.prompt is not None and seat not in awaited:
                 human.prompt = None
 
-    def _frames_any(self) -> list[dict[str, Any]]:
+    def _frames_any(self) -> list[str]:
         return next(iter(self._humans.values())).frames
 
     def _fan_out_local(self, event: Event) -> None:
         """Version the event, keep each human seat's frame, show it to the bots (each redacted)."""
         v = len(self._frames_any()) + 1
+        encoded: dict[str, str] = {}  # seats that see the event alike share one text
         for seat, human in self._humans.items():
-            human.frames.append(protocol.event_frame(v, event_to_wire(redact(event, seat), self.red_fives)))
+            text = protocol.encode(protocol.event_frame(v, event_to_wire(redact(event, seat), self.red_fives)))
+            human.frames.append(encoded.setdefault(text, text))
         if isinstance(event, HandStarted) and self.timers is not None:
             for human in self._humans.values():
                 human.bank_s = self.timers.bank_s
@@ -627,7 +663,8 @@ class TableRoom:
         for seat, bot in self._standins.items():
             bot.observe(redact(event, seat))
         if self.kind == "room":
-            self._public.append(protocol.event_frame(v, event_to_wire(redact(event, None), self.red_fives)))
+            text = protocol.encode(protocol.event_frame(v, event_to_wire(redact(event, None), self.red_fives)))
+            self._public.append(encoded.setdefault(text, text))
             if isinstance(event, HandStarted):
                 self._public_until = v - 1
             elif isinstance(event, MatchEnded):
@@ -644,11 +681,11 @@ class TableRoom:
             for outbox in list(self._watchers):
                 outbox.push(self._public[v - 1])
 
-    def _send_seat(self, seat: int, frame: dict[str, Any]) -> None:
+    def _send_seat(self, seat: int, frame: protocol.ServerFrame) -> None:
         for outbox in list(self._humans[seat].outboxes):
             outbox.push(frame)
 
-    def _broadcast_others(self, seat: int, frame: dict[str, Any]) -> None:
+    def _broadcast_others(self, seat: int, frame: protocol.ServerFrame) -> None:
         for other, human in self._humans.items():
             if other != seat:
                 for outbox in list(human.outboxes):
@@ -656,7 +693,7 @@ class TableRoom:
         for outbox in list(self._watchers):
             outbox.push(frame)
 
-    def _broadcast(self, frame: dict[str, Any]) -> None:
+    def _broadcast(self, frame: protocol.ServerFrame) -> None:
         for human in self._humans.values():
             for outbox in list(human.outboxes):
                 outbox.push(frame)

@@ -1,0 +1,388 @@
+"""The HTTP edge against real ``sanma serve`` processes on loopback (tests/services.py's
+``ServeProcess``): client addresses that cannot be spoofed (``X-Forwarded-For`` believed only
+from ``SANMA_TRUSTED_PROXIES``, right-most untrusted hop), header and body deadlines on raw
+sockets (500 unfinished request heads are all closed), the creation meters (guests, rooms,
+practice matches: rates and running ones, shared by two processes on Redis), the typed
+refusals of bad bodies, ``Cache-Control: no-store``, a ``/api/ready`` that tells outsiders
+nothing about the host, masked addresses in the log, and ``/api/docs`` from local files under
+the content policy.  No assertion is about how long anything took: the deadlines are short
+and every wait has a generous bound that only stops a hung test."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.services import ServeProcess, free_port, scratch_redis
+
+HANG_GUARD_S = 60.0  # only a hung server gets near this
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Any]:
+    """Start ``sanma serve`` processes with extra ``SANMA_*`` settings; all stopped afterwards."""
+    started: list[ServeProcess] = []
+
+    def start(name: str = "a", **env: str) -> ServeProcess:
+        base = {"SANMA_DATA_DIR": str(tmp_path / name), "SANMA_BOT_DELAY": "0"}
+        proc = ServeProcess(free_port(), {**base, **env}, tmp_path / f"{name}.log", label=f"sanma serve {name}")
+        proc.log_path = tmp_path / f"{name}.log"  # type: ignore[attr-defined]
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        proc.stop()
+
+
+def guest(server: ServeProcess, **headers: str) -> str:
+    r = httpx.post(f"{server.http}/api/guest", headers=headers)
+    assert r.status_code == 201, r.text
+    return str(r.json()["token"])
+
+
+def auth(token: str, **headers: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}", **headers}
+
+
+def look_up(server: ServeProcess, token: str, forwarded: str | None = None) -> httpx.Response:
+    """One room look-up (a wrong code): counted per client address and per guest."""
+    headers = auth(token) if forwarded is None else auth(token, **{"X-Forwarded-For": forwarded})
+    return httpx.get(f"{server.http}/api/rooms/AAAAAA", headers=headers)
+
+
+def refused(r: httpx.Response, status: int, code: str) -> bool:
+    return r.status_code == status and r.json() == {"error": code, "detail": r.json()["detail"]}
+
+
+# -- client addresses ----------------------------------------------------------------------------
+
+
+def test_a_spoofed_forwarded_for_from_an_untrusted_peer_changes_no_bucket(serve):
+    # No trusted proxies (the default): the peer's address is the client's, whatever the header says.
+    server = serve(SANMA_ROOM_JOINS_PER_MIN="3")
+    answers = [look_up(server, guest(server), forwarded=f"198.51.100.{i}").status_code for i in range(3)]
+    assert answers == [404, 404, 404]
+    # A fresh guest and a fresh "address" each time: still the one bucket of 127.0.0.1.
+    for i in range(3, 6):
+        assert refused(look_up(server, guest(server), forwarded=f"198.51.100.{i}"), 429, "rate_limited")
+    assert refused(look_up(server, guest(server)), 429, "rate_limited")
+
+
+def test_a_trusted_proxys_forwarded_for_names_the_client(serve):
+    server = serve(SANMA_ROOM_JOINS_PER_MIN="2", SANMA_TRUSTED_PROXIES="127.0.0.0/8, ::1")
+    # Each proxy appends what it saw: the right-most untrusted hop is the client; whatever the
+    # client wrote to its left (here "192.0.2.1") is not believed.
+    for _ in range(2):
+        assert look_up(server, guest(server), forwarded="192.0.2.1, 203.0.113.5").status_code == 404
+    assert refused(look_up(server, guest(server), forwarded="203.0.113.5"), 429, "rate_limited")
+    assert refused(look_up(server, guest(server), forwarded="198.51.100.9, 203.0.113.5"), 429, "rate_limited")
+    # Hops that are trusted proxies themselves are skipped.
+    assert refused(look_up(server, guest(server), forwarded="203.0.113.5, 127.0.0.9"), 429, "rate_limited")
+    # Another client behind the same proxy has a bucket of its own; so has the proxy itself.
+    assert look_up(server, guest(server), forwarded="203.0.113.6").status_code == 404
+    assert look_up(server, guest(server)).status_code == 404
+    # IPv6 clients are counted per /64.
+    for i in range(2):
+        assert look_up(server, guest(server), forwarded=f"2001:db8:1:2::{i + 1}").status_code == 404
+    assert refused(look_up(server, guest(server), forwarded="2001:db8:1:2:ffff::7"), 429, "rate_limited")
+    assert look_up(server, guest(server), forwarded="2001:db8:1:3::1").status_code == 404
+
+
+def test_a_malformed_trusted_proxies_setting_stops_the_server(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SANMA_TRUSTED_PROXIES": "10.0.0.0/8, nonsense", "SANMA_DATA_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "sanma", "serve", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+    )
+    assert done.returncode == 2 and "SANMA_TRUSTED_PROXIES" in done.stderr and "nonsense" in done.stderr
+
+
+# -- header, idle and body deadlines on raw sockets ----------------------------------------------
+
+
+def _wait_closed(socks: list[socket.socket]) -> list[bytes]:
+    """What each socket received until the server closed it (a hang guard, not a timing)."""
+    received = {s.fileno(): b"" for s in socks}
+    with selectors.DefaultSelector() as sel:
+        for s in socks:
+            s.setblocking(False)
+            sel.register(s, selectors.EVENT_READ)
+        open_ = len(socks)
+        guard = time.monotonic() + HANG_GUARD_S
+        while open_ and time.monotonic() < guard:
+            for key, _ in sel.select(timeout=1.0):
+                sock: socket.socket = key.fileobj  # type: ignore[assignment]
+                try:
+                    chunk = sock.recv(65536)
+                except ConnectionResetError:
+                    chunk = b""
+                if chunk:
+                    received[sock.fileno()] += chunk
+                else:
+                    sel.unregister(sock)
+                    open_ -= 1
+                    received[sock.fileno()] += b"<closed>"
+    return [received[s.fileno()] for s in socks]
+
+
+def test_five_hundred_unfinished_request_heads_are_all_closed(serve):
+    server = serve(SANMA_HEADER_TIMEOUT="1")
+    socks = []
+    try:
+        for i in range(500):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n" if i % 5 else b"")  # every fifth sends nothing
+            socks.append(s)
+        results = _wait_closed(socks)
+        assert all(r == b"<closed>" for r in results), [r for r in results if r != b"<closed>"][:3]
+        # The server still answers, and a whole request on a fresh connection is served.
+        assert httpx.get(f"{server.http}/api/health").json() == {"ok": True}
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_kept_alive_connection_must_finish_its_next_head_too(serve):
+    server = serve(SANMA_HEADER_TIMEOUT="1", SANMA_KEEP_ALIVE="30")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = b""
+        while not first.endswith(b'{"ok":true}'):  # the head and the body may come apart
+            chunk = s.recv(65536)
+            assert chunk, first
+            first += chunk
+        assert first.startswith(b"HTTP/1.1 200")
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHo")  # the next request, never finished
+        [rest] = _wait_closed([s])
+        assert rest == b"<closed>"
+
+
+def test_an_idle_kept_alive_connection_is_closed(serve):
+    server = serve(SANMA_KEEP_ALIVE="1")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        [got] = _wait_closed([s])
+        assert got.startswith(b"HTTP/1.1 200") and got.endswith(b"<closed>")
+
+
+def test_a_stalled_body_is_refused(serve):
+    server = serve(SANMA_BODY_TIMEOUT="1")
+    token = guest(server)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        head = (
+            b"POST /api/practice HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Authorization: Bearer " + token.encode() + b"\r\nContent-Length: 40\r\n\r\n{\"length\""
+        )
+        s.sendall(head)  # and never the rest
+        [got] = _wait_closed([s])
+    head_part, _, body = got.removesuffix(b"<closed>").partition(b"\r\n\r\n")
+    assert head_part.startswith(b"HTTP/1.1 408")
+    assert json.loads(body)["error"] == "timeout"
+
+
+# -- bodies ------------------------------------------------------------------------------------
+
+
+def _raw(server: ServeProcess, data: bytes) -> tuple[int, dict[str, Any]]:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(data)
+        [got] = _wait_closed([s])
+    head, _, body = got.removesuffix(b"<closed>").partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" in head.lower():
+        size, _, rest = body.partition(b"\r\n")
+        body = rest[: int(size, 16)]
+    return int(head.split(b" ")[1]), json.loads(body)
+
+
+def _post(token: str, body: bytes, *, chunked: bool = False, length: bytes | None = None) -> bytes:
+    head = (
+        b"POST /api/practice HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        b"Authorization: Bearer " + token.encode() + b"\r\n"
+    )
+    if chunked:
+        return head + b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+    return head + b"Content-Length: " + (length or str(len(body)).encode()) + b"\r\n\r\n" + body
+
+
+def test_bad_bodies_get_typed_refusals(serve):
+    server = serve()
+    token = guest(server)
+    big = b'{"level": "' + b"x" * 5000 + b'"}'
+    status, body = _raw(server, _post(token, big, chunked=True))
+    assert (status, body["error"]) == (413, "too_large")  # no length announced: counted as it comes
+    status, body = _raw(server, _post(token, big))
+    assert (status, body["error"]) == (413, "too_large")
+    status, body = _raw(server, _post(token, b'{"level": "\xff\xfe"}'))
+    assert (status, body["error"]) == (400, "bad_json")  # not UTF-8
+    deep = b"[" * 2000 + b"]" * 2000  # 4000 bytes, nested deeper than Python recurses
+    status, body = _raw(server, _post(token, deep))
+    assert (status, body["error"]) == (400, "bad_json")
+    status, body = _raw(server, _post(token, b"{}", length=b"two"))
+    assert (status, body["error"]) == (400, "bad_request")  # h11 refuses it, in our shape
+    status, body = _raw(server, _post(token, b"{nope"))
+    assert (status, body["error"]) == (400, "bad_json")
+    # After all that, a good body still starts a match.
+    status, body = _raw(server, _post(token, b'{"length": "one-hand"}'))
+    assert status == 201 and body["match"]
+
+
+# -- meters ------------------------------------------------------------------------------------
+
+
+def test_guest_and_room_creation_are_metered(serve):
+    server = serve(
+        SANMA_GUESTS_PER_ADDRESS_PER_H="4",
+        SANMA_ROOMS_PER_GUEST_PER_H="2",
+        SANMA_ROOMS_PER_ADDRESS_PER_H="3",
+        SANMA_TRUSTED_PROXIES="127.0.0.1",
+    )
+    a, b = guest(server), guest(server)
+    guests = [httpx.post(f"{server.http}/api/guest") for _ in range(3)]
+    assert [r.status_code for r in guests] == [201, 201, 429]
+    assert refused(guests[2], 429, "rate_limited")
+    c = guest(server, **{"X-Forwarded-For": "203.0.113.20"})  # another client's own allowance
+
+    rooms = [httpx.post(f"{server.http}/api/rooms", headers=auth(a)) for _ in range(3)]
+    assert [r.status_code for r in rooms] == [201, 201, 429]  # a's own meter
+    assert httpx.post(f"{server.http}/api/rooms", headers=auth(b)).status_code == 201
+    assert refused(httpx.post(f"{server.http}/api/rooms", headers=auth(b)), 429, "rate_limited")  # the address's
+    other = auth(c, **{"X-Forwarded-For": "203.0.113.20"})
+    assert httpx.post(f"{server.http}/api/rooms", headers=other).status_code == 201
+
+
+def _practice(server: ServeProcess, token: str, **headers: str) -> httpx.Response:
+    body = {"length": "one-hand", "level": "beginner"}
+    return httpx.post(f"{server.http}/api/practice", json=body, headers=auth(token, **headers), timeout=30)
+
+
+def test_practice_creation_is_metered_by_rate(serve):
+    server = serve(SANMA_PRACTICE_PER_GUEST_PER_MIN="2", SANMA_PRACTICE_PER_ADDRESS_PER_MIN="3")
+    a, b = guest(server), guest(server)
+    assert [_practice(server, a).status_code for _ in range(2)] == [201, 201]
+    assert refused(_practice(server, a), 429, "rate_limited")
+    assert _practice(server, b).status_code == 201  # the address's third
+    assert refused(_practice(server, b), 429, "rate_limited")
+
+
+def test_practice_matches_running_at_once_are_metered(serve):
+    from tests.test_server import Client, play_to_end
+
+    server = serve(
+        SANMA_PRACTICE_LIVE_PER_GUEST="2",
+        SANMA_PRACTICE_LIVE_PER_ADDRESS="3",
+        SANMA_RATE_PER_S="200",
+        SANMA_RATE_BURST="400",
+    )
+    a, b = guest(server), guest(server)
+    first = _practice(server, a).json()["match"]
+    assert _practice(server, a).status_code == 201
+    assert refused(_practice(server, a), 429, "too_many_matches")
+    assert _practice(server, b).status_code == 201
+    assert refused(_practice(server, b), 429, "too_many_matches")  # the address's three run
+    # A match played to its end stops counting.
+    client = Client(server, a, first)  # type: ignore[arg-type]
+    try:
+        play_to_end(client, client.next_prompt_or_end())
+    finally:
+        client.close()
+    assert _practice(server, a).status_code == 201
+
+
+def test_two_processes_share_the_meters(serve):
+    with scratch_redis() as url:
+        env = {"SANMA_REDIS_URL": url, "SANMA_GUESTS_PER_ADDRESS_PER_H": "3"}
+        a, b = serve("a", SANMA_NODE_ID="node-a", **env), serve("b", SANMA_NODE_ID="node-b", **env)
+        answers = [httpx.post(f"{n.http}/api/guest").status_code for n in (a, b, a, b)]
+        assert answers == [201, 201, 201, 429]  # counted once, not once per process
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+
+def test_token_answers_are_never_stored_and_ready_tells_outsiders_little(serve):
+    operator = "op-" + "x" * 20
+    server = serve(SANMA_OPERATOR_TOKEN=operator)
+    r = httpx.post(f"{server.http}/api/guest")
+    assert r.status_code == 201 and r.headers["cache-control"] == "no-store"
+    token = r.json()["token"]
+    for path in ("/api/account", "/api/practice/current", "/api/nowhere"):
+        assert httpx.get(f"{server.http}{path}", headers=auth(token)).headers["cache-control"] == "no-store", path
+    ready = httpx.get(f"{server.http}/api/ready")
+    assert ready.status_code == 200 and ready.json() == {"ok": True, "database": True, "bus": "memory", "bus_ok": True}
+    assert httpx.get(f"{server.http}/api/ready", headers=auth("wrong-" + "y" * 20)).json() == ready.json()
+    _practice(server, token)
+    full = httpx.get(f"{server.http}/api/ready", headers=auth(operator)).json()
+    assert full["ok"] is True and full["node"] and full["rooms"] == 1
+
+
+def test_without_smtp_the_log_holds_no_whole_address(serve):
+    server = serve()
+    token = guest(server)
+    r = httpx.post(f"{server.http}/api/account/email", json={"email": "Annabel.Lee@example.org"}, headers=auth(token))
+    assert r.status_code == 202
+    log = server.log_path  # type: ignore[attr-defined]
+    guard = time.monotonic() + HANG_GUARD_S
+    while "written to" not in log.read_text() and time.monotonic() < guard:
+        time.sleep(0.05)
+    text = log.read_text()
+    assert "a***e@example.org" in text and "annabel" not in text.lower()
+
+
+# -- /api/docs ----------------------------------------------------------------------------------
+
+
+def test_the_api_pages_come_from_here_under_the_content_policy(serve):
+    server = serve()
+    page = httpx.get(f"{server.http}/api/docs")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    assert "unsafe" not in page.headers["content-security-policy"] and "<script>" not in page.text
+    for src in ("/api/docs/assets/swagger-ui-bundle.js", "/api/docs/assets/swagger-ui.css", "/api/docs/start.js"):
+        assert src in page.text
+        r = httpx.get(f"{server.http}{src}")
+        assert r.status_code == 200 and "content-security-policy" in r.headers, src
+    assert refused(httpx.get(f"{server.http}/api/docs/assets/swagger-ui.js.map"), 404, "not_found")
+    assert "/api/docs" not in httpx.get(f"{server.http}/api/openapi.json").json()["paths"]
+    off = serve("off", SANMA_API_DOCS="0")
+    assert httpx.get(f"{off.http}/api/docs").status_code == 404
+    assert httpx.get(f"{off.http}/api/openapi.json").status_code == 200
+
+
+def test_the_api_pages_render_in_chromium_with_nothing_refused(serve):
+    from tests.test_web_e2e import CHROMIUM, CHROMIUM_ARGS, _missing, sync_playwright
+
+    if sync_playwright is None:
+        _missing("playwright is not installed")
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+    server = serve()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            problems: list[str] = []
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.goto(f"{server.http}/api/docs")
+            page.wait_for_selector(".opblock", timeout=HANG_GUARD_S * 1000)
+            assert page.locator(".opblock").count() >= 15
+            page.wait_for_timeout(300)  # late console messages of a refusal
+            assert problems == []
+        finally:
+            browser.close()
