@@ -133,7 +133,7 @@ def page_weight(url: str) -> list[tuple[str, int, int, int]]:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.on("response", lambda r: loaded.setdefault(r.url, r.body()) if r.request.method == "GET" else None)
+        page.on("response", lambda r: _keep(loaded, r))
         page.goto(url + "/")
         page.wait_for_selector("#play")
         page.wait_for_load_state("networkidle")
@@ -149,6 +149,16 @@ def page_weight(url: str) -> list[tuple[str, int, int, int]]:
         rows.append(_weight("+ rules and guide", loaded))
         browser.close()
     return rows
+
+
+def _keep(loaded: dict[str, bytes], response: Any) -> None:
+    """Keep a GET response's body; one still arriving when the browser closes is not counted."""
+    if response.request.method != "GET":
+        return
+    try:
+        loaded.setdefault(response.url, response.body())
+    except Exception:  # the page closed under it (TargetClosedError)
+        return
 
 
 def _weight(stage: str, loaded: dict[str, bytes]) -> tuple[str, int, int, int]:
