@@ -26,9 +26,11 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from tests.test_replays import shared_logs, store_ended
 from tests.test_server import LiveServer, free_port, new_match
-from tests.test_web_e2e import DESKTOP, PHONE, browser  # noqa: F401 - the fixture is used by name
+from tests.test_web_e2e import DESKTOP, PHONE, browser, shots  # noqa: F401 - the fixtures are used by name
 
-HAND_3_SEED = 11  # an East match of random legal play (tests/test_replays.py) with at least 3 hands
+# An East match of random legal play (tests/test_replays.py) whose hand 3 is a riichi, tsumo,
+# pinfu win with ura dora and kita: yaku, a fu breakdown and tsumo payments to check.
+HAND_3_SEED = 56
 
 
 @pytest.fixture
@@ -110,7 +112,7 @@ def shown_scores(page: Page) -> list[str]:
     )
 
 
-def test_a_practice_match_from_the_history(browser, live, tmp_path):  # noqa: F811
+def test_a_practice_match_from_the_history(browser, live, shots):  # noqa: F811
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live)
     hands = split_hands(events)
@@ -127,20 +129,32 @@ def test_a_practice_match_from_the_history(browser, live, tmp_path):  # noqa: F8
     page.wait_for_selector("#replay-result .hand-end", timeout=240_000)
     assert page.get_attribute("#replay-play", "aria-pressed") == "false"  # it stopped at the result
     assert page.inner_text("#replay-hand-of") == f"Hand 3 of {len(hands)}"
+    page.screenshot(path=str(shots / "desktop-replay-result-en.png"))
     hand = hands[2]
     assert shown_scores(page) == [points(s) for s in scores_after(hand)]
-    wins = [e for e in hand if isinstance(e, HandWon)]
-    for e in wins:
-        assert page.locator("#replay-result .end-title.win").count() == len(wins)
-        assert page.locator("#replay-result ul.yaku li").count() >= len(e.score.yaku)
-        if e.score.fu_breakdown:
-            assert page.inner_text("#replay-result [data-testid=fu-total]") == str(e.score.fu)
-        assert page.locator("#replay-result .win-hand .tile").count() >= len(e.hand) + 1  # the winner's hand
+    [win] = [e for e in hand if isinstance(e, HandWon)]
+    assert page.locator("#replay-result .end-title.win").count() == 1
+    assert page.locator("#replay-result ul.yaku li").count() == len(win.score.yaku)
+    assert page.inner_text("#replay-result [data-testid=fu-total]") == str(win.score.fu)
+    fu_items = page.locator("#replay-result [data-testid=fu-breakdown] li[data-fu]").evaluate_all(
+        "els => els.map(e => Number(e.dataset.fu))"
+    )
+    assert fu_items == [fu for _, fu in win.score.fu_breakdown]
+    pay = page.inner_text("#replay-result .pay")
+    for part in (win.score.payments.dealer, win.score.payments.non_dealer, win.score.payments.ron):
+        if part:
+            assert points(part) in pay, (pay, win.score.payments)
+    assert page.locator("#replay-result .win-hand .tile").count() == len(win.hand) + 1  # the winner's hand and tile
     # The match has ended: open hands by default, the opponents' tiles face up; off: backs.
     assert page.locator("#replay .opponent .tile.open-hand").count() > 0
     page.click("#replay-open-hands")
     assert page.locator("#replay .opponent .tile.open-hand").count() == 0
     assert page.locator("#replay .opponent .tile.back").count() > 0
+    page.click("#replay-open-hands")
+    page.click("#replay-hand-2")
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    page.screenshot(path=str(shots / "desktop-replay-en.png"))
     # Keyboard: Right a turn, Shift+Right an event, Down a hand, Space plays.
     page.click("#replay-hand-1")
     before = page.inner_text("#replay-step")
@@ -268,7 +282,7 @@ def test_broken_files_get_their_clear_errors(browser, live, tmp_path):  # noqa: 
         page.evaluate("() => { document.getElementById('acct-error').textContent = ''; }")
 
 
-def test_a_share_link_opens_in_another_browser(browser, live):  # noqa: F811
+def test_a_share_link_opens_in_another_browser(browser, live, shots):  # noqa: F811
     page = page_for(browser, live)
     match, _ = ended_match_in_history(page, live, seed=7)
     open_history(page)
@@ -279,6 +293,7 @@ def test_a_share_link_opens_in_another_browser(browser, live):  # noqa: F811
     other = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
     other.goto(url)
     other.wait_for_selector("#replay-view #replay-step")
+    other.screenshot(path=str(shots / "phone-replay-shared-en.png"))
     assert other.locator("#replay .opponent .tile.open-hand").count() > 0
     assert "You" not in other.inner_text("#replay .board")  # a spectator: nobody is "You"
     other.tap("#replay-next-turn")  # the focus into the viewer
