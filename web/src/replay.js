@@ -5,7 +5,7 @@
 // Keyboard: arrows (Shift: one event; Up/Down: a hand), Space; touch: the buttons or a swipe.
 import { api, errorText, h } from "./account-core.js";
 import { request } from "./api.js";
-import { t, tileName } from "./i18n.js";
+import { has, t, tileName } from "./i18n.js";
 import { meldHtml, signed, tileHtml } from "./render/common.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
@@ -434,32 +434,34 @@ function openMessage(text) {
 function describe(e, seat) {
   const me = view.spectator ? null : seat;
   const who = typeof e.seat === "number" ? seatName(e.seat, me) : "";
+  // "You discard", not "You discards": the seat's own events have texts of their own.
+  const told = (key, vars) => t(me !== null && e.seat === me && has(`${key}_you`) ? `${key}_you` : key, vars);
   const tile = (x) => (typeof x === "string" && x !== "?" ? tileName(x) : "");
   switch (e.type) {
     case "MatchStarted":
-      return t("replay.ev.match_started");
+      return told("replay.ev.match_started");
     case "HandStarted":
-      return t("replay.ev.hand_started");
+      return told("replay.ev.hand_started");
     case "TileDrawn":
-      return tile(e.tile) && (view.openHands || e.seat === seat) ? t("replay.ev.drew_tile", { who, tile: tile(e.tile) }) : t("replay.ev.drew", { who });
+      return tile(e.tile) && (view.openHands || e.seat === seat) ? told("replay.ev.drew_tile", { who, tile: tile(e.tile) }) : told("replay.ev.drew", { who });
     case "TileDiscarded":
-      return t(e.riichi ? "replay.ev.riichi_discard" : "replay.ev.discard", { who, tile: tile(e.tile) });
+      return told(e.riichi ? "replay.ev.riichi_discard" : "replay.ev.discard", { who, tile: tile(e.tile) });
     case "RiichiAccepted":
-      return t("replay.ev.riichi", { who });
+      return told("replay.ev.riichi", { who });
     case "MeldCalled":
-      return t("replay.ev.call", { who, call: t(e.meld?.type === "pon" ? "action.pon" : "action.kan") });
+      return told("replay.ev.call", { who, call: t(e.meld?.type === "pon" ? "action.pon" : "action.kan") });
     case "KitaDeclared":
-      return t("replay.ev.kita", { who });
+      return told("replay.ev.kita", { who });
     case "DoraRevealed":
-      return t("replay.ev.dora", { tile: tile(e.indicator) });
+      return told("replay.ev.dora", { tile: tile(e.indicator) });
     case "HandWon":
-      return t(e.from_seat === e.seat ? "replay.ev.tsumo" : "replay.ev.ron", { who });
+      return told(e.from_seat === e.seat ? "replay.ev.tsumo" : "replay.ev.ron", { who });
     case "HandDrawn":
       return t("end.draw");
     case "HandAborted":
       return t("end.abort");
     case "MatchEnded":
-      return t("replay.ev.match_ended");
+      return told("replay.ev.match_ended");
     default:
       return "";
   }
