@@ -341,7 +341,11 @@ def test_a_broken_player_gets_the_default_and_the_match_completes(
     assert counts.decisions > 0
     assert getattr(counts, status) == counts.decisions
     assert sorted(t.placement for t in out.tallies) == [1, 2, 3]
-    assert out.answers[1].ok == out.answers[1].decisions  # the others are unaffected
+    others = out.answers[1]
+    if budget_s is None:
+        assert others.ok == others.decisions  # the others are unaffected
+    else:  # a 1 ms budget: on a loaded machine even a quick bot may be late once, never wrong
+        assert others.error == others.illegal == 0 and others.ok > 0
     assert out.tallies[0].wins == 0
 
 
