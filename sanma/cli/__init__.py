@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "arena": ("sanma.cli.arena_cmd", "bot-vs-bot matches on duplicate seeds with the seats rotated"),
     "mjai-bot": ("sanma.cli.mjai_cmd", "play as an mjai bot on stdin/stdout (three-player dialect)"),
     "review": ("sanma.cli.review_cmd", "the Mahjong master's review of one seat's match (JSON)"),
+    "verify-wall": ("sanma.cli.verify_wall_cmd", "check a match's walls against its commitments (JSON)"),
     "serve": ("sanma.cli.serve_cmd", "run the game server (HTTP + WebSocket) on http://127.0.0.1:8000"),
 }
 
