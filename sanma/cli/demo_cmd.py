@@ -32,7 +32,7 @@ from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match, rank
 from sanma.engine.rules import MATCH_LENGTHS, Rules
 from sanma.engine.shanten import discard_ukeire
-from sanma.engine.tiles import DRAGON_KINDS, EAST, KIND_COUNT, Tile, TileKind, kind_of, tiles_to_mpsz
+from sanma.engine.tiles import DRAGON_KINDS, EAST, KIND_COUNT, Tile, TileKind, kind_of, seat_wind, tiles_to_mpsz
 from sanma.engine.view import SeatView
 from sanma.engine.visibility import redact
 
@@ -84,21 +84,7 @@ def choose(view: SeatView, legal: LegalActions) -> Action:
 
 def _is_value_kind(view: SeatView, kind: TileKind) -> bool:
     assert view.seat is not None
-    seat_wind = EAST + (view.seat - view.dealer) % 3
-    return kind in DRAGON_KINDS or kind in (seat_wind, view.round_wind)
-
-
-def _visible_counts(view: SeatView) -> list[int]:
-    """Tiles seen outside the hand: rivers, melds, kita, dora indicators."""
-    seen = [0] * KIND_COUNT
-    tiles: list[Tile] = list(view.dora_indicators)
-    for s in range(3):
-        tiles += [r.tile for r in view.rivers[s] if not r.called]
-        tiles += [t for m in view.melds[s] for t in m.tiles]
-        tiles += view.kita[s]
-    for t in tiles:
-        seen[kind_of(t)] += 1
-    return seen
+    return kind in DRAGON_KINDS or kind in (seat_wind(view.seat, view.dealer), view.round_wind)
 
 
 def _best_discard(view: SeatView, discards: Sequence[Discard]) -> Discard:
@@ -106,7 +92,7 @@ def _best_discard(view: SeatView, discards: Sequence[Discard]) -> Discard:
     counts = [0] * KIND_COUNT
     for t in view.hand:
         counts[kind_of(t)] += 1
-    options = discard_ukeire(counts, len(view.melds[view.seat]), _visible_counts(view))
+    options = discard_ukeire(counts, len(view.melds[view.seat]), view.visible_counts())
 
     def merit(d: Discard) -> tuple[int, int, bool]:
         after, improving = options[kind_of(d.tile)]

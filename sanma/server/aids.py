@@ -12,7 +12,7 @@ from typing import Any
 from sanma.engine.actions import Discard
 from sanma.engine.kyoku import Kyoku
 from sanma.engine.shanten import waits
-from sanma.engine.tiles import Tile, TileKind, counts_of_tiles, kind_name, kind_of
+from sanma.engine.tiles import KIND_COUNT, Tile, TileKind, counts_of_tiles, kind_name, kind_of
 from sanma.server.codec import wire_tile
 
 
@@ -26,7 +26,7 @@ def seen_counts(kyoku: Kyoku, seat: int) -> list[int]:
         for meld in kyoku.melds(s):
             seen.update(meld.tiles)
     seen.update(kyoku.dora_indicators())
-    counts = [0] * 27
+    counts = [0] * KIND_COUNT
     for tile in seen:
         counts[kind_of(tile)] += 1
     return counts

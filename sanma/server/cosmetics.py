@@ -54,9 +54,3 @@ def item(item_id: str) -> Item | None:
     100
     """
     return BY_ID.get(item_id)
-
-
-def is_free(item_id: str) -> bool:
-    """Whether everyone owns ``item_id`` without buying it."""
-    found = BY_ID.get(item_id)
-    return found is not None and found.price == 0
