@@ -27,6 +27,7 @@ from sanma.bots.heuristics import (
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import discard_ukeire
+from sanma.engine.tiles import kind_of
 
 NOISE = 0.2  # chance to pick another tile that is just as close to complete
 KITA_RATE = 0.8
@@ -75,7 +76,7 @@ class BeginnerBot(BotPlayer):
         kans = [a for a in legal if isinstance(a, Kan) and ankan_keeps_speed(k, a.kind, options)]
         if kans and self.rng.random() < 0.5:
             return kans[0]
-        riichi_kinds = sorted({a.tile >> 2 for a in legal if isinstance(a, Discard) and a.riichi})
+        riichi_kinds = sorted({kind_of(a.tile) for a in legal if isinstance(a, Discard) and a.riichi})
         if riichi_kinds and self.rng.random() < RIICHI_RATE:
             kind = self.rng.choice(riichi_kinds)  # any wait will do for a learner
             return pick_tile(tiles_of_kind(legal, kind, True), k.red_fives, self.view.drawn)
@@ -84,7 +85,7 @@ class BeginnerBot(BotPlayer):
     def _discard(self, k: Knowledge, legal: LegalActions) -> Discard:
         # A learner counts improving tiles as if none were on the table yet.
         table = discard_ukeire(k.counts, k.meld_count)
-        kinds = sorted({a.tile >> 2 for a in legal if isinstance(a, Discard) and not a.riichi})
+        kinds = sorted({kind_of(a.tile) for a in legal if isinstance(a, Discard) and not a.riichi})
         best = min(table[kind][0] for kind in kinds)
         closest = [kind for kind in kinds if table[kind][0] == best]
         if len(closest) > 1 and self.rng.random() < NOISE:

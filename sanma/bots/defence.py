@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sanma.bots.heuristics import END_HAZARD, BotPlayer, Knowledge, han_points
-from sanma.engine.tiles import EAST, NORTH, P1, S1, TileKind, is_red
+from sanma.engine.tiles import DRAGON_KINDS, EAST, NORTH, P1, S1, TileKind, is_red, kind_of, seat_wind
 
 # Deal-in chance of one shape unit against a tenpai hand (calibrated so that a live
 # middle tile is about 13%, a live honor with three copies out about 5-6%).
@@ -58,13 +58,13 @@ class Threat:
 def safe_kinds(bot: BotPlayer, seat: int) -> frozenset[TileKind]:
     """Kinds ``seat`` cannot ron now: its own river, everything let go after its riichi,
     and everything let go since its last discard (temporary furiten)."""
-    kinds = {r.tile >> 2 for r in bot.view.rivers[seat]}
+    kinds = {kind_of(r.tile) for r in bot.view.rivers[seat]}
     start = bot.riichi_at[seat]
     last = bot.last_discard_at[seat]
     if start is None or (last is not None and last > start):
         start = last
     if start is not None:
-        kinds.update(t >> 2 for s, t in bot.order[start + 1 :] if s != seat)
+        kinds.update(kind_of(t) for s, t in bot.order[start + 1 :] if s != seat)
     return frozenset(kinds)
 
 
@@ -95,7 +95,7 @@ def flush_suit(bot: BotPlayer, seat: int) -> int:
     suits = {P1 if m.kind < S1 else S1 for m in melds if P1 <= m.kind < EAST}
     if any(m.kind < P1 for m in melds) or len(suits) > 1:
         return 0
-    river = [r.tile >> 2 for r in bot.view.rivers[seat]]
+    river = [kind_of(r.tile) for r in bot.view.rivers[seat]]
     if len(river) < 4:
         return 0
     for base in (P1, S1) if not suits else tuple(suits):
@@ -128,7 +128,7 @@ def deal_in_loss(bot: BotPlayer, k: Knowledge, seat: int) -> float:
 
 def _value_for(bot: BotPlayer, seat: int) -> set[TileKind]:
     view = bot.view
-    return {24, 25, 26, EAST + (seat - view.dealer) % 3, view.round_wind}
+    return {*DRAGON_KINDS, seat_wind(seat, view.dealer), view.round_wind}
 
 
 def threats(bot: BotPlayer, k: Knowledge) -> list[Threat]:

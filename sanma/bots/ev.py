@@ -59,7 +59,7 @@ from sanma.engine.events import Event, HandStarted
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.settlement import noten_deltas
 from sanma.engine.shanten import shanten, ukeire, waits
-from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, Tile, TileKind, is_red
+from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, Tile, TileKind, is_red, kind_of
 
 BUDGET = 500  # hand states expanded per decision
 # Placement points (1.0 = 1,000 points of final score) the program's best must beat the
@@ -229,7 +229,7 @@ class Program:
         self.pool = [max(0, u) for u in k.unseen]
         self.pool_total = max(1, sum(self.pool))
         self.root = bytes(k.counts)
-        self.river = {r.tile >> 2 for r in view.rivers[k.seat]}
+        self.river = {kind_of(r.tile) for r in view.rivers[k.seat]}
         self.riichi_tables = sum(o.riichi for o in self.opps)
         self.turns = self._turns()
         self.budget = budget
@@ -511,14 +511,14 @@ class EVBot(ExpertBot):
         if self.view.riichi[self.seat]:
             return {}
         k = know(self.view)
-        best = min((shanten(_minus(k.counts, a.tile >> 2), k.meld_count) for a in legal if isinstance(a, Discard)),
+        best = min((shanten(_minus(k.counts, kind_of(a.tile)), k.meld_count) for a in legal if isinstance(a, Discard)),
                    default=9)  # fmt: skip
         riichi_legal = any(isinstance(a, Discard) and a.riichi for a in legal)
         program = Program(self, k, riichi_legal, self.budget)
         if best > self.max_shanten and not any(o.tenpai[0] >= PRESSURE for o in program.opps):
             return {}  # far from tenpai and nobody threatens: plain efficiency (the Expert's)
-        cands = sorted({(a.tile >> 2, a.riichi) for a in legal if isinstance(a, Discard)})
-        lead = (expert.tile >> 2, expert.riichi) if isinstance(expert, Discard) else None
+        cands = sorted({(kind_of(a.tile), a.riichi) for a in legal if isinstance(a, Discard)})
+        lead = (kind_of(expert.tile), expert.riichi) if isinstance(expert, Discard) else None
         cands.sort(key=lambda c: (c != lead, shanten(_minus(k.counts, c[0]), k.meld_count)))
         out: dict[Action, float] = {}
         for kind, riichi in cands:
@@ -561,7 +561,7 @@ def priced_as(action: Action, values: dict[Action, float]) -> Action | None:
         return action
     if isinstance(action, Discard):
         for a in values:
-            if isinstance(a, Discard) and a.riichi == action.riichi and a.tile >> 2 == action.tile >> 2:
+            if isinstance(a, Discard) and a.riichi == action.riichi and kind_of(a.tile) == kind_of(action.tile):
                 return a
     return None
 
@@ -577,7 +577,7 @@ def _physical(hand: Counts, held: list[Tile]) -> list[Tile]:
     out: list[Tile] = []
     by_kind: dict[TileKind, list[Tile]] = {}
     for t in held:
-        by_kind.setdefault(t >> 2, []).append(t)
+        by_kind.setdefault(kind_of(t), []).append(t)
     for kind, n in enumerate(hand):
         if not n:
             continue

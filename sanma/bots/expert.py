@@ -53,7 +53,7 @@ from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import shanten, ukeire
-from sanma.engine.tiles import EAST, NORTH, SOUTH, Tile, TileKind, is_red
+from sanma.engine.tiles import EAST, NORTH, SOUTH, Tile, TileKind, is_red, kind_of
 from sanma.engine.view import SeatView
 
 _TYPICAL_STEP = (6, 20, 34, 46, 56, 64, 70)
@@ -204,32 +204,32 @@ class ExpertBot(BotPlayer):
         Weighing value against speed here lost to plain speed in self-play: sanma hands
         are big anyway (kita, red fives, few kinds), so reaching tenpai first matters most."""
         action = plain_riichi(k, legal, options) or efficient_discard(k, legal, options, riichi=False)
-        o = options[action.tile >> 2]
+        o = options[kind_of(action.tile)]
         if o.shanten == 1 and not action.riichi:
             action = self._best_outlook(k, legal, options, action)
-            o = options[action.tile >> 2]
+            o = options[kind_of(action.tile)]
         return Candidate(action, -25.0 * o.shanten + 0.5 * o.ukeire, 0.0, 0.0)
 
     def _best_outlook(
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], first: Discard
     ) -> Discard:
         """Of the widest 1-shanten discards, the one whose tenpai will wait on most tiles."""
-        widest = options[first.tile >> 2].ukeire
+        widest = options[kind_of(first.tile)].ukeire
         kinds = sorted(
-            {a.tile >> 2 for a in legal if isinstance(a, Discard) and not a.riichi},
+            {kind_of(a.tile) for a in legal if isinstance(a, Discard) and not a.riichi},
             key=lambda kind: (options[kind].shanten, -options[kind].ukeire, keep_value(k, kind)),
         )
         near = [kind for kind in kinds if options[kind].shanten == 1 and options[kind].ukeire >= OUTLOOK_SHARE * widest]
         if len(near) < 2:
             return first
-        best_kind, best = first.tile >> 2, -1.0
+        best_kind, best = kind_of(first.tile), -1.0
         for kind in near[:OUTLOOK_TOP]:
             counts = k.counts[:]
             counts[kind] -= 1
             score = tenpai_outlook(k, counts, options[kind].improving)
             if score > best:
                 best_kind, best = kind, score
-        if best_kind == first.tile >> 2:
+        if best_kind == kind_of(first.tile):
             return first
         return pick_tile(tiles_of_kind(legal, best_kind, False), k.red_fives, self.view.drawn)
 
@@ -240,7 +240,7 @@ class ExpertBot(BotPlayer):
         groups: dict[tuple[TileKind, bool, bool], list[Discard]] = {}
         for a in legal:
             if isinstance(a, Discard):
-                groups.setdefault((a.tile >> 2, a.riichi, is_red(a.tile, k.red_fives)), []).append(a)
+                groups.setdefault((kind_of(a.tile), a.riichi, is_red(a.tile, k.red_fives)), []).append(a)
         per_turn = typical_danger(k, opps) * w.loss
         own = own_counts(k)
         tenpai_cache: dict[Tile, Tenpai | None] = {}
@@ -342,7 +342,7 @@ class ExpertBot(BotPlayer):
             return
         from_seat, called = self.order[-1]
         for a in legal:
-            if isinstance(a, Pon) and a.kind == called >> 2:
+            if isinstance(a, Pon) and a.kind == kind_of(called):
                 after = self._after_pon(k, a, called, from_seat)
                 if after is not None:
                     yield a, after
@@ -377,7 +377,9 @@ class ExpertBot(BotPlayer):
         return max(self._push(k, Option(-1, s, uke, {}), estimate_points(k), per_turn, w), 0.0)
 
     def _after_pon(self, k: Knowledge, pon: Pon, called: Tile, from_seat: int) -> Knowledge | None:
-        mine = sorted((t for t in k.hand if t >> 2 == pon.kind), key=lambda t: (is_red(t, k.red_fives) != pon.red, t))
+        mine = sorted(
+            (t for t in k.hand if kind_of(t) == pon.kind), key=lambda t: (is_red(t, k.red_fives) != pon.red, t)
+        )
         if len(mine) < 2:
             return None
         used = mine[:2]

@@ -16,7 +16,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from sanma.bots.base import Player
-from sanma.engine.actions import Action, Discard, Pass, Pon, Ron, Tsumo
+from sanma.engine.actions import Action, Discard, Pass, Ron, Tsumo
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted, KitaDeclared, TileDiscarded
 from sanma.engine.hand import Meld, MeldType
@@ -35,6 +35,8 @@ from sanma.engine.tiles import (
     dora_of,
     is_red,
     is_terminal_or_honor,
+    kind_of,
+    seat_wind,
 )
 from sanma.engine.view import SeatView
 
@@ -107,43 +109,20 @@ class Knowledge:
         return self.counts[kind] + self.visible[kind]
 
 
-def seat_wind_of(view: SeatView, seat: int) -> TileKind:
-    """East for the dealer, then South, West in turn order."""
-    return EAST + (seat - view.dealer) % 3
-
-
 def value_kinds_of(view: SeatView, seat: int) -> dict[TileKind, int]:
     """Kinds whose triplet is yakuhai for ``seat``, with its han (a double wind is 2)."""
     out = dict.fromkeys(DRAGON_KINDS, 1)
-    wind = seat_wind_of(view, seat)
+    wind = seat_wind(seat, view.dealer)
     out[wind] = out.get(wind, 0) + 1
     out[view.round_wind] = out.get(view.round_wind, 0) + 1
     return out
-
-
-def visible_counts(view: SeatView) -> list[int]:
-    """Tiles face up outside the seat's hand: rivers (called tiles sit in melds), melds,
-    kita and dora indicators."""
-    seen = [0] * KIND_COUNT
-    for s in range(3):
-        for r in view.rivers[s]:
-            if not r.called:
-                seen[r.tile >> 2] += 1
-        for m in view.melds[s]:
-            for t in m.tiles:
-                seen[t >> 2] += 1
-        for t in view.kita[s]:
-            seen[t >> 2] += 1
-    for t in view.dora_indicators:
-        seen[t >> 2] += 1
-    return seen
 
 
 def dora_counts(view: SeatView) -> list[int]:
     """Dora han per kind from the revealed indicators."""
     dora = [0] * KIND_COUNT
     for t in view.dora_indicators:
-        dora[dora_of(t >> 2)] += 1
+        dora[dora_of(kind_of(t))] += 1
     return dora
 
 
@@ -153,8 +132,8 @@ def know(view: SeatView) -> Knowledge:
     assert seat is not None, "a bot plays a seat"
     counts = [0] * KIND_COUNT
     for t in view.hand:
-        counts[t >> 2] += 1
-    visible = visible_counts(view)
+        counts[kind_of(t)] += 1
+    visible = view.visible_counts()
     unseen = [max(0, 4 - counts[k] - visible[k]) for k in range(KIND_COUNT)]
     melds = list(view.melds[seat])
     return Knowledge(
@@ -166,7 +145,7 @@ def know(view: SeatView) -> Knowledge:
         visible=visible,
         unseen=unseen,
         dora=dora_counts(view),
-        seat_wind=seat_wind_of(view, seat),
+        seat_wind=seat_wind(seat, view.dealer),
         value_kinds=value_kinds_of(view, seat),
         closed=all(not m.is_open for m in melds),
         red_fives=view.rules.red_fives if view.rules is not None else True,
@@ -211,7 +190,7 @@ def keep_value(k: Knowledge, kind: TileKind) -> float:
 
 def tiles_of_kind(legal: LegalActions, kind: TileKind, riichi: bool) -> list[Discard]:
     """Legal discards of ``kind`` (with or without the riichi flag)."""
-    return [a for a in legal if isinstance(a, Discard) and a.riichi == riichi and a.tile >> 2 == kind]
+    return [a for a in legal if isinstance(a, Discard) and a.riichi == riichi and kind_of(a.tile) == kind]
 
 
 def pick_tile(choices: list[Discard], red_fives: bool, drawn: Tile | None) -> Discard:
@@ -230,19 +209,6 @@ def first_of(legal: LegalActions, *kinds: type) -> Action | None:
 def winning_action(legal: LegalActions) -> Action | None:
     """Tsumo or Ron when legal: the engine offers them only for a real win (yaku, no furiten)."""
     return first_of(legal, Tsumo, Ron)
-
-
-def is_value_pon(k: Knowledge, action: Pon) -> bool:
-    """A pon of a dragon, the seat wind or the round wind (a yaku on its own)."""
-    return action.kind in k.value_kinds
-
-
-# -- hand value ---------------------------------------------------------------------------------
-
-# Han a hand still picks up on the way on average in sanma: drawn Norths, dora, red fives.
-FUTURE_HAN = 1.0
-# Points of a non-dealer ron by han, at typical fu (index = han, capped at 13).
-_POINTS = (0, 1300, 2600, 5200, 8000, 8000, 12000, 12000, 16000, 16000, 16000, 24000, 24000, 32000)
 
 
 def han_points(han: float, dealer: bool) -> float:
@@ -271,20 +237,12 @@ def dora_in_hand(k: Knowledge) -> int:
     return total + kita * (1 + k.dora[NORTH])
 
 
-def flush_plan(k: Knowledge) -> tuple[int, int] | None:
-    """The suit a honitsu would use and how many tiles lie outside it (suit tiles of
-    the other suits and man), or ``None`` when no suit has enough of the hand."""
-    best: tuple[int, int] | None = None
-    melded_suits = {_suit(m.kind) for m in k.melds if m.kind < EAST}
-    for base in (P1, S1):
-        if melded_suits - {base}:
-            continue
-        off = sum(c for kind, c in enumerate(k.counts) if c and kind < EAST and _suit(kind) != base)
-        if best is None or off < best[1]:
-            best = (base, off)
-    if best is None or best[1] > 4:
-        return None
-    return best
+# -- hand value ---------------------------------------------------------------------------------
+
+# Han a hand still picks up on the way on average in sanma: drawn Norths, dora, red fives.
+FUTURE_HAN = 1.0
+# Points of a non-dealer ron by han, at typical fu (index = han, capped at 13).
+_POINTS = (0, 1300, 2600, 5200, 8000, 8000, 12000, 12000, 16000, 16000, 16000, 24000, 24000, 32000)
 
 
 def _suit(kind: TileKind) -> int:
@@ -369,7 +327,7 @@ def win_context(k: Knowledge, *, tsumo: bool, riichi: bool) -> WinContext:
         riichi=riichi,
         seat_wind=k.seat_wind,
         round_wind=view.round_wind,
-        dora_indicators=tuple(t >> 2 for t in view.dora_indicators),
+        dora_indicators=tuple(kind_of(t) for t in view.dora_indicators),
         kita=len(view.kita[k.seat]),
         honba=view.honba,
         deposits=view.deposits,
@@ -411,7 +369,7 @@ def tenpai_after(k: Knowledge, hand: list[Tile], own: list[int]) -> Tenpai | Non
     the hand is not tenpai.  Red fives, dora, kita and yaku are all exact."""
     counts = [0] * KIND_COUNT
     for t in hand:
-        counts[t >> 2] += 1
+        counts[kind_of(t)] += 1
     kinds = waits(counts, k.meld_count, own)
     if not kinds:
         return None
@@ -495,7 +453,7 @@ def turns_left(view: SeatView) -> float:
 
 def efficient_discard(k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], riichi: bool) -> Discard:
     """The fastest discard: lowest shanten, most ukeire, then the tile least worth keeping."""
-    kinds = {a.tile >> 2 for a in legal if isinstance(a, Discard) and a.riichi == riichi}
+    kinds = {kind_of(a.tile) for a in legal if isinstance(a, Discard) and a.riichi == riichi}
 
     def merit(kind: TileKind) -> tuple[int, int, float]:
         o = options[kind]

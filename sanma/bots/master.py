@@ -59,7 +59,7 @@ from sanma.bots.search import Setup, estimate, paired_gap, remove_kind, sample_f
 from sanma.engine.actions import Action, Discard, Pon
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import shanten
-from sanma.engine.tiles import EAST, KIND_COUNT, SOUTH, Tile, TileKind, is_red
+from sanma.engine.tiles import EAST, KIND_COUNT, SOUTH, Tile, TileKind, is_red, kind_of
 from sanma.engine.view import SeatView
 
 SAMPLES = 96  # futures per decision
@@ -239,13 +239,13 @@ class MasterBot(ExpertBot):
             return self._calm_dama(k, legal, first)
         if not self.guard or max((o.tenpai for o in self._opps), default=0.0) < GUARD_FLOOR:
             return first
-        kind0 = first.action.tile >> 2
+        kind0 = kind_of(first.action.tile)
         o0 = options[kind0]
         loss = situation(self.view, k.seat).loss
         per_tile = UKEIRE_POINTS[min(o0.shanten, len(UKEIRE_POINTS) - 1)]
         risk0 = tile_risk(k, kind0, self._opps) * loss
         best_kind, best_gain = kind0, GUARD_MARGIN
-        for kind in {a.tile >> 2 for a in legal if isinstance(a, Discard) and not a.riichi}:
+        for kind in {kind_of(a.tile) for a in legal if isinstance(a, Discard) and not a.riichi}:
             o = options[kind]
             if kind == kind0 or o.shanten != o0.shanten:
                 continue
@@ -269,7 +269,7 @@ class MasterBot(ExpertBot):
         big = self.dama * (1.5 if k.seat_wind == EAST else 1.0)
         if t is None or t.dama_yaku_share < 1.0 or t.dama < big:
             return riichi
-        kind = riichi.action.tile >> 2
+        kind = kind_of(riichi.action.tile)
         action = pick_tile(tiles_of_kind(legal, kind, False), k.red_fives, self.view.drawn)
         return replace(riichi, action=action)
 
@@ -278,7 +278,7 @@ class MasterBot(ExpertBot):
     ) -> Candidate:
         best = self._searched_discard(k, legal, options, opps, w)
         if best.action.riichi and self.chase_live > 0 and not self._chase_ok(k, best):
-            action = pick_tile(tiles_of_kind(legal, best.action.tile >> 2, False), k.red_fives, self.view.drawn)
+            action = pick_tile(tiles_of_kind(legal, kind_of(best.action.tile), False), k.red_fives, self.view.drawn)
             return replace(best, action=action)
         return best
 
@@ -370,13 +370,13 @@ class MasterBot(ExpertBot):
     ) -> list[TileKind]:
         """Under pressure: the Expert's choice, the fastest widest push and the next best
         by the Expert's value, at any shanten (push or fold is the question)."""
-        first = expert.action.tile >> 2
+        first = kind_of(expert.action.tile)
         kinds = [first]
         push = min(plain, key=lambda kind: (options[kind].shanten, -options[kind].ukeire, -plain[kind].ev))
         if push not in kinds:
             kinds.append(push)
         for c in sorted(plain.values(), key=lambda c: -c.ev):
-            kind = c.action.tile >> 2
+            kind = kind_of(c.action.tile)
             if len(kinds) >= self.top:
                 break
             if kind not in kinds:
@@ -385,14 +385,14 @@ class MasterBot(ExpertBot):
 
     def _searched_kinds(self, plain: dict[TileKind, Candidate], expert: Candidate) -> list[TileKind]:
         """The Expert's choice and its closest rivals (by the Expert's own value)."""
-        first = expert.action.tile >> 2
+        first = kind_of(expert.action.tile)
         ranked = sorted(plain.values(), key=lambda c: -c.ev)
         kinds = [first]
         # Only rivals as fast as the Expert's choice: the search's policy chases speed, not
         # value, so it misjudges a step back in shanten (measured: it lost win rate).
         speed = self._shanten_of.get(first)
         for c in ranked:
-            kind = c.action.tile >> 2
+            kind = kind_of(c.action.tile)
             if kind in kinds or c.ev < ranked[0].ev - MARGIN or self._shanten_of.get(kind) != speed:
                 continue
             kinds.append(kind)
@@ -408,7 +408,7 @@ class MasterBot(ExpertBot):
         groups: dict[TileKind, list[Discard]] = {}
         for a in legal:
             if isinstance(a, Discard) and not a.riichi:
-                groups.setdefault(a.tile >> 2, []).append(a)
+                groups.setdefault(kind_of(a.tile), []).append(a)
         fastest = min(options[kind].shanten for kind in groups)
         own = own_counts(k)
         out: dict[TileKind, Candidate] = {}
@@ -432,8 +432,8 @@ class MasterBot(ExpertBot):
         self, k: Knowledge, legal: LegalActions, plain: Candidate, opps: list[Threat], w: Weights
     ) -> Candidate:
         """Riichi with the chosen tile when the Expert would."""
-        kind = plain.action.tile >> 2
-        choices = [a for a in legal if isinstance(a, Discard) and a.riichi and a.tile >> 2 == kind]
+        kind = kind_of(plain.action.tile)
+        choices = [a for a in legal if isinstance(a, Discard) and a.riichi and kind_of(a.tile) == kind]
         if not choices:
             return plain
         action = pick_tile(choices, k.red_fives, self.view.drawn)
@@ -460,7 +460,7 @@ class MasterBot(ExpertBot):
         return Setup(
             melds=tuple(k.melds),
             kita=len(view.kita[k.seat]),
-            river_kinds=frozenset(r.tile >> 2 for r in view.rivers[k.seat]),
+            river_kinds=frozenset(kind_of(r.tile) for r in view.rivers[k.seat]),
             unseen=k.unseen,
             keep=keep,
             ctx_tsumo=win_context(k, tsumo=True, riichi=k.closed),

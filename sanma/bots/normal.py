@@ -30,7 +30,7 @@ from sanma.bots.heuristics import (
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import shanten
-from sanma.engine.tiles import TileKind
+from sanma.engine.tiles import TileKind, kind_of
 
 MIN_RIICHI_WAITS = 2  # unseen winning tiles needed to declare riichi
 
@@ -87,7 +87,7 @@ def plain_call(k: Knowledge, legal: LegalActions) -> Action:
 def plain_riichi(k: Knowledge, legal: LegalActions, options: dict[TileKind, Option]) -> Discard | None:
     """The riichi discard with the most unseen winning tiles, when it has at least
     ``MIN_RIICHI_WAITS`` of them; ``None`` when no riichi is legal or worth it."""
-    kinds = {a.tile >> 2 for a in legal if isinstance(a, Discard) and a.riichi}
+    kinds = {kind_of(a.tile) for a in legal if isinstance(a, Discard) and a.riichi}
     if not kinds:
         return None
     kind = max(sorted(kinds), key=lambda x: options[x].ukeire)

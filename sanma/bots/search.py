@@ -32,7 +32,7 @@ from sanma.engine.hand import Meld
 from sanma.engine.rules import Rules
 from sanma.engine.scoring import WinContext, score_win
 from sanma.engine.shanten import _after_draws, _shanten_of
-from sanma.engine.tiles import KIND_COUNT, NORTH, Tile, TileKind, is_red
+from sanma.engine.tiles import KIND_COUNT, NORTH, Tile, TileKind, is_red, kind_of
 
 # Ron chances per go-around against the seat's own draw: two opponents let tiles go, but
 # they keep what they need and fold against a riichi, so less than two draws' worth.
@@ -79,10 +79,10 @@ class Setup:
         counts = bytearray(KIND_COUNT)
         reds = 0
         for t in hand:
-            counts[t >> 2] += 1
+            counts[kind_of(t)] += 1
             reds += is_red(t, self.red_fives)
         red_win = is_red(win, self.red_fives)
-        key = (bytes(counts), reds, kita, win >> 2, red_win, tsumo)
+        key = (bytes(counts), reds, kita, kind_of(win), red_win, tsumo)
         cached = self._scores.get(key)
         if cached is not None:
             return cached
@@ -172,7 +172,7 @@ def remove_kind(hand: list[Tile], kind: TileKind, red_fives: bool) -> Tile:
     """Take one tile of ``kind`` out of ``hand``, a plain copy before a red five."""
     pick = -1
     for i, t in enumerate(hand):
-        if t >> 2 == kind:
+        if kind_of(t) == kind:
             pick = i
             if not is_red(t, red_fives):
                 break
@@ -195,7 +195,7 @@ def play_future(
     melds = setup.meld_count
     counts = bytearray(KIND_COUNT)
     for t in hand:
-        counts[t >> 2] += 1
+        counts[kind_of(t)] += 1
     sh, after = setup.draws(bytes(counts))
     river = set(setup.river_kinds)
     if discarded is not None:
@@ -223,13 +223,13 @@ def play_future(
             break
         tile = future[at]
         at += 1
-        kind = tile >> 2
+        kind = kind_of(tile)
         while kind == NORTH and after[NORTH] >= sh and at < n:
             kita += 1  # extract it and draw the replacement
             ron_value = -1.0
             tile = future[at]
             at += 1
-            kind = tile >> 2
+            kind = kind_of(tile)
         if after[kind] < 0:
             points = setup.value(hand, tile, kita, True)
             value += alive * points
