@@ -3,10 +3,14 @@ plain recursive search ``standard_decompositions``, and the facts its tables pre
 
 from __future__ import annotations
 
+import marshal
 import random
+import zlib
+from pathlib import Path
 
 import pytest
 
+from sanma.engine import decompose
 from sanma.engine.decompose import (
     decompositions,
     packed_counts,
@@ -110,3 +114,27 @@ def test_precomputed_facts() -> None:
 def test_decompositions_lists_special_forms() -> None:
     forms = [d.form for d in decompositions(_counts("19m19p19s1234567z1m"))]
     assert forms == ["kokushi"]
+
+
+def test_data_file_holds_the_computed_tables() -> None:
+    """The committed data file (scripts/gen_decompose_tables.py) is what the code computes,
+    readings in the same order, and it is what the module loaded (not the fallback build)."""
+    with open(decompose.TABLE_FILE, "rb") as f:
+        raw = f.read()
+    assert raw.startswith(decompose.TABLE_MAGIC)
+    suit, isolated = marshal.loads(zlib.decompress(raw[len(decompose.TABLE_MAGIC) :]))
+    built_suit, built_isolated = decompose.build_tables()
+    assert suit == built_suit and isolated == built_isolated
+    for key, readings in suit.items():  # bools stay bools, ints ints
+        for got, want in zip(readings, built_suit[key], strict=True):
+            assert [type(v) for v in got] == [type(v) for v in want]
+    assert built_suit == decompose._SUIT_TABLE and built_isolated == decompose._ISOLATED_TABLE
+
+
+def test_unreadable_data_file_falls_back_to_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = tmp_path / "decompose_tables.bin"
+    bad.write_bytes(decompose.TABLE_MAGIC + b"not zlib")
+    monkeypatch.setattr(decompose, "TABLE_FILE", str(bad))
+    assert decompose._load_tables() == decompose.build_tables()
+    monkeypatch.setattr(decompose, "TABLE_FILE", str(tmp_path / "missing.bin"))
+    assert decompose._load_tables()[0] == decompose._SUIT_TABLE

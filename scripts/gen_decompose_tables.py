@@ -1,0 +1,25 @@
+"""Generate sanma/engine/data/decompose_tables.bin, the suit and isolated-kind tables of the
+fast decomposition (``sanma.engine.decompose``), so that the engine loads them instead of
+building them at import.
+
+The tables are computed by ``decompose.build_tables`` (the same code the engine falls back to
+when the file cannot be read) and written zlib-compressed ``marshal`` after a magic line.
+tests/test_decompose.py checks that the file's tables equal the computed ones; rerun this
+script whenever the table code changes.  Run: ``.venv/bin/python scripts/gen_decompose_tables.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sanma.engine.decompose import TABLE_FILE, build_tables, table_file_bytes
+
+
+def main() -> None:
+    data = table_file_bytes(build_tables())
+    Path(TABLE_FILE).write_bytes(data)
+    print(f"wrote {TABLE_FILE}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()
