@@ -110,6 +110,7 @@ def expected_aids(log: Sequence[Event], v: int, seat: int) -> dict[str, Any]:
             preview[wire_tile(action.tile, True)] = {"waits": unseen(left.waits), "furiten": furiten}
     return {
         "waits": unseen(status.waits),
+        "yaku_waits": [kind_name(k) for k in kyoku.yaku_waits(seat)],
         "furiten": status.furiten,
         "why_not": status.reason if status.complete else None,
         "discard_waits": preview,

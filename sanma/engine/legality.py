@@ -337,6 +337,29 @@ def win_score(f: SeatFacts, tile: Tile, *, tsumo: bool, kind: WindowKind | None,
         return None
 
 
+def yaku_waits(f: SeatFacts, waits_now: Sequence[TileKind]) -> tuple[TileKind, ...]:
+    """The waits on which a win would have a yaku.  A closed hand always has one there (riichi
+    or a self-draw), so all of them; an open hand only where a ron on that kind scores now
+    (the shape completes on the others, but the hand may not win on them)."""
+    if not any(m.type is not MeldType.ANKAN for m in f.melds):
+        return tuple(waits_now)
+    concealed = list(f.hand)
+    if f.drawn is not None and len(concealed) % 3 == 2:
+        concealed.remove(f.drawn)  # the waits are those of the hand without the tile just drawn
+    owned = set(concealed) | {t for m in f.melds for t in m.tiles}
+    ctx = win_context(f, tsumo=False, kind="discard")
+    out = []
+    for kind in waits_now:
+        # Any copy the seat does not hold: which one only changes red-five dora, never a yaku.
+        tile = next(t for t in range(kind * 4, kind * 4 + 4) if t not in owned)
+        try:
+            score_win([*concealed, tile], tile, f.melds, ctx, f.rules)
+        except (NotWinning, NoYaku):
+            continue
+        out.append(kind)
+    return tuple(out)
+
+
 def tsumo_score(f: SeatFacts) -> Score | None:
     """The score of a tsumo on the drawn tile, or ``None`` when it may not win."""
     drawn = f.drawn

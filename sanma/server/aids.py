@@ -33,12 +33,15 @@ def seen_counts(kyoku: Kyoku, seat: int) -> list[int]:
 
 
 def prompt_aids(kyoku: Kyoku, seat: int) -> dict[str, Any]:
-    """``{"waits": [["3p", 2], ...], "furiten": ..., "why_not": null | "no_yaku" | "furiten",
-    "discard_waits": {"4s": {"waits": [["3p", 2], ...], "furiten": false}, ...}}``."""
+    """``{"waits": [["3p", 2], ...], "yaku_waits": ["3p", ...], "furiten": ..., "why_not": null
+    | "no_yaku" | "furiten", "discard_waits": {"4s": {"waits": [["3p", 2], ...], "furiten":
+    false}, ...}}``; ``yaku_waits`` are the waits on which a win would have a yaku (all of a
+    closed hand's; an open hand may complete on a kind it cannot win on)."""
     status = kyoku.win_status(seat)
     counts = seen_counts(kyoku, seat)
     return {
         "waits": _with_unseen(status.waits, counts),
+        "yaku_waits": [kind_name(k) for k in kyoku.yaku_waits(seat)],
         "furiten": status.furiten,
         "why_not": status.reason if status.complete else None,
         "discard_waits": discard_waits(kyoku, seat, counts),

@@ -173,11 +173,13 @@ function pointedTile() {
   return i !== null && i !== undefined && tiles[i] ? tiles[i].tile : null;
 }
 
-/** For an open hand, the waits on which a yaku is certain (null: a closed hand, which may
- * always win by riichi or menzen tsumo - the server's why-not says when it cannot). */
+/** For an open hand, the waits on which a win has a yaku (null: a closed hand, which may
+ * always win by riichi or menzen tsumo - the server's why-not says when it cannot). The
+ * server says which (`yaku_waits`); without it, the waits where the tiles make one certain. */
 function openYaku() {
-  const waits = app.prompt?.aids?.waits || [];
-  return handIsOpen(app.state) ? openWaitsWithYaku(app.state, waits) : null;
+  const aids = app.prompt?.aids;
+  if (!handIsOpen(app.state)) return null;
+  return aids?.yaku_waits ? new Set(aids.yaku_waits) : openWaitsWithYaku(app.state, aids?.waits || []);
 }
 
 function renderAids() {
