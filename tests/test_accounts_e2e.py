@@ -88,7 +88,7 @@ def wait_for_back(page: Page, color: str) -> None:
 def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noqa: F811
     page = fresh_page(browser, live)
     # No e-mail linked yet: the button warns once the profile has loaded.
-    page.wait_for_function("() => document.getElementById('account-btn').textContent.includes('⚠')")
+    page.wait_for_function("() => document.querySelector('#account-btn .warn-sign')")
     open_account(page)
     assert page.locator("#acct-warn").is_visible()
 
@@ -134,6 +134,9 @@ def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noq
     # has ended (tests/test_replay_viewer_e2e.py tests the viewer itself).
     open_account(page, "history")
     page.wait_for_selector("#hist-server [data-replay]")
+    # The bots by the names the table gave them, with their level.
+    listed = page.inner_text("#hist-server")
+    assert "Kenji (" in listed and "Sari (" in listed, listed
     page.click("#hist-server [data-replay]")
     page.wait_for_selector("#replay-step")
     first = page.inner_text("#replay-step")
@@ -226,7 +229,7 @@ def test_account_screens(
     them, the history and the replay: inside the screen at both sizes, in both languages
     (the screenshots are for review)."""
     page = fresh_page(browser, live, lang=lang, viewport=viewport)
-    page.wait_for_function("() => document.getElementById('account-btn').textContent.includes('⚠')")
+    page.wait_for_function("() => document.querySelector('#account-btn .warn-sign')")
     grant_two_past_checkins(live, page)
     open_account(page)
     assert page.locator("#acct-warn").is_visible()

@@ -128,6 +128,10 @@ def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(br
     # Data: the practice bots' names (render/table.js), the shop's items (named in both
     # languages by the server's catalogue).
     data = {"Kenji", "Sari"}
+    # The history names a practice match's bots with their level: data in a dictionary's frame.
+    levels = [text for key, text in DICTS[lang].items() if key.startswith("level.")]
+    frame = DICTS[lang]["acct.history.named_bot"]
+    data |= {frame.format(name=bot, level=level) for bot in ("Kenji", "Sari") for level in levels}
     items = httpx.get(f"{live.http}/api/shop").json()["items"]
     data |= {item["name"][lang] for item in items}
     seen: list[str] = []

@@ -3,6 +3,8 @@
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
 import { api, errorText, h, mailLang, session } from "./account-core.js";
 import { applyEquipment } from "./cosmetics.js";
+import { icon, iconNode } from "./icons.js";
+import { esc } from "./render/common.js";
 import { localHistory, mergeLocal, historyTab, syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { openSharedReplay, replayOpen } from "./replay.js";
@@ -31,8 +33,13 @@ export function initAccount({ getToken, setToken, switched }) {
 
 /** The start screen's button (markup only: static text, no user data). */
 export function accountButtonHtml() {
-  const warn = session.profile && !session.profile.email ? " ⚠" : "";
-  return `<button type="button" class="ghost" data-cmd="account" id="account-btn">👤 ${t("acct.open")}${warn}</button>`;
+  return `<button type="button" class="ghost" data-cmd="account" id="account-btn">${accountButtonInner(session.profile && !session.profile.email)}</button>`;
+}
+
+/** The button's contents: a warning sign while no e-mail is linked (the account can be lost). */
+function accountButtonInner(noEmail) {
+  const warn = `<span class="warn-sign" role="img" aria-label="${esc(t("acct.email.none"))}" title="${esc(t("acct.email.none"))}">${icon("warn")}</span>`;
+  return `${icon("person")} ${esc(t("acct.open"))}${noEmail ? ` ${warn}` : ""}`;
 }
 
 /** Reload the profile and apply its equipment to the table. */
@@ -42,7 +49,7 @@ export async function refreshProfile() {
   session.profile = data;
   await applyEquipment();
   const button = document.getElementById("account-btn");
-  if (button) button.textContent = `👤 ${t("acct.open")}${data.email ? "" : " ⚠"}`;
+  if (button) button.innerHTML = accountButtonInner(!data.email);
   return data;
 }
 
@@ -103,7 +110,7 @@ export async function render() {
       "div",
       { class: "acct-head" },
       h("h2", { id: "acct-title" }, t("acct.title")),
-      h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, `✕ ${t("acct.close")}`),
+      h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, iconNode("close"), ` ${t("acct.close")}`),
     ),
     h("div", { class: "acct-tabs", role: "group" }, tabs),
     h("p", { class: "acct-note", id: "acct-note", role: "status" }, view.note),

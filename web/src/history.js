@@ -5,6 +5,7 @@
 import { api, errorText, h } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
 import { openViewer, playersOf } from "./replay.js";
+import { BOT_NAMES } from "./render/table.js";
 
 const LOCAL_KEY = "sanma.history";
 const PRESETS = ["", "tenhou", "mahjongsoul", "default"];
@@ -42,10 +43,16 @@ export async function syncHistory() {
 }
 
 function seatsText(entry) {
+  const me = entry.seats.find((s) => s.you)?.seat;
   return entry.seats
     .map((s) => {
       if (s.you) return t("acct.history.you");
-      if (s.bot_level) return t("acct.history.bot", { level: t(`level.${s.bot_level}`) });
+      if (s.bot_level) {
+        const level = t(`level.${s.bot_level}`);
+        // A practice match's bots by the names the table gave them (Kenji after you, Sari before).
+        if (entry.kind !== "room" && me !== undefined) return t("acct.history.named_bot", { name: BOT_NAMES[(s.seat - me + 3) % 3 - 1], level });
+        return t("acct.history.bot", { level });
+      }
       return s.name || t("acct.history.guest");
     })
     .join(" · ");

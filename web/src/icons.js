@@ -16,10 +16,21 @@ const PATHS = {
   resume: '<path d="M5 12a7 7 0 1 1 2 5"/><path d="M10 9l5 3-5 3z" fill="currentColor"/>',
   warn: '<path d="M12 4l9 16H3z"/><path d="M12 10v4M12 17v.5"/>',
   arrow: '<path d="M4 12h15M14 7l5 5-5 5"/>',
+  people: '<circle cx="9" cy="8" r="3.2"/><path d="M3 19c.5-3.5 3-5.5 6-5.5s5.5 2 6 5.5"/><path d="M15.5 5a3 3 0 0 1 0 6M17.5 13.8c2 .8 3.2 2.6 3.5 5.2"/>',
+  bot: '<rect x="5" y="8" width="14" height="11" rx="2.5"/><path d="M12 8V4.5M9.5 13v.5M14.5 13v.5M9.5 16.5h5"/>',
+  eye: '<path d="M2.5 12S6 5.5 12 5.5 21.5 12 21.5 12 18 18.5 12 18.5 2.5 12 2.5 12z"/><circle cx="12" cy="12" r="2.8"/>',
+  person: '<circle cx="12" cy="8" r="3.5"/><path d="M5 20c.6-4 3.4-6.2 7-6.2s6.4 2.2 7 6.2"/>',
 };
 
 /** Inline SVG markup of icon `name`, decorative (the button's text names it). */
 export function icon(name, cls = "") {
   const body = PATHS[name] || "";
   return `<svg class="icon ${cls}" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${body}</svg>`;
+}
+
+/** The same icon as a DOM node, for code that builds elements rather than markup. */
+export function iconNode(name, cls = "") {
+  const tpl = document.createElement("template");
+  tpl.innerHTML = icon(name, cls);
+  return tpl.content.firstChild;
 }

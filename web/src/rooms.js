@@ -2,6 +2,7 @@
 // (seats, host controls: bots with a level, start), then the match on the usual table; during
 // the match a small bar shows each seat's presence and the turn timer with the time bank.
 import { esc } from "./render/common.js";
+import { icon } from "./icons.js";
 import { t } from "./i18n.js";
 import { seatName, setPlayers } from "./render/table.js";
 
@@ -52,7 +53,7 @@ function sheet() {
 
 /** The start screen's entry point. */
 export function roomsButtonHtml() {
-  return `<button type="button" class="primary friends" data-room-cmd="open">👥 ${esc(t("rooms.open"))}</button>`;
+  return `<button type="button" class="primary friends" data-room-cmd="open">${icon("people")} ${esc(t("rooms.open"))}</button>`;
 }
 
 function choice(name, value, current, label) {
@@ -84,7 +85,7 @@ function homeHtml() {
 function seatHtml(s, host) {
   let who;
   if (s.kind === "empty") who = t("rooms.empty");
-  else if (s.kind === "bot") who = `🤖 ${t("rooms.bot")} · ${t(`level.${s.level}`)}`;
+  else if (s.kind === "bot") who = `${t("rooms.bot")} · ${t(`level.${s.level}`)}`;
   else if (s.you) who = s.name ? `${s.name} · ${t("rooms.you")}` : t("rooms.you");
   else who = s.name || t("seat.player", { n: s.seat + 1 });
   const tags = s.host ? `<span class="tag">${esc(t("rooms.host"))}</span>` : "";
@@ -103,7 +104,7 @@ function seatHtml(s, host) {
       <button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove"))}</button>`;
   }
   return `<li class="room-seat ${s.kind}" data-seat="${s.seat}"><span class="seat-no">${esc(t("rooms.seat", { n: s.seat + 1 }))}</span>
-    <span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
+    ${s.kind === "bot" ? icon("bot") : ""}<span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
 }
 
 /** The host's options in the lobby: two small selects, changed on the server at once. */
@@ -135,7 +136,7 @@ function lobbyHtml() {
     <h2 id="rooms-title">${esc(t("rooms.lobby"))} ${esc(r.code)}</h2>
     <p class="hint">${esc(t("rooms.watch_hint"))}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, false)).join("")}</ul>
-    <button type="button" class="primary" data-room-cmd="watch">👁 ${esc(t("rooms.watch"))}</button>`;
+    <button type="button" class="primary" data-room-cmd="watch">${icon("eye")} ${esc(t("rooms.watch"))}</button>`;
   }
   const start = isHost
     ? `<button type="button" class="primary" data-room-cmd="start"${full ? "" : " disabled"}>${esc(t("rooms.start"))}</button>
@@ -167,7 +168,7 @@ function render() {
   }
   const body = room.view === "lobby" && room.data ? lobbyHtml() : homeHtml();
   const html = `<div class="panel rooms-panel rooms-${room.view}">
-    <button type="button" class="ghost close" data-room-cmd="close" aria-label="${esc(t("rooms.close"))}">✕</button>
+    <button type="button" class="ghost close" data-room-cmd="close" aria-label="${esc(t("rooms.close"))}">${icon("close")}</button>
     ${body}<p class="error" role="alert">${esc(room.error)}</p></div>`;
   // The lobby polls every 1.5 s: an unchanged lobby is left alone, and a changed one keeps
   // the keyboard focus, the typed code and the bot levels being chosen.
@@ -275,7 +276,7 @@ function closeSheet() {
   render();
 }
 
-/** Closed by ✕ or Escape: the focus goes back to the button that opened the sheet. */
+/** Closed by its close button or Escape: the focus goes back to the button that opened the sheet. */
 function closeByUser() {
   closeSheet();
   document.querySelector("[data-room-cmd=open]")?.focus();
@@ -331,7 +332,7 @@ async function onCommand(el) {
       input.select(); // no clipboard permission: leave the link selected for a manual copy
     }
     const label = el.textContent;
-    el.textContent = `✓ ${t("rooms.copied")}`;
+    el.textContent = t("rooms.copied");
     setTimeout(() => (el.textContent = label), 2000);
   } else if (cmd === "add-bot") {
     const level = document.querySelector(`[data-room-level="${el.dataset.seat}"]`)?.value || "normal";

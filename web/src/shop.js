@@ -38,7 +38,7 @@ export async function shopTab(say, refresh) {
               const { status, data: done } = await api("POST", "/api/account/checkin");
               if (status !== 200) return say("", errorText(done, status));
               await refresh();
-              say(t("acct.coins.granted", { n: done.coins, s: done.streak }));
+              say(t(done.streak === 1 ? "acct.coins.granted_one" : "acct.coins.granted", { n: done.coins, s: done.streak }));
               document.querySelector("[data-acct-tab=shop]")?.focus();
             },
           },
