@@ -28,18 +28,9 @@ from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 from sanma.server.settings import Settings  # noqa: E402
 from tests.test_server import SEEDS, LiveServer, free_port  # noqa: E402
 from tests.test_web_e2e import ACTIONABLE, CHROMIUM, CHROMIUM_ARGS, start_match, step  # noqa: E402
+from tests.test_web_layout import VIEWPORTS  # noqa: E402  (name: (width, height, touch))
 
 OUT = ROOT / "docs" / "screenshots"
-# name: (width, height, touch)
-VIEWPORTS = {
-    "desktop-1280": (1280, 800, False),
-    "desktop-1920": (1920, 1080, False),
-    "tablet-1024": (1024, 768, False),
-    "landscape-844": (844, 390, True),
-    "landscape-667": (667, 375, True),
-    "portrait-390": (390, 844, True),
-    "portrait-360": (360, 740, True),
-}
 FLAT = {"desktop-1280": "desktop", "landscape-844": "phone"}  # the names docs/web.md links
 
 
