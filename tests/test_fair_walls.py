@@ -185,3 +185,110 @@ def test_verify_wall_checks_values(tmp_path: Path) -> None:
     assert rc == 1 and out["ok"] is False
     rc, out = _cli(str(tmp_path / "missing.jsonl"))
     assert rc == 2 and "error" in out
+
+
+# -- over a real WebSocket ----------------------------------------------------------------
+
+
+@pytest.fixture
+def live(tmp_path: Path):  # type: ignore[no-untyped-def]
+    from sanma.server.settings import Settings
+    from tests.test_server import SEEDS, LiveServer, free_port
+
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
+    server = LiveServer(settings, seed_source=lambda: SEEDS[1])
+    yield server
+    server.stop()
+
+
+_HAND_END = ("HandWon", "HandDrawn", "HandAborted")
+
+
+def _check_order_and_no_early_leak(frames: list[dict], seed: int) -> list[dict]:  # type: ignore[type-arg]
+    """Fair frames in order, each right after its event; nothing of a hand (its salt, its
+    live wall) before its end, nothing of the seed or match salt before the match's end.
+    Returns the fair frames."""
+    salt = fair.match_salt(seed)
+    secret = {"seed": [salt, f'"seed":{seed}', f'"seed":"{seed}"']}  # what may not show yet
+    hand, ended, fair_frames = -1, False, []
+    for i, frame in enumerate(frames):
+        kind = frame["e"]["type"] if frame["t"] == "event" else frame["t"]
+        if kind == "HandStarted":
+            hand, ended = hand + 1, False
+            live = json.dumps(list(deal_from_seed(seed, hand).live), separators=(",", ":"))
+            secret[f"hand {hand}"] = [fair.hand_salt(salt, hand), live.strip("[]")]
+        ended = ended or kind in _HAND_END
+        prev = frames[i - 1] if i else {"t": None}
+        before = prev["e"]["type"] if prev["t"] == "event" else prev["t"]
+        if kind == "fair_match":
+            assert before == "MatchStarted"
+        elif kind == "fair_hand":
+            assert before == "HandStarted" and frame["hand"] == hand
+        elif kind == "fair_reveal":
+            assert before in _HAND_END and ended and frame["hand"] == hand
+            del secret[f"hand {hand}"]
+        elif kind == "fair_seed":
+            assert before == "MatchEnded"
+            del secret["seed"]
+        if kind.startswith("fair_"):
+            fair_frames.append(frame)
+        text = json.dumps(frame, separators=(",", ":"))
+        for what, needles in secret.items():
+            assert not any(n in text for n in needles), (what, frame)
+    assert not secret  # every hand and the match were revealed in the end
+    return fair_frames
+
+
+def test_fair_frames_arrive_in_order_and_nothing_leaks_early(live) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_server import SEEDS, Client, new_guest, new_match, play_to_end
+
+    seed = SEEDS[1]
+    token = new_guest(live)
+    match = new_match(live, token, length="east")
+    client = Client(live, token, match)
+    play_to_end(client, client.until("prompt"))
+    client.until("fair_seed")  # it follows MatchEnded
+    frames = [f for f in client.frames if f["t"] in ("event",) or f["t"].startswith("fair_")]
+    got = _check_order_and_no_early_leak(frames, seed)
+    kinds = [f["t"] for f in got]
+    hands = sum(f["t"] == "event" and f["e"]["type"] == "HandStarted" for f in frames)
+    assert hands >= 2 and kinds == ["fair_match"] + ["fair_hand", "fair_reveal"] * hands + ["fair_seed"]
+    # What the client can check: each reveal against its commitment and the tiles it saw, the
+    # seed against the match commitment, and sanma-wall-v1 rebuilds every revealed deal.
+    from sanma.server.codec import event_from_store
+    from sanma.store import db
+    from sanma.store.matches import load_events
+
+    engine = db.open_engine(live.settings.db_url)
+    try:
+        log = [event_from_store(e) for e in load_events(engine, match)]
+    finally:
+        engine.dispose()
+    commits = {f["hand"]: f for f in got if f["t"] == "fair_hand"}
+    deals = []
+    for reveal, played in zip((f for f in got if f["t"] == "fair_reveal"), fair.hand_events(log), strict=True):
+        deal = fair.deal_from_json(reveal["deal"])
+        commit = commits[reveal["hand"]]
+        check = fair.check_hand(
+            reveal["hand"],
+            deal,
+            reveal["salt"],
+            commit["commitment"],
+            commit["wall_digest"],
+            [redact(e, 0) for e in played],
+        )
+        assert check.ok, check
+        deals.append(deal)
+    end = got[-1]
+    assert int(end["seed"]) == seed and end["hands"] == hands
+    assert end["commitment"] == got[0]["commitment"]
+    assert all(c.ok for c in fair.check_match(int(end["seed"]), end["salt"], got[0]["commitment"], deals))
+    # A reconnect from the start sends the same fair frames again, in the same places.
+    again = Client(live, token, match)
+    again.until("welcome")
+    while again.frames[-1]["t"] != "fair_seed":
+        again.recv()
+    replayed = [f for f in again.frames if f["t"] == "event" or f["t"].startswith("fair_")]
+    assert [f for f in replayed if f["t"].startswith("fair_")] == got
+    client.close()
+    again.close()

@@ -378,7 +378,8 @@ def check_every_seat(players: dict[int, Player], settings: Settings, match: str)
     for seat, player in players.items():
         log = check_frames_against_log(player, settings, match, seat)  # type: ignore[arg-type]
         assert isinstance(log[-1], MatchEnded)
-        assert {f["t"] for f in player.frames} <= {"welcome", "event", "prompt", "presence", "expired", "error"}
+        fair = {"fair_match", "fair_hand", "fair_reveal", "fair_seed"}  # the walls' proofs (docs/protocol.md)
+        assert {f["t"] for f in player.frames} <= {"welcome", "event", "prompt", "presence", "expired", "error"} | fair
 
 
 def test_three_humans_every_frame_of_every_seat_redacted(server, settings):

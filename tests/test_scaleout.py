@@ -146,7 +146,8 @@ class Player:
         while True:
             frame = json.loads(self.ws.recv(timeout=timeout))
             self.frames.append(frame)
-            assert frame["t"] in ("welcome", "event", "prompt", "presence", "expired", "error"), frame
+            known = ("welcome", "event", "prompt", "presence", "expired", "error")
+            assert frame["t"] in known or frame["t"].startswith("fair_"), frame
             if frame["t"] == "error":
                 assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
             if frame["t"] == "event":

@@ -121,7 +121,7 @@ class Client:
                 return frame
             if frame["t"] == "event" and frame["e"]["type"] == "MatchEnded":
                 return None
-            assert frame["t"] in ("event", "welcome"), frame
+            assert frame["t"] in ("event", "welcome", "fair_match", "fair_hand", "fair_reveal", "fair_seed"), frame
 
     def events(self) -> list[dict[str, Any]]:
         return [f for f in self.frames if f["t"] == "event"]

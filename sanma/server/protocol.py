@@ -179,6 +179,31 @@ def event_frame(v: int, event: dict[str, Any]) -> dict[str, Any]:
     return {"t": "event", "v": v, "e": event}
 
 
+# -- provably fair walls (sanma-fair-v1; docs/protocol.md, "Fair walls") -----------------------
+# Not events: they carry no ``v``; each goes right after the event it belongs to.
+
+
+def fair_match_frame(commitment: str) -> dict[str, Any]:
+    """After ``MatchStarted``: the commitment to the match seed."""
+    return {"t": "fair_match", "algorithm": "sanma-fair-v1", "commitment": commitment}
+
+
+def fair_hand_frame(hand: int, wall_digest: str, commitment: str) -> dict[str, Any]:
+    """After hand ``hand``'s ``HandStarted``: its commitment."""
+    return {"t": "fair_hand", "hand": hand, "wall_digest": wall_digest, "commitment": commitment}
+
+
+def fair_reveal_frame(hand: int, salt: str, deal: dict[str, Any]) -> dict[str, Any]:
+    """After the event that ends hand ``hand``: its deal (tile ids) and salt."""
+    return {"t": "fair_reveal", "hand": hand, "salt": salt, "deal": deal}
+
+
+def fair_seed_frame(seed: int, salt: str, commitment: str, hands: int) -> dict[str, Any]:
+    """After ``MatchEnded``: the seed and the match salt (``hands`` hands were played).  The
+    seed goes as a string: 64 bits do not fit a browser's JSON numbers."""
+    return {"t": "fair_seed", "seed": str(seed), "salt": salt, "commitment": commitment, "hands": hands}
+
+
 # -- rate limiting -------------------------------------------------------------------------
 
 

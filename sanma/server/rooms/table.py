@@ -31,13 +31,15 @@ from typing import Any, Protocol
 from sqlalchemy import Engine
 
 from sanma.bots.base import Player, ask
+from sanma.engine import fairness
 from sanma.engine.actions import Action, Pass
 from sanma.engine.errors import IllegalAction
-from sanma.engine.events import Event, HandStarted, MatchEnded
+from sanma.engine.events import Event, HandAborted, HandDrawn, HandStarted, HandWon, MatchEnded, MatchStarted
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
+from sanma.engine.wall import WALL_ALGORITHM, deal_from_seed
 from sanma.server import protocol
 from sanma.server.aids import prompt_aids
 from sanma.server.aio import cancel_and_wait
@@ -205,6 +207,12 @@ class TableRoom:
         # A friend room's players for the welcome (``[{seat, name, bot_level}]``, names as they
         # were when the room was built); ``None`` for practice, whose client names its own bots.
         self.players: list[dict[str, Any]] | None = None
+        # Fair walls: the frames that go right after event v (``_fair_after``), and the hand
+        # being played (its index, and whether its deal is the seeded one and not yet revealed).
+        self._fair: dict[int, list[str]] = {}
+        self._fair_hands = 0
+        self._fair_open = False
+        self._fair_seeded = False
         for event in match.events:
             self._fan_out_local(event)
 
@@ -385,7 +393,7 @@ class TableRoom:
                 **self._players_field(),
             }
         )
-        outbox.push_many(self._public[last_v : self._public_until])
+        outbox.push_many(self._with_fair(self._public, last_v + 1, self._public_until))
         self._watchers.add(outbox)
         self._attached()
         for s in range(3):
@@ -417,11 +425,11 @@ class TableRoom:
         if seat is not None:
             self._send_from(outbox, seat, max(1, from_v))
         elif outbox in self._watchers:
-            outbox.push_many(self._public[max(1, from_v) - 1 : self._public_until])
+            outbox.push_many(self._with_fair(self._public, max(1, from_v), self._public_until))
 
     def _send_from(self, outbox: Outbox, seat: int, first_v: int) -> None:
         human = self._humans[seat]
-        outbox.push_many(human.frames[first_v - 1 :])
+        outbox.push_many(self._with_fair(human.frames, first_v, len(human.frames)))
         if human.prompt is not None:
             outbox.push(self._prompt_frame(seat, human.prompt))
 
@@ -655,6 +663,7 @@ class TableRoom:
         for seat, human in self._humans.items():
             text = protocol.encode(protocol.event_frame(v, event_to_wire(redact(event, seat), self.red_fives)))
             human.frames.append(encoded.setdefault(text, text))
+        self._fair_after(v, event)
         if isinstance(event, HandStarted) and self.timers is not None:
             for human in self._humans.values():
                 human.bank_s = self.timers.bank_s
@@ -673,13 +682,62 @@ class TableRoom:
     def _fan_out(self, event: Event) -> None:
         shown = self._public_until
         self._fan_out_local(event)
+        v = len(self._frames_any())
+        fair = self._fair.get(v, [])
         for human in self._humans.values():
             frame = human.frames[-1]
             for outbox in list(human.outboxes):
                 outbox.push(frame)
+                for extra in fair:
+                    outbox.push(extra)
         for v in range(shown + 1, self._public_until + 1):
             for outbox in list(self._watchers):
                 outbox.push(self._public[v - 1])
+                for extra in self._fair.get(v, []):
+                    outbox.push(extra)
+
+    # -- fair walls (sanma-fair-v1, docs/protocol.md) -----------------------------------------
+
+    def _with_fair(self, frames: list[str], first_v: int, last_v: int) -> list[str]:
+        """Events ``first_v..last_v`` of ``frames``, each followed by its fair-wall frames."""
+        out: list[str] = []
+        start = first_v
+        for v in sorted(k for k in self._fair if first_v <= k <= last_v):
+            out += frames[start - 1 : v]
+            out += self._fair[v]
+            start = v + 1
+        out += frames[start - 1 : last_v]
+        return out
+
+    def _fair_after(self, v: int, event: Event) -> None:
+        """The fair-wall frames that go after event ``v`` (the same for every seat and spectator):
+        commitments as the match and each hand start, a hand's deal and salt once it is over,
+        the seed and salt once the match is.  Only walls dealt by sanma-wall-v1 from the seed
+        are committed to (a scripted deal has nothing to prove)."""
+        seed = self.match.seed
+        salt = fairness.match_salt(seed)
+        frames: list[dict[str, Any]] = []
+        if isinstance(event, MatchStarted):
+            self._fair_seeded = event.wall_algorithm == WALL_ALGORITHM
+            if self._fair_seeded:
+                frames.append(protocol.fair_match_frame(fairness.match_commitment(salt, seed)))
+        elif isinstance(event, HandStarted):
+            k = self._fair_hands
+            self._fair_hands += 1
+            self._fair_open = self._fair_seeded and deal_from_seed(seed, k).digest() == event.wall_digest
+            if self._fair_open:
+                commitment = fairness.hand_commitment(fairness.hand_salt(salt, k), event.wall_digest)
+                frames.append(protocol.fair_hand_frame(k, event.wall_digest, commitment))
+        elif isinstance(event, HandWon | HandDrawn | HandAborted) and self._fair_open:
+            self._fair_open = False  # a double ron's second HandWon reveals nothing more
+            k = self._fair_hands - 1
+            deal = fairness.deal_to_json(deal_from_seed(seed, k))
+            frames.append(protocol.fair_reveal_frame(k, fairness.hand_salt(salt, k), deal))
+        elif isinstance(event, MatchEnded) and self._fair_seeded:
+            commitment = fairness.match_commitment(salt, seed)
+            frames.append(protocol.fair_seed_frame(seed, salt, commitment, self._fair_hands))
+        if frames:
+            self._fair[v] = [protocol.encode(f) for f in frames]
 
     def _send_seat(self, seat: int, frame: protocol.ServerFrame) -> None:
         for outbox in list(self._humans[seat].outboxes):
