@@ -189,7 +189,9 @@ def check_frames_against_log(client: Client, settings: Settings, match: str, sea
         legal = state.legal_actions(seat)
         assert prompt["legal"] == [action_to_wire(a, True) for a in legal]
         assert prompt["default"] == action_to_wire(legal.default, True)  # type: ignore[arg-type]
-        assert set(prompt["aids"]) == {"waits", "furiten", "why_not", "discard_waits"}
+        aids = prompt["aids"]
+        assert set(aids) == {"waits", "yaku_waits", "furiten", "why_not", "discard_waits"}
+        assert set(aids["yaku_waits"]) <= {kind for kind, _ in aids["waits"]}
     return log
 
 
