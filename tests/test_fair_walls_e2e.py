@@ -12,7 +12,7 @@ import pytest
 from sanma.engine import fairness as fair
 from sanma.engine.wall import deal_from_seed, shuffled_tiles
 from tests.test_server import LiveServer
-from tests.test_web_e2e import DESKTOP, open_page
+from tests.test_web_e2e import DESKTOP, open_page, start_match, step
 from tests.test_web_e2e import browser as browser
 from tests.test_web_e2e import live as live
 
@@ -65,3 +65,21 @@ def test_the_javascript_checks_accept_honest_reveals_and_catch_changed_ones(page
     assert bad == ["mismatch", "mismatch"]
     other = {"seed": str(seed + 1), "salt": salt}
     assert _js(page, check, {"c": commits[0], "r": reveals[0], "m": match, "e": other, "rs": reveals})[1] == "mismatch"
+
+
+def test_the_hand_end_and_match_end_panels_say_the_walls_were_checked(page: Any) -> None:
+    """A one-hand practice match played in the page: its hand-end panel says the revealed wall
+    opens the commitment made before the hand, its match-end panel that every wall was rebuilt
+    from the revealed seed (the page is on localhost, where SHA-256 is available)."""
+    start_match(page, length="one-hand")
+    for _ in range(300):
+        if step(page) == "hand-end":
+            break
+    else:
+        raise AssertionError("the hand did not end")
+    line = page.wait_for_selector("[data-testid=hand-end] [data-testid=fair]", timeout=20_000)
+    assert line.get_attribute("data-fair") == "ok"
+    assert line.inner_text() == "Wall checked: this hand's wall was fixed before it began."
+    page.click("[data-panel=next]")
+    line = page.wait_for_selector("[data-testid=match-end] [data-testid=fair][data-fair=ok]", timeout=20_000)
+    assert "rebuilt from the revealed seed" in line.inner_text()

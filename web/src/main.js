@@ -9,7 +9,8 @@ import { esc, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
-import { handEndHtml, matchEndHtml } from "./render/panels.js";
+import { checkReveal, checkSeed } from "./fairness.js";
+import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml, initAccount, openAccount } from "./account.js";
@@ -30,6 +31,7 @@ const app = {
   prompt: null,
   backlogUntil: 0,
   ui: { riichi: false, raised: null, focus: null },
+  fair: newFair(),
   screen: "start",
   toggles: loadToggles(),
   speed: SPEEDS.includes(localStorage.getItem(SPEED_KEY)) ? localStorage.getItem(SPEED_KEY) : "normal",
@@ -244,8 +246,10 @@ function renderOverlay() {
   const s = app.state;
   const overlay = $("overlay");
   let html = "";
-  if (s.ending.length) html = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null);
-  else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules);
+  if (s.ending.length) {
+    const fair = fairHtml("hand", app.fair.results[s.ending[0].hand.index]);
+    html = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null, fair);
+  } else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules, fairHtml("match", app.fair.seedResult));
   else if (app.confirmLeave) html = leaveConfirmHtml();
   overlay.hidden = !html;
   if (overlay.dataset.html !== html) {
@@ -267,6 +271,7 @@ function connect(match) {
   app.state = newState();
   app.prompt = null;
   app.ui = { riichi: false, raised: null, focus: null };
+  app.fair = newFair();
   localStorage.setItem(MATCH_KEY, match);
   app.conn = new Connection({
     token: app.token,
@@ -310,7 +315,8 @@ function connect(match) {
     },
     // Friend rooms: presence, and a prompt whose time ran out (the server played its default).
     onOther: (frame) => {
-      if (roomFrame(frame) && app.prompt?.seq === frame.seq) {
+      if (frame.t.startsWith("fair_")) onFair(frame);
+      else if (roomFrame(frame) && app.prompt?.seq === frame.seq) {
         app.prompt = null;
         schedule();
       }
@@ -322,6 +328,39 @@ function connect(match) {
   });
   show("game");
   app.conn.open();
+}
+
+// --- fair walls: the server's commitments, checked when it reveals them ---------
+
+function newFair() {
+  return { match: null, hands: {}, reveals: [], results: {}, seedResult: null };
+}
+
+/** A commitment is kept; a reveal is checked against it (asynchronously: SHA-256 in the
+ * browser), and the panel showing that hand or the match end gets its line. */
+function onFair(frame) {
+  const fair = app.fair;
+  if (frame.t === "fair_match") fair.match = frame;
+  else if (frame.t === "fair_hand") fair.hands[frame.hand] = frame;
+  else if (frame.t === "fair_reveal") {
+    const commit = fair.hands[frame.hand];
+    if (!commit || fair.reveals.some((r) => r.hand === frame.hand)) return; // a resync sends it again
+    fair.reveals.push(frame);
+    checkReveal(commit, frame).then((result) => {
+      if (app.fair === fair) {
+        fair.results[frame.hand] = result;
+        renderOverlay();
+      }
+    });
+  } else if (frame.t === "fair_seed" && fair.match && fair.seedResult === null) {
+    fair.seedResult = "checking";
+    checkSeed(fair.match, frame, fair.reveals).then((result) => {
+      if (app.fair === fair) {
+        fair.seedResult = result;
+        renderOverlay();
+      }
+    });
+  }
 }
 
 let pending = false;

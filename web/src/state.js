@@ -79,6 +79,8 @@ export function fold(state, e) {
       const prev = state.hand;
       state.hand = newHand(e);
       state.hand.handNo = handNumber(state, e, prev);
+      // Every hand played counts, repeats included: the fair-wall frames name hands so.
+      state.hand.index = prev ? prev.index + 1 : 0;
       break;
     }
     case "TileDrawn":

@@ -114,8 +114,15 @@ function abortHtml(e, me, sticks) {
   return `<h2 class="end-title">${esc(t("end.abort"))}<small>${esc(why)}</small></h2>${tiles}${carryHtml(sticks)}`;
 }
 
-/** The panel for one hand end (`item` = {event, hand} from state.ending). */
-export function handEndHtml(item, me, last) {
+/** One line on the wall's check (`web/src/fairness.js`): "ok", "mismatch", "unavailable", or
+ * nothing yet (the check runs when the reveal arrives; a scripted deal has none). */
+export function fairHtml(kind, result) {
+  if (!result) return "";
+  return `<p class="fair ${result}" data-testid="fair" data-fair="${result}">${esc(t(`fair.${kind}.${result}`))}</p>`;
+}
+
+/** The panel for one hand end (`item` = {event, hand} from state.ending); `fair`: its wall's check line. */
+export function handEndHtml(item, me, last, fair = "") {
   const e = item.event;
   const sticks = item.sticks || 0;
   let body;
@@ -124,13 +131,13 @@ export function handEndHtml(item, me, last) {
   else body = abortHtml(e, me, sticks);
   const button = last ? t("end.to_results") : t("end.next_hand");
   // The body scrolls when it must; the scores and the button stay in view at every size.
-  return `<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true"><div class="panel-body">${body}</div>
+  return `<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true"><div class="panel-body">${body}${fair}</div>
     <div class="panel-foot">${changesHtml(item.hand, item.from, me)}
     <button class="primary" data-panel="next">${esc(button)}</button></div></div>`;
 }
 
 /** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room. */
-export function matchEndHtml(e, me, inRoom = false, rules = null) {
+export function matchEndHtml(e, me, inRoom = false, rules = null, fair = "") {
   const order = [0, 1, 2].sort((a, b) => e.placements[a] - e.placements[b]);
   const back = rules && Number.isFinite(rules.return_points) ? rules.return_points : 35000;
   const rows = order
@@ -150,7 +157,7 @@ export function matchEndHtml(e, me, inRoom = false, rules = null) {
   return `<div class="panel match-end" data-testid="match-end" role="dialog" aria-modal="true"><div class="panel-body">
     <h2 class="end-title">${esc(t("match.over"))}<small>${esc(t(`match.result.${mine}`))}</small></h2>
     <table class="results"><thead><tr><th>${esc(t("match.place"))}</th><th></th><th>${esc(t("match.points"))}</th><th>${esc(t("match.uma"))}</th><th>${esc(t("match.final"))}</th></tr></thead>
-    <tbody>${rows}</tbody></table></div>
+    <tbody>${rows}</tbody></table>${fair}</div>
     <div class="panel-foot match-foot">${first}
     <button class="ghost" data-panel="history">${icon("replay")} ${esc(t("match.replay"))}</button>
     <button class="ghost" data-panel="again">${esc(t(inRoom ? "match.leave_room" : "match.to_start"))}</button></div></div>`;
