@@ -7,7 +7,6 @@ import { icon, iconNode } from "./icons.js";
 import { esc } from "./render/common.js";
 import { localHistory, mergeLocal, historyTab, syncHistory } from "./history.js";
 import { t } from "./i18n.js";
-import { openSharedReplay, replayOpen } from "./replay.js";
 import { shopTab } from "./shop.js";
 
 const view = { open: false, tab: "profile", note: "", error: "" };
@@ -23,12 +22,13 @@ export function initAccount({ getToken, setToken, switched }) {
     if (ev.target.closest?.("[data-cmd=account]")) openAccount();
   });
   document.addEventListener("keydown", (ev) => {
-    if (view.open && ev.key === "Escape" && !replayOpen()) closeAccount(); // the viewer closes first
+    // The viewer (over the sheet) closes first.
+    if (view.open && ev.key === "Escape" && !document.getElementById("replay-view")) closeAccount();
   });
   refreshProfile().then(() => syncHistory()).catch((err) => console.warn(err));
   // A share link (/?replay=<id>) opens its replay over whatever the page shows.
   const shared = new URLSearchParams(location.search).get("replay");
-  if (shared) openSharedReplay(shared).catch((err) => console.warn(err));
+  if (shared) import("./replay.js").then((viewer) => viewer.openSharedReplay(shared)).catch((err) => console.warn(err));
 }
 
 /** The start screen's button (markup only: static text, no user data). */

@@ -4,8 +4,10 @@
 // dropped) in the replay viewer, and the logs the player kept.
 import { api, errorText, h } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
-import { openViewer, playersOf } from "./replay.js";
 import { BOT_NAMES } from "./render/table.js";
+
+/** The replay viewer, loaded on its first use: the first table does not wait for it. */
+const viewer = () => import("./replay.js");
 
 const LOCAL_KEY = "sanma.history";
 const PRESETS = ["", "tenhou", "mahjongsoul", "default"];
@@ -122,7 +124,7 @@ async function openReplay(entry, say) {
   if (status !== 200) return say("", errorText(data, status));
   // A room match names its seats as they were at the table; practice keeps its bots' names.
   const players = entry.kind === "room" ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
-  openViewer(data, { players, title: t("replay.title"), when: whenText(entry.ended_at), say });
+  (await viewer()).openViewer(data, { players, title: t("replay.title"), when: whenText(entry.ended_at), say });
 }
 
 // --- downloads and share links ------------------------------------------------------------------
@@ -237,6 +239,7 @@ export async function openFile(file, say) {
   const { status, data } = await api("POST", `/api/replays/open${query}`, undefined, { raw: text });
   if (status !== 200) return say("", errorText(data, status));
   say("");
+  const { openViewer, playersOf } = await viewer();
   openViewer(data, { players: playersOf(data), spectator: true, title: data.title || file.name, log: { text, preset: picked.preset }, say });
 }
 
@@ -257,6 +260,7 @@ function savedSection(logs, say) {
 async function openSaved(id, say) {
   const { status, data } = await api("GET", `/api/replays/${encodeURIComponent(id)}`);
   if (status !== 200) return say("", errorText(data, status));
+  const { openViewer, playersOf } = await viewer();
   openViewer(data, { players: playersOf(data), spectator: true, title: data.title, say });
 }
 

@@ -9,7 +9,6 @@ import { esc, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
-import { checkReveal, checkSeed } from "./fairness.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
@@ -332,6 +331,9 @@ function connect(match) {
 
 // --- fair walls: the server's commitments, checked when it reveals them ---------
 
+/** The checks load with the first reveal (a hand's end), not with the first table. */
+const fairness = () => import("./fairness.js");
+
 function newFair() {
   return { match: null, hands: {}, reveals: [], results: {}, seedResult: null };
 }
@@ -346,20 +348,24 @@ function onFair(frame) {
     const commit = fair.hands[frame.hand];
     if (!commit || fair.reveals.some((r) => r.hand === frame.hand)) return; // a resync sends it again
     fair.reveals.push(frame);
-    checkReveal(commit, frame).then((result) => {
-      if (app.fair === fair) {
-        fair.results[frame.hand] = result;
-        renderOverlay();
-      }
-    });
+    fairness()
+      .then((f) => f.checkReveal(commit, frame))
+      .then((result) => {
+        if (app.fair === fair) {
+          fair.results[frame.hand] = result;
+          renderOverlay();
+        }
+      });
   } else if (frame.t === "fair_seed" && fair.match && fair.seedResult === null) {
     fair.seedResult = "checking";
-    checkSeed(fair.match, frame, fair.reveals).then((result) => {
-      if (app.fair === fair) {
-        fair.seedResult = result;
-        renderOverlay();
-      }
-    });
+    fairness()
+      .then((f) => f.checkSeed(fair.match, frame, fair.reveals))
+      .then((result) => {
+        if (app.fair === fair) {
+          fair.seedResult = result;
+          renderOverlay();
+        }
+      });
   }
 }
 
