@@ -715,11 +715,12 @@ class Kyoku:
         score = self._try_score(seat, w.tile, tsumo=False, kind=w.kind)
         return WinStatus(hand_waits, furiten, True, None if score else "no_yaku", score)
 
-    def yaku_waits(self, seat: int) -> tuple[TileKind, ...]:
-        """The waits of ``seat`` (``win_status``) on which a win would have a yaku: all of a
-        closed hand's, an open hand's only where a ron would score."""
-        facts = _SeatFacts(self, seat)
-        return legality.yaku_waits(facts, self.win_status(seat).waits)
+    def yaku_waits(self, seat: int, waits: Sequence[TileKind] | None = None) -> tuple[TileKind, ...]:
+        """The waits of ``seat`` (``win_status``, or ``waits`` when the caller has them) on which
+        a win would have a yaku: all of a closed hand's, an open hand's only where a ron would score."""
+        if waits is None:
+            waits = self.win_status(seat).waits
+        return legality.yaku_waits(_SeatFacts(self, seat), waits)
 
     # -- invariants ---------------------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ def prompt_aids(kyoku: Kyoku, seat: int) -> dict[str, Any]:
     counts = seen_counts(kyoku, seat)
     return {
         "waits": _with_unseen(status.waits, counts),
-        "yaku_waits": [kind_name(k) for k in kyoku.yaku_waits(seat)],
+        "yaku_waits": [kind_name(k) for k in kyoku.yaku_waits(seat, status.waits)],
         "furiten": status.furiten,
         "why_not": status.reason if status.complete else None,
         "discard_waits": discard_waits(kyoku, seat, counts),

@@ -21,7 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 
 from sanma.server import cosmetics, netaddr
-from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, services
+from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, app_object, services
 from sanma.server.bus import Bus
 from sanma.server.limits import SharedLimiter
 from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for, masked
@@ -92,12 +92,7 @@ class AccountServices:
 
 def account_services(request: Request) -> AccountServices:
     """The app's account services (created on the first request that needs them)."""
-    found = getattr(request.app.state, "accounts", None)
-    if found is None:
-        found = AccountServices.for_settings(request.app.state.settings, services(request).rooms.bus)
-        request.app.state.accounts = found
-    assert isinstance(found, AccountServices)
-    return found
+    return app_object(request, "accounts", lambda app: AccountServices.for_settings(app.settings, app.rooms.bus))
 
 
 Accounts = Annotated[AccountServices, Depends(account_services)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -54,6 +54,19 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 def services(request: Request) -> Services:
     """The app's services."""
     found: Services = request.app.state.services
+    return found
+
+
+T = TypeVar("T")
+
+
+def app_object(request: Request, name: str, make: Callable[[Services], T]) -> T:
+    """The app's one ``name`` object (the meters, the lobby, the account services), made from
+    its services by the first request that needs it and kept in ``app.state``."""
+    found: T | None = getattr(request.app.state, name, None)
+    if found is None:
+        found = make(services(request))
+        setattr(request.app.state, name, found)
     return found
 
 

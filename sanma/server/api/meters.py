@@ -19,7 +19,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from sanma.server.api.deps import ApiError, Services, services
+from sanma.server.api.deps import ApiError, Services, app_object
 from sanma.server.limits import SharedLimiter
 from sanma.server.netaddr import client_key
 from sanma.server.rooms.remote import lease_key
@@ -135,12 +135,7 @@ class Meters:
 
 def meters(request: Request) -> Meters:
     """The app's meters (made on first use)."""
-    found = getattr(request.app.state, "meters", None)
-    if found is None:
-        found = Meters(services(request))
-        request.app.state.meters = found
-    assert isinstance(found, Meters)
-    return found
+    return app_object(request, "meters", Meters)
 
 
 AppMeters = Annotated[Meters, Depends(meters)]

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool
 
 from sanma.engine.match import Match
 from sanma.engine.rules import DEFAULT
-from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, Services, services
+from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, Services, app_object
 from sanma.server.api.meters import AppMeters
 from sanma.server.api.practice import Length, Level
 from sanma.server.codec import event_to_store, rules_to_json
@@ -170,12 +170,7 @@ class Lobby:
 
 def lobby(request: Request) -> Lobby:
     """The app's lobby state (made on first use)."""
-    found = getattr(request.app.state, "lobby", None)
-    if found is None:
-        found = Lobby(services(request))
-        request.app.state.lobby = found
-    assert isinstance(found, Lobby)
-    return found
+    return app_object(request, "lobby", Lobby)
 
 
 AppLobby = Annotated[Lobby, Depends(lobby)]
