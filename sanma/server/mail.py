@@ -85,8 +85,12 @@ def masked(text: str) -> str:
 
 
 def _write(path: Path, data: bytes) -> None:
+    # Written beside it under another name, then renamed: whoever watches the outbox for
+    # ``*.eml`` never reads a half-written message.
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    partial = path.with_suffix(".part")
+    partial.write_bytes(data)
+    partial.replace(path)
 
 
 def mailer_for(settings: Settings) -> Mailer:
