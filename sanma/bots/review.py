@@ -41,6 +41,8 @@ from sanma.engine.tiles import EAST, is_red, tile_name
 from sanma.engine.visibility import redact
 
 MasterFactory = Callable[[int], EVBot]
+Progress = Callable[[int, int], None]
+"""Told ``(done, total)``: events of the log read so far, of all of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,11 @@ def _order(d: Decision) -> tuple[float, int]:
     return (-(d.loss if d.loss is not None else -1.0), d.index)
 
 
-def review(events: Sequence[Event], seat: int, master: MasterFactory | None = None) -> Review:
-    """Review ``seat``'s decisions in the match ``events`` (a full or redacted log)."""
+def review(
+    events: Sequence[Event], seat: int, master: MasterFactory | None = None, progress: Progress | None = None
+) -> Review:
+    """Review ``seat``'s decisions in the match ``events`` (a full or redacted log);
+    ``progress`` is told ``(events read, all events)`` as it goes (the server shows it)."""
     if seat not in (0, 1, 2):
         raise InvalidLog(f"a seat is 0, 1 or 2, not {seat}")
     if not events or not isinstance(events[0], MatchStarted):
@@ -108,6 +113,8 @@ def review(events: Sequence[Event], seat: int, master: MasterFactory | None = No
     hand_label = ""
     cue = None
     for i, event in enumerate(events):
+        if progress is not None:
+            progress(i, len(events))
         seen = redact(event, seat)
         legality.apply(seen)
         bot.observe(seen)
@@ -123,6 +130,8 @@ def review(events: Sequence[Event], seat: int, master: MasterFactory | None = No
         if taken is None:
             continue  # the log ends here
         out.append(_decide(bot, legal, taken, i, hand_label))
+    if progress is not None:
+        progress(len(events), len(events))
     return Review(seat, tuple(sorted(out, key=_order)))
 
 

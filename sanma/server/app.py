@@ -26,9 +26,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sanma.bots.registry import make_bot
-from sanma.server.api import accounts, docs, history, practice, replays, shop
+from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
+from sanma.server.reviewer import Reviewer
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
 from sanma.server.ws import serve_socket
@@ -61,14 +62,23 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     )
     seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
     seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))
+    reviewer = Reviewer(
+        engine,
+        workers=settings.review_workers,
+        queue_cap=settings.review_queue,
+        node=rooms.node,
+        sole=not settings.redis_url,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(db.upgrade, engine)
         rooms.start()  # scale-out: renew leases, watch remote rooms, adopt orphaned ones
+        await reviewer.start()  # reviews left running by a previous run are queued again
         try:
             yield
         finally:
+            await reviewer.close()
             await rooms.close()
 
     app = FastAPI(
@@ -87,6 +97,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.rooms = rooms
+    app.state.reviews = reviewer
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
@@ -98,6 +109,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     if settings.api_docs and docs.available():
         app.include_router(docs.router)
     app.include_router(replays.router)
+    app.include_router(reviews.router)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

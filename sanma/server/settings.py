@@ -65,6 +65,10 @@ class Settings:
     # seconds (0 = Python's default collector), and thaw and collect it in full every so many.
     gc_freeze_s: float = 0.0
     gc_collect_s: float = 900.0
+    # The master's reviews (server/reviewer.py): worker processes of this server (0: it computes
+    # none, another process sharing the database does), and how many may wait for one in all.
+    review_workers: int = 1
+    review_queue: int = 16
 
     # -- accounts (docs/accounts.md) --
     # Outgoing mail: None sends nothing and writes each message to ``data_dir/outbox/`` instead.
@@ -139,7 +143,8 @@ class Settings:
         """Settings from ``SANMA_HOST``, ``SANMA_PORT``, ``SANMA_DATA_DIR``,
         ``SANMA_DATABASE_URL``, ``SANMA_BOT_DELAY``, ``SANMA_BOT_BUDGET``,
         ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S``, ``SANMA_RATE_BURST``, ``SANMA_REDIS_URL``,
-        ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL``, ``SANMA_KEEP_ENDED``, the accounts' and the HTTP
+        ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL``, ``SANMA_KEEP_ENDED``, ``SANMA_REVIEW_WORKERS``,
+        ``SANMA_REVIEW_QUEUE``, the accounts' and the HTTP
         edge's (``_account_settings``, ``_edge_settings``); unset ones keep their defaults.
         A malformed value raises ``SanmaError`` naming the variable.
 
@@ -175,6 +180,8 @@ class Settings:
             practice_idle_s=_number(env, "SANMA_PRACTICE_IDLE", d.practice_idle_s, float, 0.0, 86_400.0 * 30),
             gc_freeze_s=_number(env, "SANMA_GC_FREEZE", d.gc_freeze_s, float, 0.0, 86_400.0),
             gc_collect_s=_number(env, "SANMA_GC_COLLECT", d.gc_collect_s, float, 0.0, 86_400.0),
+            review_workers=_number(env, "SANMA_REVIEW_WORKERS", d.review_workers, int, 0, 64),
+            review_queue=_number(env, "SANMA_REVIEW_QUEUE", d.review_queue, int, 1, 100_000),
         )
         return base.with_changes(**_account_settings(env, d), **_edge_settings(env, d))
 

@@ -184,3 +184,27 @@ saved_logs = Table(
     Column("log", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+# -- reviews (issue 13, migration 0009) -------------------------------------------------------
+
+# The master's review of one seat of an ended match (store/reviews.py), computed once by a
+# worker process.  A row is made when its player asks (``queued``), claimed by a server process
+# with a free worker (``running``: ``node`` holds it until ``lease_until``, renewed while it
+# runs), then ``done`` (``result``) or ``failed`` (``error``).
+match_reviews = Table(
+    "match_reviews",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("guest_id", String(32), ForeignKey("guests.id"), nullable=False, index=True),  # who asked
+    Column("state", String(8), nullable=False, index=True),  # queued | running | done | failed
+    Column("done", Integer, nullable=False, server_default="0"),  # events of the log read so far
+    Column("total", Integer, nullable=False, server_default="0"),  # events in the log
+    Column("attempts", Integer, nullable=False, server_default="0"),  # times a worker started it
+    Column("node", String(80), nullable=True),
+    Column("lease_until", DateTime(timezone=True), nullable=True),
+    Column("result", Text, nullable=True),  # JSON: sanma.bots.review.Review.as_dict()
+    Column("error", Text, nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

@@ -1,0 +1,271 @@
+"""The master's reviews (``match_reviews``, migration 0009): asked for, claimed by a worker,
+kept once done.
+
+A review is the review of one seat of one ended match, so its key is ``(match_id, seat)``:
+asked again it is found, never computed twice.  Its life: ``queued`` (asked) -> ``running``
+(a server process claimed it: ``node`` and ``lease_until``, renewed while it runs) ->
+``done`` (``result``) or ``failed`` (``error``).  A process that dies leaves its rows
+``running`` with a lease that runs out; ``recover`` puts such rows back in the queue, or
+marks them failed once they have been started ``max_attempts`` times (a review that kills
+its worker must not loop for ever).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, Literal
+
+from sqlalchemy import Connection, Engine, and_, case, func, insert, or_, select, update
+
+from sanma.store.tables import guests, match_reviews
+
+State = Literal["queued", "running", "done", "failed"]
+UNFINISHED: Final = ("queued", "running")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRow:
+    """One review as stored."""
+
+    match_id: str
+    seat: int
+    guest_id: str
+    state: State
+    done: int
+    total: int
+    attempts: int
+    node: str | None
+    result: dict[str, Any] | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class ReviewRefused(Exception):
+    """A review that may not be queued now: ``reason`` is ``busy`` (the guest already has one
+    queued or running) or ``full`` (the queue holds ``queue_cap`` reviews)."""
+
+    def __init__(self, reason: Literal["busy", "full"], detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
+# SQLite has no row locks: requests of one process are made one at a time, so that two
+# requests of one guest cannot both see "nothing unfinished" (PostgreSQL: the guest's row lock).
+_REQUESTS = threading.Lock()
+
+
+def _utc(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no time zone: it was UTC
+
+
+def _row(row: Any) -> ReviewRow:
+    return ReviewRow(
+        match_id=row["match_id"],
+        seat=int(row["seat"]),
+        guest_id=row["guest_id"],
+        state=row["state"],
+        done=int(row["done"]),
+        total=int(row["total"]),
+        attempts=int(row["attempts"]),
+        node=row["node"],
+        result=None if row["result"] is None else json.loads(row["result"]),
+        error=row["error"],
+        created_at=_utc(row["created_at"]),
+        updated_at=_utc(row["updated_at"]),
+    )
+
+
+def _key(match_id: str, seat: int) -> Any:
+    return and_(match_reviews.c.match_id == match_id, match_reviews.c.seat == seat)
+
+
+def get_review(engine: Engine, match_id: str, seat: int) -> ReviewRow | None:
+    """The review of ``seat`` in ``match_id``, or ``None`` (never asked)."""
+    with engine.connect() as conn:
+        row = conn.execute(select(match_reviews).where(_key(match_id, seat))).mappings().first()
+    return None if row is None else _row(row)
+
+
+def request_review(
+    engine: Engine, match_id: str, seat: int, guest_id: str, *, total: int, queue_cap: int
+) -> tuple[ReviewRow, bool]:
+    """The review of ``seat`` in ``match_id`` asked by ``guest_id``: the stored one when there
+    is one (done, queued or running; a failed one is queued again), else a new queued row.
+    ``(row, queued_now)``.  Raises ``ReviewRefused`` when the guest already has another review
+    unfinished, or the queue is full."""
+    with _REQUESTS, engine.begin() as conn:
+        conn.execute(select(guests.c.id).where(guests.c.id == guest_id).with_for_update())
+        found = conn.execute(select(match_reviews).where(_key(match_id, seat))).mappings().first()
+        if found is not None and found["state"] != "failed":
+            return _row(found), False
+        _check_room(conn, guest_id, queue_cap)
+        now = datetime.now(UTC)
+        values = {"state": "queued", "done": 0, "total": total, "node": None, "lease_until": None}
+        values |= {"result": None, "error": None, "updated_at": now}
+        if found is None:
+            conn.execute(
+                insert(match_reviews).values(
+                    match_id=match_id, seat=seat, guest_id=guest_id, attempts=0, created_at=now, **values
+                )
+            )
+        else:
+            conn.execute(update(match_reviews).where(_key(match_id, seat)).values(attempts=0, **values))
+        row = conn.execute(select(match_reviews).where(_key(match_id, seat))).mappings().one()
+    return _row(row), True
+
+
+def _check_room(conn: Connection, guest_id: str, queue_cap: int) -> None:
+    mine = conn.execute(
+        select(func.count()).where(match_reviews.c.guest_id == guest_id, match_reviews.c.state.in_(UNFINISHED))
+    ).scalar_one()
+    if mine:
+        raise ReviewRefused("busy", "one review at a time: wait until the one asked for is done")
+    queued = conn.execute(select(func.count()).where(match_reviews.c.state == "queued")).scalar_one()
+    if queued >= queue_cap:
+        raise ReviewRefused("full", f"{queued} reviews are waiting for a worker: ask again in a minute")
+
+
+def claim_next(engine: Engine, node: str, lease_s: float) -> ReviewRow | None:
+    """Take the oldest queued review for ``node`` (``running``, leased for ``lease_s``), or
+    ``None`` when none is queued.  A row another process took first is skipped."""
+    for _ in range(5):
+        with engine.connect() as conn:
+            oldest = conn.execute(
+                select(match_reviews.c.match_id, match_reviews.c.seat)
+                .where(match_reviews.c.state == "queued")
+                .order_by(match_reviews.c.updated_at, match_reviews.c.match_id)
+                .limit(1)
+            ).first()
+        if oldest is None:
+            return None
+        now = datetime.now(UTC)
+        with engine.begin() as conn:
+            took = conn.execute(
+                update(match_reviews)
+                .where(_key(oldest[0], int(oldest[1])), match_reviews.c.state == "queued")
+                .values(
+                    state="running",
+                    node=node,
+                    lease_until=now + timedelta(seconds=lease_s),
+                    attempts=match_reviews.c.attempts + 1,
+                    done=0,
+                    updated_at=now,
+                )
+            )
+            if took.rowcount == 1:
+                row = conn.execute(select(match_reviews).where(_key(oldest[0], int(oldest[1])))).mappings().one()
+                return _row(row)
+    return None
+
+
+def _mine(match_id: str, seat: int, node: str) -> Any:
+    return and_(_key(match_id, seat), match_reviews.c.state == "running", match_reviews.c.node == node)
+
+
+def renew(engine: Engine, match_id: str, seat: int, node: str, *, done: int, total: int, lease_s: float) -> bool:
+    """Record a running review's progress and extend ``node``'s lease; ``False``: ``node``
+    no longer holds it (its lease ran out and another process took it over)."""
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        hit = conn.execute(
+            update(match_reviews)
+            .where(_mine(match_id, seat, node))
+            .values(done=done, total=total, lease_until=now + timedelta(seconds=lease_s), updated_at=now)
+        )
+    return bool(hit.rowcount)
+
+
+def finish(engine: Engine, match_id: str, seat: int, node: str, result: dict[str, Any]) -> bool:
+    """Keep a review's result (``done``); ``False`` when ``node`` no longer held it."""
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        hit = conn.execute(
+            update(match_reviews)
+            .where(_mine(match_id, seat, node))
+            .values(
+                state="done",
+                result=json.dumps(result, separators=(",", ":"), ensure_ascii=False),
+                done=match_reviews.c.total,
+                node=None,
+                lease_until=None,
+                updated_at=now,
+            )
+        )
+    return bool(hit.rowcount)
+
+
+def fail(engine: Engine, match_id: str, seat: int, node: str, error: str) -> bool:
+    """Mark a review ``failed`` with ``error``; ``False`` when ``node`` no longer held it."""
+    with engine.begin() as conn:
+        hit = conn.execute(
+            update(match_reviews)
+            .where(_mine(match_id, seat, node))
+            .values(state="failed", error=error[:2000], node=None, lease_until=None, updated_at=datetime.now(UTC))
+        )
+    return bool(hit.rowcount)
+
+
+def release(engine: Engine, match_id: str, seat: int, node: str) -> bool:
+    """Put a review ``node`` runs back in the queue (the server is stopping): the start it
+    had does not count as an attempt."""
+    with engine.begin() as conn:
+        hit = conn.execute(
+            update(match_reviews)
+            .where(_mine(match_id, seat, node))
+            .values(
+                state="queued",
+                node=None,
+                lease_until=None,
+                done=0,
+                attempts=case((match_reviews.c.attempts > 0, match_reviews.c.attempts - 1), else_=0),
+                updated_at=datetime.now(UTC),
+            )
+        )
+    return bool(hit.rowcount)
+
+
+def recover(engine: Engine, *, max_attempts: int, everything: bool = False) -> tuple[int, int]:
+    """Running reviews whose process is gone (its lease ran out; ``everything``: every running
+    one, for a server that is the database's only process and has just started): queued again,
+    or ``failed`` once started ``max_attempts`` times.  ``(queued again, failed)``."""
+    now = datetime.now(UTC)
+    gone = match_reviews.c.state == "running"
+    if not everything:
+        gone = and_(gone, or_(match_reviews.c.lease_until.is_(None), match_reviews.c.lease_until < now))
+    lapsed = {"node": None, "lease_until": None, "updated_at": now}
+    with engine.begin() as conn:
+        failed = conn.execute(
+            update(match_reviews)
+            .where(gone, match_reviews.c.attempts >= max_attempts)
+            .values(
+                state="failed", error="the server stopped while computing this review, every time it tried", **lapsed
+            )
+        ).rowcount
+        queued = conn.execute(
+            update(match_reviews)
+            .where(gone, match_reviews.c.attempts < max_attempts)
+            .values(state="queued", done=0, **lapsed)
+        ).rowcount
+    return int(queued), int(failed)
+
+
+def retry(engine: Engine, match_id: str, seat: int, node: str, *, max_attempts: int, error: str) -> State | None:
+    """After ``node``'s worker died under a review: queued again, or ``failed`` with ``error``
+    once it has been started ``max_attempts`` times.  The state it is left in (``None``:
+    ``node`` no longer held it)."""
+    row = get_review(engine, match_id, seat)
+    if row is None or row.state != "running" or row.node != node:
+        return None
+    if row.attempts >= max_attempts:
+        return "failed" if fail(engine, match_id, seat, node, error) else None
+    with engine.begin() as conn:
+        hit = conn.execute(
+            update(match_reviews)
+            .where(_mine(match_id, seat, node))
+            .values(state="queued", node=None, lease_until=None, done=0, updated_at=datetime.now(UTC))
+        )
+    return "queued" if hit.rowcount else None

@@ -1,0 +1,258 @@
+"""The master's review over HTTP, on a real uvicorn server with real worker processes: asked
+for, its progress, computed once and kept (a second ask and a restarted server read the
+store), the bounds (one unfinished review per guest, the queue's cap: 429), the typed errors,
+a review left running by a server that died (queued again, or failed after its last try),
+and the store's review table on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import Engine
+
+from sanma.bots.review import review
+from sanma.cli.review_cmd import read_log
+from sanma.server.reviewer import MAX_ATTEMPTS
+from sanma.server.settings import Settings
+from sanma.store import db
+from sanma.store import matches as match_store
+from sanma.store import reviews as store
+from tests.services import free_port
+from tests.test_replays import any_engine, guest_token, postgres_url, store_ended  # noqa: F401 (fixtures)
+from tests.test_server import LiveServer, new_guest
+
+ORDER = ("queued", "running", "done")
+
+
+def base_settings(tmp_path: Path, **changes: Any) -> Settings:
+    settings = Settings(
+        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=500.0, rate_burst=1000
+    )
+    return settings.with_changes(**changes)
+
+
+@pytest.fixture
+def running() -> Iterator[list[LiveServer]]:
+    """Servers a test started, stopped at its end (whatever happened)."""
+    live: list[LiveServer] = []
+    yield live
+    for server in live:
+        if server.thread.is_alive():
+            server.stop()
+
+
+def start(running: list[LiveServer], settings: Settings) -> LiveServer:
+    server = LiveServer(settings)
+    running.append(server)
+    return server
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def ask(live: LiveServer, match: str, token: str) -> httpx.Response:
+    return httpx.post(f"{live.http}/api/matches/{match}/review", headers=auth(token), timeout=30)
+
+
+def read(live: LiveServer, match: str, token: str) -> httpx.Response:
+    return httpx.get(f"{live.http}/api/matches/{match}/review", headers=auth(token), timeout=30)
+
+
+def until_finished(live: LiveServer, match: str, token: str, timeout_s: float = 180) -> list[dict[str, Any]]:
+    """Every answer of GET until the review is done or failed (polled every 20 ms)."""
+    seen: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        r = read(live, match, token)
+        assert r.status_code == 200, r.text
+        seen.append(r.json())
+        if seen[-1]["state"] in ("done", "failed"):
+            return seen
+        time.sleep(0.02)
+    raise AssertionError(f"the review did not finish in {timeout_s} s: {seen[-1]}")
+
+
+def ended_match(live: LiveServer, seed: int, seat: int = 1) -> tuple[str, str, str]:
+    """(guest id, token, match id) of a guest with an ended East match at ``seat``."""
+    engine = db.open_engine(live.settings.db_url)
+    try:
+        guest, token = guest_token(engine)
+        match, _ = store_ended(engine, seed, guest, seat)
+    finally:
+        engine.dispose()
+    return guest, token, match
+
+
+def test_a_review_is_computed_once_shown_with_progress_and_kept(tmp_path, running):
+    settings = base_settings(tmp_path)
+    live = start(running, settings)
+    _, token, match = ended_match(live, 21, seat=1)
+    first = ask(live, match, token)
+    assert first.status_code == 202, first.text
+    assert first.json()["state"] in ("queued", "running") and first.json()["seat"] == 1
+    seen = until_finished(live, match, token)
+    states = [s["state"] for s in seen]
+    assert states[-1] == "done", seen[-1]
+    assert [ORDER.index(s) for s in states] == sorted(ORDER.index(s) for s in states)  # never goes back
+    assert "running" in states  # a worker process takes a while to start: the poll sees it run
+    dones = [s["done"] for s in seen]
+    assert dones == sorted(dones) and seen[-1]["done"] == seen[-1]["total"] > 0
+    result = seen[-1]["result"]
+    assert live.app.state.reviews.computed == 1
+
+    engine = db.open_engine(settings.db_url)
+    log = read_log(json.dumps(match_store.load_events(engine, match)))  # the CLI's reader of the store form
+    engine.dispose()
+    assert seen[-1]["total"] == len(log)
+    expected = review(log, 1).as_dict()
+    assert result["decisions"] == expected["decisions"] > 0
+    # The decisions and what the seat did are the log's; the master's answers may differ where
+    # its time budget cut a search short on a loaded machine.
+    assert sorted((m["index"], m["choice"]) for m in result["mistakes"]) == sorted(
+        (m["index"], m["choice"]) for m in expected["mistakes"]
+    )
+    losses = [m["loss"] for m in result["mistakes"] if m["loss"] is not None]
+    assert losses == sorted(losses, reverse=True) and result["priced"] == len(losses)
+
+    again = ask(live, match, token)
+    assert again.status_code == 200 and again.json()["result"] == result
+    assert read(live, match, token).json()["result"] == result
+    assert live.app.state.reviews.computed == 1  # served from the store
+    live.stop()
+
+    restarted = start(running, settings)
+    assert ask(restarted, match, token).json()["result"] == result
+    assert restarted.app.state.reviews.computed == 0
+
+
+def test_with_no_worker_it_waits_queued_and_a_server_with_one_computes_it(tmp_path, running):
+    settings = base_settings(tmp_path, review_workers=0)
+    front = start(running, settings)
+    _, token, match = ended_match(front, 22, seat=0)
+    r = ask(front, match, token)
+    assert r.status_code == 202
+    body = r.json()
+    assert body["state"] == "queued" and body["done"] == 0 and body["total"] > 0
+    time.sleep(2.5)  # longer than the dispatcher's poll: nothing takes it here
+    assert read(front, match, token).json()["state"] == "queued"
+    assert front.app.state.reviews.computed == 0
+    front.stop()
+
+    worker = start(running, settings.with_changes(review_workers=1, port=free_port()))
+    seen = until_finished(worker, match, token)
+    assert seen[-1]["state"] == "done" and seen[-1]["result"]["seat"] == 0
+    assert worker.app.state.reviews.computed == 1
+
+
+def test_one_unfinished_review_per_guest_and_a_capped_queue(tmp_path, running):
+    live = start(running, base_settings(tmp_path, review_workers=0, review_queue=2))
+    engine = db.open_engine(live.settings.db_url)
+    guest, token = guest_token(engine)
+    first, _ = store_ended(engine, 23, guest)
+    second, _ = store_ended(engine, 24, guest)
+    others = [guest_token(engine) for _ in range(2)]
+    their = [store_ended(engine, 25 + i, g)[0] for i, (g, _) in enumerate(others)]
+    engine.dispose()
+
+    assert ask(live, first, token).status_code == 202
+    assert ask(live, first, token).status_code == 202  # the same review again: no new one
+    busy = ask(live, second, token)
+    assert busy.status_code == 429 and busy.json()["error"] == "review_busy"
+    assert busy.headers["retry-after"].isdigit()
+    assert ask(live, their[0], others[0][1]).status_code == 202  # the queue now holds 2
+    full = ask(live, their[1], others[1][1])
+    assert full.status_code == 429 and full.json()["error"] == "review_queue_full", full.text
+    assert read(live, their[1], others[1][1]).json()["error"] == "no_review"
+
+
+def test_typed_errors(tmp_path, running):
+    live = start(running, base_settings(tmp_path, review_workers=0))
+    _, token, match = ended_match(live, 27)
+    stranger = new_guest(live)
+    assert ask(live, match, stranger).json()["error"] == "no_match"
+    assert ask(live, match, stranger).status_code == 404
+    assert read(live, "nope", token).json()["error"] == "no_match"
+    r = read(live, match, token)
+    assert r.status_code == 404 and r.json()["error"] == "no_review"
+    engine = db.open_engine(live.settings.db_url)
+    guest, mine = guest_token(engine)
+    playing = match_store.create_match(  # never finished
+        engine, guest_id=guest, rules={"length": "east"}, seed=2, bot_level="normal", human_seat=0
+    ).id
+    engine.dispose()
+    r = ask(live, playing, mine)
+    assert r.status_code == 409 and r.json()["error"] == "match_running"
+    r = httpx.post(f"{live.http}/api/matches/{match}/review", timeout=10)
+    assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+
+
+def test_a_log_the_review_cannot_read_fails_with_its_reason(tmp_path, running):
+    live = start(running, base_settings(tmp_path))
+    engine = db.open_engine(live.settings.db_url)
+    guest, token = guest_token(engine)
+    record = match_store.create_match(
+        engine, guest_id=guest, rules={"length": "east"}, seed=1, bot_level="normal", human_seat=0
+    )
+    match_store.append_events(engine, record.id, 1, [{"t": "HandDrawn"}], ended=True)
+    engine.dispose()
+    assert ask(live, record.id, token).status_code == 202
+    last = until_finished(live, record.id, token)[-1]
+    assert last["state"] == "failed" and last["result"] is None and last["error"]
+    assert live.app.state.reviews.computed == 1
+
+
+def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_path, running):
+    settings = base_settings(tmp_path)
+    engine = db.open_engine(settings.db_url)
+    db.upgrade(engine)
+    guest, token = guest_token(engine)
+    crashed, _ = store_ended(engine, 28, guest, seat=1)
+    other, other_token = guest_token(engine)
+    doomed, _ = store_ended(engine, 29, other, seat=1)
+    # A server that died once under the first review and MAX_ATTEMPTS times under the second.
+    store.request_review(engine, crashed, 1, guest, total=5, queue_cap=10)
+    assert store.claim_next(engine, "dead-node", 30.0) is not None
+    store.request_review(engine, doomed, 1, other, total=5, queue_cap=10)
+    for _ in range(MAX_ATTEMPTS):
+        row = store.claim_next(engine, "dead-node", 30.0)
+        assert row is not None and row.match_id == doomed
+        if row.attempts < MAX_ATTEMPTS:
+            assert store.retry(engine, doomed, 1, "dead-node", max_attempts=MAX_ATTEMPTS, error="x") == "queued"
+    assert store.get_review(engine, doomed, 1).attempts == MAX_ATTEMPTS  # type: ignore[union-attr]
+    engine.dispose()
+
+    live = start(running, settings)  # alone on its database: what was running is not running now
+    assert until_finished(live, crashed, token)[-1]["state"] == "done"
+    failed = read(live, doomed, other_token).json()
+    assert failed["state"] == "failed" and "stopped" in failed["error"]
+    assert ask(live, doomed, other_token).status_code == 202  # a failed review may be asked again
+    assert until_finished(live, doomed, other_token)[-1]["state"] == "done"
+
+
+def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
+    guest, _ = guest_token(any_engine)
+    match, _ = store_ended(any_engine, 30, guest)
+    row, new = store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1)
+    assert new and row.state == "queued" and row.total == 40 and row.attempts == 0
+    assert store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1) == (row, False)
+    claimed = store.claim_next(any_engine, "a", 0.0)  # a lease that has run out already
+    assert claimed is not None and claimed.state == "running" and claimed.attempts == 1 and claimed.node == "a"
+    assert store.claim_next(any_engine, "b", 30.0) is None  # nothing else queued
+    assert store.renew(any_engine, match, 1, "a", done=7, total=40, lease_s=0.0)
+    assert not store.renew(any_engine, match, 1, "b", done=8, total=40, lease_s=30.0)  # not b's
+    assert store.recover(any_engine, max_attempts=2) == (1, 0)  # its lease ran out: queued again
+    assert store.claim_next(any_engine, "b", 30.0) is not None
+    assert store.recover(any_engine, max_attempts=2) == (0, 0)  # b's lease holds
+    assert not store.finish(any_engine, match, 1, "a", {"seat": 1})  # a lost it
+    assert store.finish(any_engine, match, 1, "b", {"seat": 1, "mistakes": []})
+    done = store.get_review(any_engine, match, 1)
+    assert done is not None and done.state == "done" and done.done == 40 and done.result == {"seat": 1, "mistakes": []}
+    assert done.attempts == 2 and done.node is None
+    assert store.get_review(any_engine, match, 0) is None
