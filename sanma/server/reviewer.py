@@ -138,16 +138,23 @@ class Reviewer:
 
     async def _dispatch(self) -> None:
         while True:
-            while len(self._running) < self.workers:
-                row = await asyncio.to_thread(store.claim_next, self.engine, self.node, self.lease_s)
-                if row is None:
-                    break
-                key = (row.match_id, row.seat)
-                self._running[key] = (0, row.total)
-                self._jobs[key] = asyncio.create_task(self._run(row), name=f"review-{row.match_id}-{row.seat}")
+            try:
+                await self._claim()
+            except Exception:  # the database is away for a moment: try again at the next poll
+                log.exception("reviews: could not claim a review")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), POLL_S)
             self._wake.clear()
+
+    async def _claim(self) -> None:
+        """Claim queued reviews while a worker is free, each run by a task of its own."""
+        while len(self._running) < self.workers:
+            row = await asyncio.to_thread(store.claim_next, self.engine, self.node, self.lease_s)
+            if row is None:
+                return
+            key = (row.match_id, row.seat)
+            self._running[key] = (0, row.total)
+            self._jobs[key] = asyncio.create_task(self._run(row), name=f"review-{row.match_id}-{row.seat}")
 
     async def _run(self, row: store.ReviewRow) -> None:
         key = (row.match_id, row.seat)
@@ -203,9 +210,10 @@ class Reviewer:
             for process in list(getattr(pool, "_processes", {}).values()):
                 with contextlib.suppress(Exception):
                     process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)  # quick: its processes are gone
         if self._queue is not None:
             self._queue.close()
+            self._queue.join_thread()
             self._queue = None
 
     # -- progress and leases --------------------------------------------------------------------
@@ -214,16 +222,25 @@ class Reviewer:
         swept = time.monotonic()
         while True:
             await asyncio.sleep(BEAT_S)
-            self._drain()
-            for (match_id, seat), (done, total) in list(self._running.items()):
-                await asyncio.to_thread(
-                    store.renew, self.engine, match_id, seat, self.node, done=done, total=total, lease_s=self.lease_s
-                )
-            if time.monotonic() - swept >= SWEEP_S:
-                swept = time.monotonic()
-                again, _ = await asyncio.to_thread(store.recover, self.engine, max_attempts=MAX_ATTEMPTS)
-                if again:
-                    self.wake()
+            sweep = time.monotonic() - swept >= SWEEP_S
+            swept = time.monotonic() if sweep else swept
+            try:
+                await self._renew(sweep)
+            except Exception:  # the database is away for a moment: the leases outlive a few beats
+                log.exception("reviews: could not renew the leases")
+
+    async def _renew(self, sweep: bool) -> None:
+        """Write the running reviews' progress and renew their leases; ``sweep``: also queue
+        again what a dead process left running."""
+        self._drain()
+        for (match_id, seat), (done, total) in list(self._running.items()):
+            await asyncio.to_thread(
+                store.renew, self.engine, match_id, seat, self.node, done=done, total=total, lease_s=self.lease_s
+            )
+        if sweep:
+            again, _ = await asyncio.to_thread(store.recover, self.engine, max_attempts=MAX_ATTEMPTS)
+            if again:
+                self.wake()
 
     def _drain(self) -> None:
         """The workers' progress reports so far (never waits)."""
