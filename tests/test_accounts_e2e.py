@@ -74,11 +74,14 @@ def close_account(page: Page) -> None:
 
 
 def wait_for_back(page: Page, color: str) -> None:
-    """Until an opponent's tile back shows ``color``.  Read in one go inside the page: the
+    """Until an opponent's tile back shows ``color`` (the gradient its rect is filled with, one
+    for every back: index.html ``#tile-back``).  Read in one go inside the page: the
     board is redrawn as events arrive, and a tile read while it is replaced is detached (its
     computed style is empty)."""
     page.wait_for_function(
-        """c => { const s = document.querySelector('.opponent .backs .tile svg stop');
+        """c => { const r = document.querySelector('.opponent .backs .tile svg rect');
+                  const id = r && /url\\("?#([\\w-]+)"?\\)/.exec(r.getAttribute('fill'))?.[1];
+                  const s = id ? document.querySelector(`#${id} stop`) : null;
                   return s !== null && getComputedStyle(s).stopColor === c; }""",
         arg=color,
         timeout=10_000,

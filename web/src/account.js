@@ -1,13 +1,13 @@
 // The account sheet (start screen button "Account"): profile and display name, e-mail link and
 // recovery, backup export/import, with the shop (shop.js) and the history (history.js) as tabs.
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
-import { api, errorText, h, mailLang, session } from "./account-core.js";
+import { api, errorText, mailLang, session } from "./account-core.js";
 import { applyEquipment } from "./cosmetics.js";
-import { icon, iconNode } from "./icons.js";
-import { esc } from "./render/common.js";
-import { localHistory, mergeLocal, historyTab, syncHistory } from "./history.js";
+import { icon } from "./icons.js";
+import { delegate, html, mount, nodeOf } from "./render/common.js";
+import { historyActions, historyTab, localHistory, mergeLocal, saveBlob, syncHistory } from "./history.js";
 import { t } from "./i18n.js";
-import { shopTab } from "./shop.js";
+import { dressSwatches, shopActions, shopTab } from "./shop.js";
 
 const view = { open: false, tab: "profile", note: "", error: "" };
 let onSwitch = () => {};
@@ -33,13 +33,13 @@ export function initAccount({ getToken, setToken, switched }) {
 
 /** The start screen's button (markup only: static text, no user data). */
 export function accountButtonHtml() {
-  return `<button type="button" class="ghost" data-cmd="account" id="account-btn">${accountButtonInner(session.profile && !session.profile.email)}</button>`;
+  return html`<button type="button" class="ghost" data-cmd="account" id="account-btn">${accountButtonInner(session.profile && !session.profile.email)}</button>`;
 }
 
 /** The button's contents: a warning sign while no e-mail is linked (the account can be lost). */
 function accountButtonInner(noEmail) {
-  const warn = `<span class="warn-sign" role="img" aria-label="${esc(t("acct.email.none"))}" title="${esc(t("acct.email.none"))}">${icon("warn")}</span>`;
-  return `${icon("person")} ${esc(t("acct.open"))}${noEmail ? ` ${warn}` : ""}`;
+  const warn = html` <span class="warn-sign" role="img" aria-label="${t("acct.email.none")}" title="${t("acct.email.none")}">${icon("warn")}</span>`;
+  return html`${icon("person")} ${t("acct.open")}${noEmail ? warn : null}`;
 }
 
 /** Reload the profile and apply its equipment to the table. */
@@ -49,7 +49,7 @@ export async function refreshProfile() {
   session.profile = data;
   await applyEquipment();
   const button = document.getElementById("account-btn");
-  if (button) button.innerHTML = accountButtonInner(!data.email);
+  if (button) mount(button, accountButtonInner(!data.email));
   return data;
 }
 
@@ -58,11 +58,31 @@ export async function refreshProfile() {
 function sheet() {
   let el = document.getElementById("account-sheet");
   if (!el) {
-    el = h("div", { id: "account-sheet", class: "overlay sheet", hidden: true, role: "dialog", "aria-modal": "true", "aria-labelledby": "acct-title" });
+    el = nodeOf(html`<div id="account-sheet" class="overlay sheet" hidden role="dialog" aria-modal="true" aria-labelledby="acct-title"></div>`);
+    // One set of listeners for every tab's controls (data-act), kept across redraws.
+    const actions = { ...ACTIONS, ...shopActions(say, refresh), ...historyActions(say) };
+    for (const type of ["click", "change", "keydown", "dragover", "dragleave", "drop"]) delegate(el, type, actions);
     document.body.append(el);
   }
   return el;
 }
+
+/** The profile tab's and the sheet's own controls. */
+const ACTIONS = {
+  "acct-tab": (el, ev) => ev.type === "click" && openTab(el.dataset.acctTab),
+  "acct-close": (el, ev) => ev.type === "click" && closeAccount(),
+  "acct-name-save": (el, ev) => ev.type === "click" && saveName(),
+  "code-send": (el, ev) => ev.type === "click" && sendCode(FLOWS[el.dataset.flow]),
+  "code-verify": (el, ev) => ev.type === "click" && verifyCode(FLOWS[el.dataset.flow]),
+  "backup-export": (el, ev) => ev.type === "click" && exportBackup(),
+  "backup-import": (el, ev) => ev.type === "click" && document.getElementById("backup-file")?.click(),
+  "backup-file": async (el, ev) => {
+    if (ev.type !== "change") return;
+    const chosen = el.files?.[0];
+    if (chosen) await importBackup(await chosen.text());
+    el.value = "";
+  },
+};
 
 export async function openAccount(tab) {
   view.open = true;
@@ -77,7 +97,7 @@ export async function openAccount(tab) {
 export function closeAccount() {
   view.open = false;
   sheet().hidden = true;
-  sheet().replaceChildren();
+  mount(sheet(), html``);
   document.getElementById("account-btn")?.focus(); // back where the sheet was opened
 }
 
@@ -86,38 +106,20 @@ export async function render() {
   const el = sheet();
   el.hidden = !view.open;
   if (!view.open) return;
-  const tabs = ["profile", "shop", "history"].map((name) =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: `choice${view.tab === name ? " on" : ""}`,
-        "aria-pressed": String(view.tab === name),
-        dataset: { acctTab: name },
-        on: { click: () => openTab(name) },
-      },
-      t(`acct.tab.${name}`),
-    ),
+  const tabs = ["profile", "shop", "history"].map(
+    (name) => html`<button type="button" class="choice${view.tab === name ? " on" : ""}" aria-pressed="${view.tab === name}" data-act="acct-tab" data-acct-tab="${name}">${t(`acct.tab.${name}`)}</button>`,
   );
   let body;
-  if (view.tab === "shop") body = await shopTab(say, refresh);
-  else if (view.tab === "history") body = await historyTab(say);
+  if (view.tab === "shop") body = await shopTab();
+  else if (view.tab === "history") body = await historyTab();
   else body = profileTab();
-  const panel = h(
-    "div",
-    { class: "panel acct", id: "account-panel" },
-    h(
-      "div",
-      { class: "acct-head" },
-      h("h2", { id: "acct-title" }, t("acct.title")),
-      h("button", { type: "button", class: "ghost", dataset: { acctClose: "1" }, on: { click: closeAccount } }, iconNode("close"), ` ${t("acct.close")}`),
-    ),
-    h("div", { class: "acct-tabs", role: "group" }, tabs),
-    h("p", { class: "acct-note", id: "acct-note", role: "status" }, view.note),
-    h("p", { class: "acct-error", id: "acct-error", role: "alert" }, view.error),
-    h("div", { class: "acct-body" }, body),
+  // Forced: the tabs change parts of the sheet (a share box, a shown name) after drawing it.
+  mount(
+    el,
+    html`<div class="panel acct" id="account-panel"><div class="acct-head"><h2 id="acct-title">${t("acct.title")}</h2><button type="button" class="ghost" data-act="acct-close" data-acct-close="1">${icon("close")} ${t("acct.close")}</button></div><div class="acct-tabs" role="group">${tabs}</div><p class="acct-note" id="acct-note" role="status">${view.note}</p><p class="acct-error" id="acct-error" role="alert">${view.error}</p><div class="acct-body">${body}</div></div>`,
+    true,
   );
-  el.replaceChildren(panel);
+  if (view.tab === "shop") dressSwatches(el);
 }
 
 async function openTab(name) {
@@ -148,131 +150,77 @@ function say(note, error = "") {
 
 function profileTab() {
   const p = session.profile || {};
-  const nameInput = h("input", { id: "acct-name", maxlength: "24", value: p.name || "", autocomplete: "nickname", "aria-label": t("acct.profile.name") });
-  const shown = h("strong", { id: "acct-name-shown" }, p.name || t("acct.profile.none"));
-  const saveName = async () => {
-    const { status, data } = await api("POST", "/api/account/name", { name: nameInput.value });
-    if (status !== 200) return say("", errorText(data, status));
-    session.profile = data;
-    shown.textContent = data.name;
-    say(t("acct.profile.saved"));
-  };
-  return [
-    p.email ? null : h("p", { class: "acct-warn", id: "acct-warn" }, t("acct.warn.unsafe")),
-    h(
-      "section",
-      {},
-      h("h3", {}, t("acct.profile.name")),
-      h("div", { class: "acct-row" }, shown),
-      h(
-        "div",
-        { class: "acct-row" },
-        nameInput,
-        h("button", { type: "button", class: "choice", id: "acct-name-save", on: { click: saveName } }, t("acct.profile.save")),
-      ),
-    ),
-    emailSection(p),
-    recoverSection(),
-    backupSection(),
-  ];
+  return html`${p.email ? null : html`<p class="acct-warn" id="acct-warn">${t("acct.warn.unsafe")}</p>`}<section><h3>${t("acct.profile.name")}</h3><div class="acct-row"><strong id="acct-name-shown">${p.name || t("acct.profile.none")}</strong></div><div class="acct-row"><input id="acct-name" maxlength="24" value="${p.name || ""}" autocomplete="nickname" aria-label="${t("acct.profile.name")}"><button type="button" class="choice" id="acct-name-save" data-act="acct-name-save">${t("acct.profile.save")}</button></div></section>${emailSection(p)}${recoverSection()}${backupSection()}`;
 }
 
-function codeFlow({ prefix, sendPath, verifyPath, verifyLabel, done }) {
-  const email = h("input", { id: `${prefix}-email`, type: "email", autocomplete: "email", maxlength: "254", placeholder: t("acct.email.placeholder"), "aria-label": t("acct.email.address") });
-  const code = h("input", { id: `${prefix}-code`, inputmode: "numeric", autocomplete: "one-time-code", maxlength: "12", placeholder: t("acct.email.code"), "aria-label": t("acct.email.code") });
-  const step2 = h(
-    "div",
-    { class: "acct-row", hidden: true },
-    code,
-    h("button", { type: "button", class: "choice", id: `${prefix}-verify`, on: { click: verify } }, verifyLabel),
-  );
-  async function send() {
-    const { status, data } = await api("POST", sendPath, { email: email.value, lang: mailLang() });
-    if (status !== 202) return say("", errorText(data, status));
-    step2.hidden = false;
-    say(t("acct.email.sent"));
-    code.focus();
-  }
-  async function verify() {
-    const { status, data } = await api("POST", verifyPath, { email: email.value, code: code.value });
-    if (status !== 200) return say("", errorText(data, status));
-    await done(data);
-  }
-  return [
-    h(
-      "div",
-      { class: "acct-row" },
-      email,
-      h("button", { type: "button", class: "choice", id: `${prefix}-send`, on: { click: send } }, t("acct.email.send")),
-    ),
-    step2,
-  ];
+async function saveName() {
+  const { status, data } = await api("POST", "/api/account/name", { name: document.getElementById("acct-name")?.value ?? "" });
+  if (status !== 200) return say("", errorText(data, status));
+  session.profile = data;
+  document.getElementById("acct-name-shown").textContent = data.name;
+  say(t("acct.profile.saved"));
+}
+
+/** The two e-mail code flows (link an address, recover the account): send a code, then check it. */
+const FLOWS = {
+  link: {
+    prefix: "link",
+    sendPath: "/api/account/email",
+    verifyPath: "/api/account/email/verify",
+    done: async (profile) => {
+      session.profile = profile;
+      view.note = t("acct.email.done");
+      await render();
+    },
+  },
+  recover: {
+    prefix: "recover",
+    sendPath: "/api/account/recover",
+    verifyPath: "/api/account/recover/verify",
+    done: async (answer) => {
+      session.setToken(answer.token);
+      await refreshProfile();
+      await syncHistory();
+      view.note = t("acct.recover.done");
+      await render();
+      onSwitch();
+    },
+  },
+};
+
+function codeFlow(prefix, verifyLabel) {
+  return html`<div class="acct-row"><input id="${prefix}-email" type="email" autocomplete="email" maxlength="254" placeholder="${t("acct.email.placeholder")}" aria-label="${t("acct.email.address")}"><button type="button" class="choice" id="${prefix}-send" data-act="code-send" data-flow="${prefix}">${t("acct.email.send")}</button></div><div class="acct-row" id="${prefix}-step2" hidden><input id="${prefix}-code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" placeholder="${t("acct.email.code")}" aria-label="${t("acct.email.code")}"><button type="button" class="choice" id="${prefix}-verify" data-act="code-verify" data-flow="${prefix}">${verifyLabel}</button></div>`;
+}
+
+const field = (id) => document.getElementById(id)?.value ?? "";
+
+async function sendCode(flow) {
+  const { status, data } = await api("POST", flow.sendPath, { email: field(`${flow.prefix}-email`), lang: mailLang() });
+  if (status !== 202) return say("", errorText(data, status));
+  document.getElementById(`${flow.prefix}-step2`).hidden = false;
+  say(t("acct.email.sent"));
+  document.getElementById(`${flow.prefix}-code`).focus();
+}
+
+async function verifyCode(flow) {
+  const { status, data } = await api("POST", flow.verifyPath, { email: field(`${flow.prefix}-email`), code: field(`${flow.prefix}-code`) });
+  if (status !== 200) return say("", errorText(data, status));
+  await flow.done(data);
 }
 
 function emailSection(p) {
-  return h(
-    "section",
-    {},
-    h("h3", {}, t("acct.email.title")),
-    h("p", { id: "acct-email-state" }, p.email ? t("acct.email.linked", { email: p.email }) : t("acct.email.none")),
-    codeFlow({
-      prefix: "link",
-      sendPath: "/api/account/email",
-      verifyPath: "/api/account/email/verify",
-      verifyLabel: t("acct.email.verify"),
-      done: async (profile) => {
-        session.profile = profile;
-        view.note = t("acct.email.done");
-        await render();
-      },
-    }),
-  );
+  const state = p.email ? t("acct.email.linked", { email: p.email }) : t("acct.email.none");
+  return html`<section><h3>${t("acct.email.title")}</h3><p id="acct-email-state">${state}</p>${codeFlow("link", t("acct.email.verify"))}</section>`;
 }
 
 function recoverSection() {
-  return h(
-    "section",
-    {},
-    h("h3", {}, t("acct.recover.title")),
-    h("p", {}, t("acct.recover.help")),
-    codeFlow({
-      prefix: "recover",
-      sendPath: "/api/account/recover",
-      verifyPath: "/api/account/recover/verify",
-      verifyLabel: t("acct.recover.verify"),
-      done: async (answer) => {
-        session.setToken(answer.token);
-        await refreshProfile();
-        await syncHistory();
-        view.note = t("acct.recover.done");
-        await render();
-        onSwitch();
-      },
-    }),
-  );
+  return html`<section><h3>${t("acct.recover.title")}</h3><p>${t("acct.recover.help")}</p>${codeFlow("recover", t("acct.recover.verify"))}</section>`;
 }
 
 // --- backup ---------------------------------------------------------------------------------
 
 function backupSection() {
-  const file = h("input", { type: "file", id: "backup-file", accept: "application/json,.json", hidden: true });
-  file.addEventListener("change", async () => {
-    const chosen = file.files?.[0];
-    if (chosen) await importBackup(await chosen.text());
-    file.value = "";
-  });
-  return h(
-    "section",
-    {},
-    h("h3", {}, t("acct.backup.title")),
-    h(
-      "div",
-      { class: "acct-row" },
-      h("button", { type: "button", class: "choice", id: "backup-export", on: { click: exportBackup } }, t("acct.backup.export")),
-      h("button", { type: "button", class: "choice", id: "backup-import", on: { click: () => file.click() } }, t("acct.backup.import")),
-      file,
-    ),
-  );
+  return html`<section><h3>${t("acct.backup.title")}</h3><div class="acct-row"><button type="button" class="choice" id="backup-export" data-act="backup-export">${t("acct.backup.export")}</button><button type="button" class="choice" id="backup-import" data-act="backup-import">${t("acct.backup.import")}</button><input type="file" id="backup-file" data-act="backup-file" accept="application/json,.json" hidden></div></section>`;
 }
 
 /** The backup: the account's token and every match this browser knows. */
@@ -287,11 +235,7 @@ export function backupJson() {
 async function exportBackup() {
   await syncHistory();
   const blob = new Blob([backupJson()], { type: "application/json" });
-  const link = h("a", { href: URL.createObjectURL(blob), download: `sanma-backup-${new Date().toISOString().slice(0, 10)}.json` });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  saveBlob(blob, `sanma-backup-${new Date().toISOString().slice(0, 10)}.json`);
 }
 
 /** Merge a backup's history; offer to switch to its account when the token differs. */

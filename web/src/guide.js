@@ -3,7 +3,7 @@
 // The examples live in src/guide/examples.json (both languages); tests/test_guide.py checks
 // every tile and every claim there against the engine.
 import { getLang, t } from "./i18n.js";
-import { esc, stackedHtml, tileHtml } from "./render/common.js";
+import { html, join, nodeOf, stackedHtml, tileHtml } from "./render/common.js";
 
 let data = null;
 const at = { example: 0, step: 0 };
@@ -35,11 +35,12 @@ function text(pair) {
 
 /** A caption: "{5s}" becomes a small tile, the rest is text. */
 function captionHtml(caption) {
-  return esc(caption).replace(/\{([0-9][mps]|[1-7]z)\}/g, (_, tile) => tileHtml(tile, "tiny inline"));
+  // split() with a group alternates text and the tiles' codes.
+  return join(caption.split(/\{([0-9][mps]|[1-7]z)\}/).map((part, i) => (i % 2 ? tileHtml(part, "tiny inline") : part)));
 }
 
 function tilesHtml(tiles, marks, cls, extra = () => "") {
-  return tiles.map((tile, i) => tileHtml(tile, `${cls}${marks.has(kindOf(tile)) ? " hl" : ""}${extra(i)}`)).join("");
+  return tiles.map((tile, i) => tileHtml(tile, `${cls}${marks.has(kindOf(tile)) ? " hl" : ""}${extra(i)}`));
 }
 
 /** A meld as the table shows it: the called tile sideways on the side of the player who
@@ -49,12 +50,12 @@ function guideMeldHtml(m) {
   // A kakan is drawn as its pon with the fourth tile lying on the sideways one.
   const tiles = m.type === "kakan" ? all.slice(0, 3) : all;
   const side = m.from === "right" ? tiles.length - 1 : 0;
-  const html = tiles.map((tile, i) => {
+  const shown = tiles.map((tile, i) => {
     if (m.type === "ankan") return tileHtml(i === 0 || i === 3 ? "?" : tile, "small");
     if (i === side && m.type === "kakan") return stackedHtml(all[3], tile);
     return tileHtml(tile, `small${i === side ? " sideways" : ""}`);
   });
-  return `<span class="meld meld-${m.type}">${html.join("")}</span>`;
+  return html`<span class="meld meld-${m.type}">${shown}</span>`;
 }
 
 function stageHtml(step) {
@@ -63,55 +64,53 @@ function stageHtml(step) {
   const called = new Set(step.called || []);
   const dora = expand(step.dora);
   const counters = [];
-  if (step.left !== undefined) counters.push(`${esc(t("label.tiles_left"))} <b>${step.left}</b>`);
-  if (step.sticks) counters.push(`${esc(t("label.deposits"))} <b>${step.sticks}</b>`);
-  if (step.honba) counters.push(`${esc(t("label.honba"))} <b>${step.honba}</b>`);
+  if (step.left !== undefined) counters.push(html`${t("label.tiles_left")} <b>${step.left}</b>`);
+  if (step.sticks) counters.push(html`${t("label.deposits")} <b>${step.sticks}</b>`);
+  if (step.honba) counters.push(html`${t("label.honba")} <b>${step.honba}</b>`);
   const riverRow = river.length
-    ? `<div class="g-row"><span class="g-label">${esc(t("guide.river"))}</span><div class="g-river">${tilesHtml(river, marks, "small river-tile", (i) =>
+    ? html`<div class="g-row"><span class="g-label">${t("guide.river")}</span><div class="g-river">${tilesHtml(river, marks, "small river-tile", (i) =>
         `${i === step.riichi_at ? " sideways" : ""}${called.has(i) ? " called" : ""}`)}</div></div>`
     : "";
   const offer = step.offer
-    ? `<div class="g-row g-offer"><span class="g-label">${esc(t(`guide.offer.${step.offer_from || "left"}`))}</span>${tilesHtml([step.offer], marks, "small offered")}</div>`
+    ? html`<div class="g-row g-offer"><span class="g-label">${t(`guide.offer.${step.offer_from || "left"}`)}</span>${tilesHtml([step.offer], marks, "small offered")}</div>`
     : "";
-  const melds = (step.melds || []).map(guideMeldHtml).join("");
+  const melds = (step.melds || []).map(guideMeldHtml);
   const kita = step.kita
-    ? `<span class="kita" aria-label="${esc(t("aria.kita", { n: step.kita }))}">${tileHtml("4z", "small")}<b>×${step.kita}</b></span>`
+    ? html`<span class="kita" aria-label="${t("aria.kita", { n: step.kita })}">${tileHtml("4z", "small")}<b>×${step.kita}</b></span>`
     : "";
-  const drawn = step.drawn ? `<span class="g-drawn">${tilesHtml([step.drawn], marks, "g-tile drawn")}</span>` : "";
-  return `<div class="g-stage">
-      <div class="g-top"><span class="g-label">${esc(t("label.dora"))}</span>${tilesHtml(dora, new Set(), "small")}
-        <span class="g-counters">${counters.join(" · ")}</span></div>
+  const drawn = step.drawn ? html`<span class="g-drawn">${tilesHtml([step.drawn], marks, "g-tile drawn")}</span>` : "";
+  return html`<div class="g-stage">
+      <div class="g-top"><span class="g-label">${t("label.dora")}</span>${tilesHtml(dora, new Set(), "small")}
+        <span class="g-counters">${counters.map((c, i) => (i ? html` · ${c}` : c))}</span></div>
       ${riverRow}${offer}
-      <div class="g-hand" role="group" aria-label="${esc(t("aria.hand"))}">${tilesHtml(expand(step.hand), marks, "g-tile")}${drawn}
+      <div class="g-hand" role="group" aria-label="${t("aria.hand")}">${tilesHtml(expand(step.hand), marks, "g-tile")}${drawn}
         <span class="g-melds">${melds}${kita}</span></div>
     </div>`;
 }
 
 /** The guide section of the Rules panel, at the current example and step. */
 export function guideHtml() {
-  if (!data) return "";
+  if (!data) return html``;
   const ex = data.examples[at.example];
   const step = ex.steps[at.step];
   const n = ex.steps.length;
   const tabs = data.examples
-    .map((e, i) => `<button type="button" class="choice${i === at.example ? " on" : ""}" data-guide-ex="${i}" aria-pressed="${i === at.example}">${esc(text(e.title))}</button>`)
-    .join("");
+    .map((e, i) => html`<button type="button" class="choice${i === at.example ? " on" : ""}" data-guide-ex="${i}" aria-pressed="${i === at.example}">${text(e.title)}</button>`);
   const steps = ex.steps
-    .map((_, i) => `<li><button type="button" class="g-step${i === at.step ? " on" : ""}" data-guide-step="${i}"
-      aria-current="${i === at.step ? "step" : "false"}" aria-label="${esc(t("guide.step", { n: i + 1, total: n }))}">${i + 1}</button></li>`)
-    .join("");
-  return `<section class="rules-section guide" id="rules-guide" data-testid="guide" aria-roledescription="${esc(t("guide.title"))}">
-    <h3>${esc(t("guide.title"))}</h3>
-    <p class="g-intro">${esc(t("guide.intro"))}</p>
-    <div class="g-tabs" role="group" aria-label="${esc(t("guide.title"))}">${tabs}</div>
-    <div class="g-body" data-example="${esc(ex.id)}" data-step="${at.step}">
-      <h4>${esc(text(ex.title))}</h4>
+    .map((_, i) => html`<li><button type="button" class="g-step${i === at.step ? " on" : ""}" data-guide-step="${i}"
+      aria-current="${i === at.step ? "step" : "false"}" aria-label="${t("guide.step", { n: i + 1, total: n })}">${i + 1}</button></li>`);
+  return html`<section class="rules-section guide" id="rules-guide" data-testid="guide" aria-roledescription="${t("guide.title")}">
+    <h3>${t("guide.title")}</h3>
+    <p class="g-intro">${t("guide.intro")}</p>
+    <div class="g-tabs" role="group" aria-label="${t("guide.title")}">${tabs}</div>
+    <div class="g-body" data-example="${ex.id}" data-step="${at.step}">
+      <h4>${text(ex.title)}</h4>
       ${stageHtml(step)}
       <p class="g-caption" aria-live="polite" data-testid="guide-caption">${captionHtml(text(step.caption))}</p>
-      <nav class="g-nav" aria-label="${esc(t("guide.steps"))}">
-        <button type="button" class="ghost" data-guide-go="-1" ${at.step === 0 ? "disabled" : ""}>← ${esc(t("guide.prev"))}</button>
+      <nav class="g-nav" aria-label="${t("guide.steps")}">
+        <button type="button" class="ghost" data-guide-go="-1" ${at.step === 0 ? "disabled" : ""}>← ${t("guide.prev")}</button>
         <ol class="g-steps">${steps}</ol>
-        <button type="button" class="ghost" data-guide-go="1" ${at.step === n - 1 ? "disabled" : ""}>${esc(t("guide.next"))} →</button>
+        <button type="button" class="ghost" data-guide-go="1" ${at.step === n - 1 ? "disabled" : ""}>${t("guide.next")} →</button>
       </nav>
     </div>
   </section>`;
@@ -120,7 +119,7 @@ export function guideHtml() {
 function rerender(focusSelector) {
   const el = document.getElementById("rules-guide");
   if (!el) return;
-  el.outerHTML = guideHtml();
+  el.replaceWith(nodeOf(guideHtml()));
   if (focusSelector) document.querySelector(`#rules-guide ${focusSelector}`)?.focus();
 }
 

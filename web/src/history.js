@@ -2,8 +2,9 @@
 // replay, downloads (tenhou.net/6, our JSON-lines log) and share link; a copy of the list kept
 // in this browser (localStorage, part of the backup); opening a tenhou.net/6 file (picked or
 // dropped) in the replay viewer, and the logs the player kept.
-import { api, errorText, h } from "./account-core.js";
+import { api, errorText } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
+import { html, nodeOf } from "./render/common.js";
 import { BOT_NAMES } from "./render/table.js";
 
 /** The replay viewer, loaded on its first use: the first table does not wait for it. */
@@ -72,51 +73,61 @@ function whenText(at) {
   return Number.isNaN(when.getTime()) ? "" : when.toLocaleString(getLang() === "en" ? "en-GB" : "id-ID", WHEN);
 }
 
-function row(entry, withReplay, say) {
+/** The entries of the tables last drawn, by match id: a Replay button finds its entry here. */
+const shown = new Map();
+
+function row(entry, withReplay) {
+  const id = entry.match;
+  const dl = (kind) => html`<button type="button" class="choice" data-act="hist-download" data-match="${id}" data-download="${kind}" aria-label="${t("acct.history.download")}: ${t(`acct.history.${kind}`)}">⬇ ${t(`acct.history.${kind}`)}</button>`;
   const tools = withReplay
-    ? h(
-        "td",
-        { class: "hist-tools" },
-        h("button", { type: "button", class: "choice", dataset: { replay: entry.match }, on: { click: () => openReplay(entry, say) } }, t("acct.history.replay")),
-        h("button", { type: "button", class: "choice", dataset: { download: "tenhou6" }, "aria-label": `${t("acct.history.download")}: ${t("acct.history.tenhou6")}`, on: { click: () => download(entry.match, "tenhou6", say) } }, `⬇ ${t("acct.history.tenhou6")}`),
-        h("button", { type: "button", class: "choice", dataset: { download: "jsonl" }, "aria-label": `${t("acct.history.download")}: ${t("acct.history.jsonl")}`, on: { click: () => download(entry.match, "jsonl", say) } }, `⬇ ${t("acct.history.jsonl")}`),
-        h("button", { type: "button", class: "choice", dataset: { share: entry.match }, on: { click: (ev) => share(entry.match, ev.currentTarget, say) } }, t("acct.history.share")),
-      )
-    : h("td", {});
-  return h(
-    "tr",
-    { dataset: { match: entry.match } },
-    h("td", { class: "hist-when" }, whenText(entry.ended_at)),
-    h("td", {}, rulesText(entry.rules)),
-    h("td", { class: "hist-seats" }, seatsText(entry)),
-    h("td", { class: `hist-place place-${entry.placement}` }, entry.placement ? t(`place.${entry.placement}`) : ""),
-    h("td", {}, entry.points !== null && entry.points !== undefined ? entry.points.toLocaleString("en-US") : ""),
-    tools,
-  );
+    ? html`<td class="hist-tools"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></td>`
+    : html`<td></td>`;
+  const points = entry.points !== null && entry.points !== undefined ? entry.points.toLocaleString("en-US") : "";
+  return html`<tr data-match="${id}"><td class="hist-when">${whenText(entry.ended_at)}</td><td>${rulesText(entry.rules)}</td><td class="hist-seats">${seatsText(entry)}</td><td class="hist-place place-${entry.placement}">${entry.placement ? t(`place.${entry.placement}`) : ""}</td><td>${points}</td>${tools}</tr>`;
 }
 
 function head() {
-  const cols = ["when", "rules", "players", "placement", "points"].map((c) => h("th", { scope: "col" }, t(`acct.history.col.${c}`)));
-  return h("thead", {}, h("tr", {}, cols, h("td", {})));
+  const cols = ["when", "rules", "players", "placement", "points"].map((c) => html`<th scope="col">${t(`acct.history.col.${c}`)}</th>`);
+  return html`<thead><tr>${cols}<td></td></tr></thead>`;
+}
+
+function table(entries, withReplay, id) {
+  if (!entries.length) return html`<p>${t("acct.history.empty")}</p>`;
+  for (const e of entries) shown.set(e.match, e);
+  return html`<table class="hist" id="${id}">${head()}<tbody>${entries.map((e) => row(e, withReplay))}</tbody></table>`;
 }
 
 /** The tab's content: opening a log, the finished matches, the logs kept, the local-only ones. */
-export async function historyTab(say) {
+export async function historyTab() {
   const server = (await syncHistory()) || [];
   const known = new Set(server.map((e) => e.match));
   const localOnly = localHistory().filter((e) => !known.has(e.match));
   const saved = await api("GET", "/api/replays");
   const logs = saved.status === 200 ? saved.data.logs : [];
-  const table = (entries, withReplay, id) =>
-    entries.length
-      ? h("table", { class: "hist", id }, head(), h("tbody", {}, entries.map((e) => row(e, withReplay, say))))
-      : h("p", {}, t("acct.history.empty"));
-  return [
-    openSection(say),
-    h("section", {}, h("h3", {}, t("acct.history.server")), table(server, true, "hist-server")),
-    logs.length ? savedSection(logs, say) : null,
-    localOnly.length ? h("section", {}, h("h3", {}, t("acct.history.local")), table(localOnly, false, "hist-local")) : null,
-  ];
+  shown.clear();
+  return html`${openSection()}<section><h3>${t("acct.history.server")}</h3>${table(server, true, "hist-server")}</section>${logs.length ? savedSection(logs) : null}${localOnly.length ? html`<section><h3>${t("acct.history.local")}</h3>${table(localOnly, false, "hist-local")}</section>` : null}`;
+}
+
+/** What the tab's controls do (the account sheet delegates its events here): `say(note, error)`
+ * reports under the tabs. */
+export function historyActions(say) {
+  return {
+    "hist-replay": (el, ev) => ev.type === "click" && shown.has(el.dataset.replay) && openReplay(shown.get(el.dataset.replay), say),
+    "hist-download": (el, ev) => ev.type === "click" && download(el.dataset.match, el.dataset.download, say),
+    "hist-share": (el, ev) => ev.type === "click" && share(el.dataset.share, el, say),
+    "share-copy": (el, ev) => ev.type === "click" && copyLink(say),
+    "share-stop": (el, ev) => ev.type === "click" && stopSharing(el.dataset.match, say),
+    "log-drop": (el, ev) => onDropZone(el, ev, say),
+    "log-file": async (el, ev) => {
+      if (ev.type !== "change") return;
+      const chosen = el.files?.[0];
+      if (chosen) await openFile(chosen, say);
+      el.value = "";
+    },
+    "log-preset": (el, ev) => ev.type === "change" && (picked.preset = el.value),
+    "saved-open": (el, ev) => ev.type === "click" && openSaved(el.dataset.openLog, say),
+    "saved-forget": (el, ev) => ev.type === "click" && forget(el.dataset.forgetLog, el, say),
+  };
 }
 
 async function openReplay(entry, say) {
@@ -132,103 +143,78 @@ async function openReplay(entry, say) {
 const DOWNLOADS = { tenhou6: ["tenhou6", "tenhou6.json"], jsonl: ["log.jsonl", "jsonl"] };
 
 async function download(match, kind, say) {
+  if (!DOWNLOADS[kind]) return;
   const [path, ext] = DOWNLOADS[kind];
   const { status, data } = await api("GET", `/api/matches/${encodeURIComponent(match)}/${path}`, undefined, { blob: true });
   if (status !== 200) return say("", errorText(data, status));
   const name = `sanma-${match}.${ext}`;
-  const link = h("a", { href: URL.createObjectURL(data), download: name });
+  saveBlob(data, name);
+  say(t("acct.history.downloaded", { name }));
+}
+
+/** Hand `blob` to the browser as a download named `name`. */
+export function saveBlob(blob, name) {
+  const link = nodeOf(html`<a href="${URL.createObjectURL(blob)}" download="${name}" hidden></a>`);
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-  say(t("acct.history.downloaded", { name }));
 }
 
 async function share(match, pressed, say) {
   const { status, data } = await api("POST", `/api/matches/${encodeURIComponent(match)}/share`);
   if (status !== 200) return say("", errorText(data, status));
   const url = new URL(data.path, location.href).href;
-  const field = h("input", { id: "share-link", readonly: true, value: url, "aria-label": t("acct.history.link_label") });
-  const copy = async () => {
-    field.select();
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      document.execCommand?.("copy"); // an older browser, or no clipboard permission
-    }
-    say(t("acct.history.copied"));
-  };
-  const stop = async () => {
-    const r = await api("DELETE", `/api/matches/${encodeURIComponent(match)}/share`);
-    if (r.status !== 204) return say("", errorText(r.data, r.status));
-    box.remove();
-    say(t("acct.history.unshared"));
-  };
   document.getElementById("share-box")?.remove();
-  const box = h(
-    "tr",
-    { id: "share-box" },
-    h(
-      "td",
-      { colspan: "6" },
-      h("p", {}, t("acct.history.shared")),
-      h(
-        "div",
-        { class: "acct-row" },
-        field,
-        h("button", { type: "button", class: "choice", id: "share-copy", on: { click: copy } }, t("acct.history.copy")),
-        h("button", { type: "button", class: "ghost", id: "share-stop", on: { click: stop } }, t("acct.history.unshare")),
-      ),
-    ),
-  );
-  pressed.closest("tr").after(box);
+  const box = nodeOf(html`<table><tbody><tr id="share-box"><td colspan="6"><p>${t("acct.history.shared")}</p><div class="acct-row"><input id="share-link" readonly value="${url}" aria-label="${t("acct.history.link_label")}"><button type="button" class="choice" id="share-copy" data-act="share-copy">${t("acct.history.copy")}</button><button type="button" class="ghost" id="share-stop" data-act="share-stop" data-match="${match}">${t("acct.history.unshare")}</button></div></td></tr></tbody></table>`);
+  // A <tr> parses only inside a table: the row is taken out of the one built around it.
+  pressed.closest("tr").after(box.querySelector("tr"));
   document.getElementById("share-copy").focus();
+}
+
+async function copyLink(say) {
+  const field = document.getElementById("share-link");
+  if (!field) return;
+  field.select();
+  try {
+    await navigator.clipboard.writeText(field.value);
+  } catch {
+    document.execCommand?.("copy"); // an older browser, or no clipboard permission
+  }
+  say(t("acct.history.copied"));
+}
+
+async function stopSharing(match, say) {
+  const r = await api("DELETE", `/api/matches/${encodeURIComponent(match)}/share`);
+  if (r.status !== 204) return say("", errorText(r.data, r.status));
+  document.getElementById("share-box")?.remove();
+  say(t("acct.history.unshared"));
 }
 
 // --- opening a log ------------------------------------------------------------------------------
 
-function openSection(say) {
-  const file = h("input", { type: "file", id: "log-file", accept: "application/json,.json,.txt", hidden: true });
-  file.addEventListener("change", async () => {
-    const chosen = file.files?.[0];
-    if (chosen) await openFile(chosen, say);
-    file.value = "";
-  });
-  const zone = h(
-    "div",
-    { class: "drop-zone", id: "log-drop", role: "button", tabindex: "0", "aria-describedby": "log-help" },
-    t("acct.open.drop"),
-  );
-  zone.addEventListener("click", () => file.click());
-  zone.addEventListener("keydown", (ev) => {
-    if (ev.key === "Enter" || ev.key === " ") {
-      ev.preventDefault();
-      file.click();
-    }
-  });
-  zone.addEventListener("dragover", (ev) => {
+function openSection() {
+  const presets = PRESETS.map((p) => html`<option value="${p}"${p === picked.preset ? html` selected` : null}>${t(`acct.open.preset.${p || "auto"}`)}</option>`);
+  return html`<section class="open-log"><h3>${t("acct.open.title")}</h3><p id="log-help">${t("acct.open.help")}</p><div class="acct-row"><div class="drop-zone" id="log-drop" data-act="log-drop" role="button" tabindex="0" aria-describedby="log-help">${t("acct.open.drop")}</div><label class="log-preset">${t("acct.open.preset")}<select id="log-preset" data-act="log-preset">${presets}</select></label><input type="file" id="log-file" data-act="log-file" accept="application/json,.json,.txt" hidden></div></section>`;
+}
+
+/** The drop zone: a click or Enter picks a file, a dropped file is opened. */
+async function onDropZone(zone, ev, say) {
+  const pick = () => document.getElementById("log-file")?.click();
+  if (ev.type === "click") pick();
+  else if (ev.type === "keydown" && (ev.key === "Enter" || ev.key === " ")) {
+    ev.preventDefault();
+    pick();
+  } else if (ev.type === "dragover") {
     ev.preventDefault();
     zone.classList.add("over");
-  });
-  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
-  zone.addEventListener("drop", async (ev) => {
+  } else if (ev.type === "dragleave") zone.classList.remove("over");
+  else if (ev.type === "drop") {
     ev.preventDefault();
     zone.classList.remove("over");
     const dropped = ev.dataTransfer?.files?.[0];
     if (dropped) await openFile(dropped, say);
-  });
-  const preset = h(
-    "select",
-    { id: "log-preset", on: { change: (ev) => (picked.preset = ev.target.value) } },
-    PRESETS.map((p) => h("option", { value: p, selected: p === picked.preset }, t(`acct.open.preset.${p || "auto"}`))),
-  );
-  return h(
-    "section",
-    { class: "open-log" },
-    h("h3", {}, t("acct.open.title")),
-    h("p", { id: "log-help" }, t("acct.open.help")),
-    h("div", { class: "acct-row" }, zone, h("label", { class: "log-preset" }, t("acct.open.preset"), preset), file),
-  );
+  }
 }
 
 /** Send a picked or dropped file to the server's importer and open what it answers. */
@@ -243,18 +229,12 @@ export async function openFile(file, say) {
   openViewer(data, { players: playersOf(data), spectator: true, title: data.title || file.name, log: { text, preset: picked.preset }, say });
 }
 
-function savedSection(logs, say) {
-  const items = logs.map((log) =>
-    h(
-      "li",
-      { dataset: { log: log.id } },
-      h("span", { class: "saved-title" }, log.title),
-      h("small", { class: "hist-when" }, ` ${whenText(log.created_at)} `),
-      h("button", { type: "button", class: "choice", dataset: { openLog: log.id }, on: { click: () => openSaved(log.id, say) } }, t("acct.saved.open")),
-      h("button", { type: "button", class: "ghost", dataset: { forgetLog: log.id }, on: { click: (ev) => forget(log.id, ev.currentTarget, say) } }, t("acct.saved.forget")),
-    ),
+function savedSection(logs) {
+  const items = logs.map(
+    (log) =>
+      html`<li data-log="${log.id}"><span class="saved-title">${log.title}</span><small class="hist-when"> ${whenText(log.created_at)} </small><button type="button" class="choice" data-act="saved-open" data-open-log="${log.id}">${t("acct.saved.open")}</button><button type="button" class="ghost" data-act="saved-forget" data-forget-log="${log.id}">${t("acct.saved.forget")}</button></li>`,
   );
-  return h("section", {}, h("h3", {}, t("acct.saved.title")), h("ul", { class: "saved-logs", id: "saved-logs" }, items));
+  return html`<section><h3>${t("acct.saved.title")}</h3><ul class="saved-logs" id="saved-logs">${items}</ul></section>`;
 }
 
 async function openSaved(id, say) {

@@ -5,7 +5,7 @@ import { autoAction, loadToggles, saveToggles, TOGGLES } from "./auto.js";
 import { currentMatch, ensureToken, newToken, saveToken, startPractice } from "./api.js";
 import { Connection } from "./conn.js";
 import { getLang, loadI18n, setLang, t } from "./i18n.js";
-import { esc, tileHtml } from "./render/common.js";
+import { html, join, mount, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
@@ -47,28 +47,27 @@ function loadOptions() {
 }
 
 function langSwitchHtml() {
-  return ["id", "en"]
-    .map((code) => `<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`)
-    .join("");
+  return join(["id", "en"].map((code) => html`<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`));
 }
 
 function choiceGroup(name, values, current, labelKey) {
   const items = values
     .map((value) => {
       const on = String(current) === String(value);
-      return `<button type="button" class="choice${on ? " on" : ""}" role="radio" aria-checked="${on}" data-opt="${name}" data-value="${value}">${esc(t(`${labelKey}.${value}`))}</button>`;
-    })
-    .join("");
-  return `<fieldset class="option"><legend>${esc(t(`start.${name}`))}</legend><div class="choices" role="radiogroup">${items}</div></fieldset>`;
+      return html`<button type="button" class="choice${on ? " on" : ""}" role="radio" aria-checked="${on}" data-opt="${name}" data-value="${value}">${t(`${labelKey}.${value}`)}</button>`;
+    });
+  return html`<fieldset class="option"><legend>${t(`start.${name}`)}</legend><div class="choices" role="radiogroup">${items}</div></fieldset>`;
 }
 
 function renderStart() {
   const o = loadOptions();
-  const fan = ["1z", "0p", "7z", "9m", "5s"].map((x) => tileHtml(x)).join("");
-  $("start").innerHTML = `
+  const fan = ["1z", "0p", "7z", "9m", "5s"].map((x) => tileHtml(x));
+  mount(
+    $("start"),
+    html`
     <div class="start-card">
-      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">${icon("book")} ${esc(t("rules.open"))}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
-      <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${esc(t("start.tagline"))}</p></div>
+      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">${icon("book")} ${t("rules.open")}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${t("start.tagline")}</p></div>
       <div class="options">
         ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
         <div class="option-pair">
@@ -77,12 +76,14 @@ function renderStart() {
         </div>
         ${choiceGroup("level", ["beginner", "normal", "expert", "master"], o.level, "level")}
       </div>
-      ${app.resumable ? `<button class="primary resume" id="resume" data-cmd="resume">${icon("resume")} ${esc(t("start.resume"))}</button>` : ""}
-      <button class="primary play${app.resumable ? " second" : ""}" id="play" data-cmd="play">${esc(t("start.play"))}</button>
+      ${app.resumable ? html`<button class="primary resume" id="resume" data-cmd="resume">${icon("resume")} ${t("start.resume")}</button>` : null}
+      <button class="primary play${app.resumable ? " second" : ""}" id="play" data-cmd="play">${t("start.play")}</button>
       ${roomsButtonHtml()}
-      <p class="hint">${esc(t("start.hint"))}</p>
+      <p class="hint">${t("start.hint")}</p>
       <p class="error" id="start-error" role="alert"></p>
-    </div>`;
+    </div>`,
+    true, // forced: a failed start's message and the Play button's state are reset
+  );
 }
 
 function show(screen) {
@@ -93,13 +94,10 @@ function show(screen) {
   else renderGame();
 }
 
-/** Replace an element's markup only when it changed: most frames change the board alone,
- * and rebuilding the hand, the buttons and the top bar each time cost layout on phones. */
-function setHtml(el, html) {
-  if (el.sanmaHtml === html) return;
-  el.innerHTML = html;
-  el.sanmaHtml = html;
-}
+/** Replace an element's markup only when it changed (`mount` compares): most frames change
+ * the board alone, and rebuilding the hand, the buttons and the top bar each time cost layout
+ * on phones. */
+const setHtml = mount;
 
 /** The board as six parts in `display: contents` wrappers (the grid still places the parts
  * themselves), each replaced only when its markup changed: a discard redraws one river and
@@ -107,25 +105,24 @@ function setHtml(el, html) {
 function setBoard(parts) {
   const board = $("board");
   if (board.children.length !== parts.length || !board.firstElementChild.classList.contains("part")) {
-    board.innerHTML = parts.map(() => '<div class="part"></div>').join("");
-    board.sanmaHtml = null;
+    mount(board, join(parts.map(() => html`<div class="part"></div>`)), true);
   }
-  parts.forEach((html, i) => setHtml(board.children[i], html));
+  parts.forEach((part, i) => setHtml(board.children[i], part));
 }
 
 function renderGame() {
   const s = app.state;
-  setHtml($("menu-btn"), `${icon("menu")}<span class="label-text">${esc(t("game.menu"))}</span>`);
+  setHtml($("menu-btn"), html`${icon("menu")}<span class="label-text">${t("game.menu")}</span>`);
   $("menu-btn").setAttribute("aria-label", t("game.menu"));
   setHtml($("game-lang"), langSwitchHtml());
-  setHtml($("toggles"), soundHtml() + speedHtml() + togglesHtml());
+  setHtml($("toggles"), html`${soundHtml()}${speedHtml()}${togglesHtml()}`);
   renderMenu();
   $("conn").textContent = app.online === false ? t("game.offline") : app.notice || "";
   if (!s.hand) {
-    setHtml($("board"), `<div class="waiting">${esc(t("game.connecting"))}</div>`);
-    setHtml($("hand"), "");
-    setHtml($("actions"), "");
-    setHtml($("aids"), "");
+    setHtml($("board"), html`<div class="waiting">${t("game.connecting")}</div>`);
+    setHtml($("hand"), html``);
+    setHtml($("actions"), html``);
+    setHtml($("aids"), html``);
   } else {
     setBoard(boardParts(s));
     setHtml($("hand"), handHtml(s, app.prompt, app.ui));
@@ -140,17 +137,17 @@ function renderGame() {
 function speedHtml() {
   const label = `${t("speed.label")}: ${t(`speed.${app.speed}`)}`;
   // A friend room's pace is the room's: the server takes no speed frame there, so no button.
-  if (inRoom()) return "";
+  if (inRoom()) return null;
   const glyph = { normal: "play", fast: "fast", instant: "instant" }[app.speed];
-  return `<button type="button" class="toggle speed on" data-cmd="speed" data-speed="${app.speed}" aria-label="${esc(label)}"
-    title="${esc(t("speed.help"))}">${icon(glyph)}<span class="label-text">${esc(t(`speed.${app.speed}`))}</span></button>`;
+  return html`<button type="button" class="toggle speed on" data-cmd="speed" data-speed="${app.speed}" aria-label="${label}"
+    title="${t("speed.help")}">${icon(glyph)}<span class="label-text">${t(`speed.${app.speed}`)}</span></button>`;
 }
 
 function soundHtml() {
   const off = isMuted();
   const label = t(off ? "sound.off" : "sound.on");
-  return `<button type="button" class="toggle sound${off ? "" : " on"}" data-cmd="mute" aria-pressed="${off}" aria-label="${esc(t("sound.mute"))}"
-    title="${esc(label)}">${icon(off ? "mute" : "sound")}</button>`;
+  return html`<button type="button" class="toggle sound${off ? "" : " on"}" data-cmd="mute" aria-pressed="${off}" aria-label="${t("sound.mute")}"
+    title="${label}">${icon(off ? "mute" : "sound")}</button>`;
 }
 
 /** Next bot speed (normal -> fast -> instant -> normal), kept and sent to the match. */
@@ -191,10 +188,10 @@ function togglesHtml(inMenu = false) {
   return TOGGLES.map((name) => {
     const on = app.toggles[name];
     const cls = inMenu ? "menu-toggle" : "toggle";
-    const role = inMenu ? ` role="menuitemcheckbox" aria-checked="${on}"` : ` aria-pressed="${on}"`;
-    return `<button type="button" class="${cls}${on ? " on" : ""}" data-toggle="${name}"${role}
-      title="${esc(t(`toggle.${name}.help`))}">${esc(t(`toggle.${name}`))}</button>`;
-  }).join("");
+    const role = inMenu ? html` role="menuitemcheckbox" aria-checked="${on}"` : html` aria-pressed="${on}"`;
+    return html`<button type="button" class="${cls}${on ? " on" : ""}" data-toggle="${name}"${role}
+      title="${t(`toggle.${name}.help`)}">${t(`toggle.${name}`)}</button>`;
+  });
 }
 
 /** Answer the prompt by itself when a toggle says so (never while a hand-end panel is up). */
@@ -210,11 +207,14 @@ function maybeAuto() {
 function renderMenu() {
   const menu = $("menu");
   menu.hidden = !app.menuOpen;
-  menu.innerHTML = app.menuOpen
-    ? `<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${esc(t("menu.rules"))}</button>
+  mount(
+    menu,
+    app.menuOpen
+      ? html`<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${t("menu.rules")}</button>
       <div class="menu-compact">${togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
-      <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${esc(t("menu.leave"))}</button>`
-    : "";
+      <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${t("menu.leave")}</button>`
+      : html``,
+  );
 }
 
 // The Rules panel and its guide load on first open, not before the first table.
@@ -233,7 +233,7 @@ async function openRules() {
 function renderRules() {
   const sheet = $("sheet");
   sheet.hidden = !app.rulesOpen;
-  sheet.innerHTML = app.rulesOpen && rules ? rules.rulesHtml(langSwitchHtml()) : "";
+  mount(sheet, app.rulesOpen && rules ? rules.rulesHtml(langSwitchHtml()) : html``, true);
 }
 
 function closeRules() {
@@ -244,16 +244,14 @@ function closeRules() {
 function renderOverlay() {
   const s = app.state;
   const overlay = $("overlay");
-  let html = "";
+  let panel = null;
   if (s.ending.length) {
     const fair = fairHtml("hand", app.fair.results[s.ending[0].hand.index]);
-    html = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null, fair);
-  } else if (s.matchEnd) html = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules, fairHtml("match", app.fair.seedResult));
-  else if (app.confirmLeave) html = leaveConfirmHtml();
-  overlay.hidden = !html;
-  if (overlay.dataset.html !== html) {
-    overlay.innerHTML = html;
-    overlay.dataset.html = html;
+    panel = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null, fair);
+  } else if (s.matchEnd) panel = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules, fairHtml("match", app.fair.seedResult));
+  else if (app.confirmLeave) panel = leaveConfirmHtml();
+  overlay.hidden = !panel;
+  if (mount(overlay, panel || html``)) {
     // A new panel opens at its title, even on a short phone screen; its button takes the
     // focus (Enter continues) without scrolling the title away.
     overlay.scrollTop = 0;
@@ -545,10 +543,10 @@ document.addEventListener("pointerout", (ev) => {
 
 /** The in-page question before leaving a match in play (Escape or Stay keeps playing). */
 function leaveConfirmHtml() {
-  return `<div class="panel confirm" data-testid="leave-confirm" role="alertdialog" aria-modal="true" aria-labelledby="leave-q">
-    <p id="leave-q">${esc(t("game.leave_confirm"))}</p>
-    <div class="panel-foot"><button class="primary" data-panel="leave-no">${esc(t("game.leave_no"))}</button>
-    <button class="ghost" data-panel="leave-yes">${esc(t("game.leave_yes"))}</button></div></div>`;
+  return html`<div class="panel confirm" data-testid="leave-confirm" role="alertdialog" aria-modal="true" aria-labelledby="leave-q">
+    <p id="leave-q">${t("game.leave_confirm")}</p>
+    <div class="panel-foot"><button class="primary" data-panel="leave-no">${t("game.leave_no")}</button>
+    <button class="ghost" data-panel="leave-yes">${t("game.leave_yes")}</button></div></div>`;
 }
 
 /** Play again: a new practice match with the same options, straight from the results. */

@@ -4,6 +4,7 @@
 // the new elements, with the Web Animations API (no inline styles: the page's content
 // security policy allows none).  Short (about 150-300 ms at normal speed), shorter at fast,
 // none at instant and none when the system asks for reduced motion.
+import { html, nodeOf } from "./render/common.js";
 
 const BASE_MS = { normal: 240, fast: 150, instant: 0 };
 const CALLOUT_MS = { normal: 900, fast: 600, instant: 450 };
@@ -41,13 +42,7 @@ export function callout(text, seat, me, speed, kind) {
   if (!box || !game) return null;
   const r = box.getBoundingClientRect();
   const g = game.getBoundingClientRect();
-  const el = document.createElement("div");
-  el.className = `callout callout-${kind}`;
-  el.dataset.testid = "callout";
-  el.dataset.kind = kind;
-  el.dataset.seat = String(seat);
-  el.setAttribute("role", "status");
-  el.textContent = text;
+  const el = nodeOf(html`<div class="callout callout-${kind}" data-testid="callout" data-kind="${kind}" data-seat="${seat}" role="status">${text}</div>`);
   el.style.left = `${r.left - g.left + r.width / 2}px`;
   el.style.top = `${r.top - g.top + Math.min(r.height / 2, 60)}px`;
   game.appendChild(el);

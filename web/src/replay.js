@@ -3,10 +3,10 @@
 // step by turn or by event; autoplay at a speed; each hand's result panel and the final
 // standings as at the table; open hands only when the server sent them (the match has ended).
 // Keyboard: arrows (Shift: one event; Up/Down: a hand), Space; touch: the buttons or a swipe.
-import { api, errorText, h } from "./account-core.js";
+import { api, errorText } from "./account-core.js";
 import { request } from "./api.js";
 import { has, t, tileName } from "./i18n.js";
-import { meldHtml, signed, tileHtml } from "./render/common.js";
+import { delegate, html, join, meldHtml, mount, nodeOf, signed, tileHtml } from "./render/common.js";
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
 import { handAt, handStart, indexHands, nextStop, prevStop, stateAt, turnStops } from "./replay-model.js";
@@ -28,6 +28,7 @@ const view = {
   title: "",
   when: "", // the match's end, in the page's language (data, not a text of ours)
   log: null, // an opened file: {text, preset} (for "Save to my history"), else null
+  saved: "", // what saving the opened file answered (shown under the controls)
   back: null, // the element to focus when the viewer closes
   say: () => {},
 };
@@ -44,7 +45,7 @@ export function replayOpen() {
  */
 export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {} } = {}) {
   stopPlay();
-  Object.assign(view, { data, players, spectator, title, when, log, say, openHands: data.open });
+  Object.assign(view, { data, players, spectator, title, when, log, say, openHands: data.open, saved: "" });
   view.hands = indexHands(data.events);
   view.stops = turnStops(data.events);
   view.pos = view.hands.length ? handStart(view.hands, 0) : Math.min(1, data.events.length);
@@ -153,15 +154,38 @@ function draw() {
 function root() {
   let el = document.getElementById("replay-view");
   if (!el) {
-    el = h("div", { id: "replay-view", class: "overlay sheet replay-view", role: "dialog", "aria-modal": "true", "aria-labelledby": "replay-title" });
+    el = nodeOf(html`<div id="replay-view" class="overlay sheet replay-view" role="dialog" aria-modal="true" aria-labelledby="replay-title"></div>`);
     el.addEventListener("keydown", onKey);
     el.addEventListener("click", onPanelClick);
+    delegate(el, "click", ACTIONS);
+    delegate(el, "change", ACTIONS);
     el.addEventListener("pointerdown", onSwipeStart);
     el.addEventListener("pointerup", onSwipeEnd);
     document.body.append(el);
   }
   return el;
 }
+
+/** What the viewer's controls do (data-act; clicks, and the speed's change). */
+const ACTIONS = {
+  close: (el, ev) => ev.type === "click" && closeViewer(),
+  "close-message": (el, ev) => ev.type === "click" && root().remove(),
+  "prev-hand": (el, ev) => ev.type === "click" && moves.prevHand(),
+  "prev-turn": (el, ev) => ev.type === "click" && moves.prevTurn(),
+  "prev-event": (el, ev) => ev.type === "click" && moves.prevEvent(),
+  play: (el, ev) => ev.type === "click" && togglePlay(),
+  "next-event": (el, ev) => ev.type === "click" && moves.nextEvent(),
+  "next-turn": (el, ev) => ev.type === "click" && moves.nextTurn(),
+  "next-hand": (el, ev) => ev.type === "click" && moves.nextHand(),
+  hand: (el, ev) => ev.type === "click" && moves.hand(Number(el.dataset.hand) - 1),
+  speed: (el, ev) => ev.type === "change" && setSpeed(Number(el.value)),
+  "open-hands": (el, ev) => {
+    if (ev.type !== "click") return;
+    view.openHands = !view.openHands;
+    draw();
+  },
+  save: (el, ev) => ev.type === "click" && saveLog(),
+};
 
 function drawNow() {
   const el = root();
@@ -170,34 +194,20 @@ function drawNow() {
   state.openHands = view.data.open && view.openHands;
   const at = handAt(view.hands, view.pos);
   const event = view.data.events[view.pos - 1];
-  const panel = h(
-    "div",
-    { class: "panel acct replay-panel" },
-    h(
-      "div",
-      { id: "replay" },
-      headRow(at),
-      h("div", { class: "replay-main" }, handList(at), h("div", { class: "replay-stage" }, stage(state))),
-      h("p", { class: "replay-event", id: "replay-event", "aria-live": "polite" }, event ? describe(event, view.data.seat) : ""),
-      controls(),
-      notes(at),
-    ),
+  const said = event ? describe(event, view.data.seat) : "";
+  const saved = view.saved ? html`<p class="acct-note" id="replay-saved" role="status">${view.saved}</p>` : null;
+  mount(
+    el,
+    html`<div class="panel acct replay-panel"><div id="replay">${headRow(at)}<div class="replay-main">${handList(at)}<div class="replay-stage">${stage(state)}</div></div><p class="replay-event" id="replay-event" aria-live="polite">${said}</p>${controls()}${saved}${notes(at)}</div></div>`,
   );
-  el.replaceChildren(panel);
-  if (focused) document.getElementById(focused)?.focus();
+  if (focused && document.activeElement?.id !== focused) document.getElementById(focused)?.focus();
 }
 
 function headRow(at) {
   const title = view.title || t("replay.title");
-  return h(
-    "div",
-    { class: "acct-row replay-nav" },
-    h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: closeViewer } }, `← ${t("replay.close")}`),
-    h("h2", { id: "replay-title" }, title, view.when ? h("small", { class: "hist-when" }, ` ${view.when}`) : null),
-    h("span", { class: "spacer" }),
-    view.hands.length ? h("span", { id: "replay-hand-of" }, t("replay.hand_of", { i: Math.max(1, at + 1), n: view.hands.length })) : null,
-    h("strong", { id: "replay-step" }, t("replay.step", { i: view.pos, n: n() })),
-  );
+  const when = view.when ? html`<small class="hist-when"> ${view.when}</small>` : null;
+  const handOf = view.hands.length ? html`<span id="replay-hand-of">${t("replay.hand_of", { i: Math.max(1, at + 1), n: view.hands.length })}</span>` : null;
+  return html`<div class="acct-row replay-nav"><button type="button" class="ghost" id="replay-close" data-act="close">← ${t("replay.close")}</button><h2 id="replay-title">${title}${when}</h2><span class="spacer"></span>${handOf}<strong id="replay-step">${t("replay.step", { i: view.pos, n: n() })}</strong></div>`;
 }
 
 function handLabel(hand) {
@@ -221,130 +231,80 @@ function resultLabel(hand) {
 }
 
 function handList(at) {
-  const items = view.hands.map((hand, i) =>
-    h(
-      "li",
-      {},
-      h(
-        "button",
-        { type: "button", class: `choice${i === at ? " on" : ""}`, id: `replay-hand-${i + 1}`, dataset: { hand: String(i + 1) }, "aria-current": i === at ? "true" : null, on: { click: () => moves.hand(i) } },
-        h("span", { class: "hand-name" }, `${i + 1}. ${handLabel(hand)}`),
-        h("small", { class: "hand-result" }, resultLabel(hand)),
-      ),
-    ),
+  const items = view.hands.map(
+    (hand, i) =>
+      html`<li><button type="button" class="choice${i === at ? " on" : ""}" id="replay-hand-${i + 1}" data-act="hand" data-hand="${i + 1}"${i === at ? html` aria-current="true"` : null}><span class="hand-name">${i + 1}. ${handLabel(hand)}</span><small class="hand-result">${resultLabel(hand)}</small></button></li>`,
   );
-  return h("nav", { class: "replay-hands", "aria-label": t("replay.hands") }, h("ol", {}, items));
-}
-
-function markup(html) {
-  const box = document.createElement("template");
-  // render/ builds this markup from tiles and fixed texts (escaped there).  The back's
-  // gradient gets its own id: url(#back) would find the first one, maybe in the hidden table.
-  box.innerHTML = html.replaceAll('id="back"', 'id="replay-back"').replaceAll("url(#back)", "url(#replay-back)");
-  return box.content;
+  return html`<nav class="replay-hands" aria-label="${t("replay.hands")}"><ol>${items}</ol></nav>`;
 }
 
 function stage(state) {
-  if (!state.hand) return [];
+  if (!state.hand) return null;
   const me = state.seat;
   const result = resultHtml(state);
-  const mine = myTiles(state).map((x) => tileHtml(x.tile, x.drawn ? "drawn" : "")).join("");
-  const melds = state.hand.melds[me].map((m) => meldHtml(m, me)).join("");
-  return [
-    h("div", { class: "replay-board", role: "group", "aria-label": t("replay.board") }, h("div", { class: "board" }, markup(boardHtml(state)))),
-    h("div", { class: "replay-hand", id: "replay-hand" }, markup(mine + melds)),
-    result ? resultBox(result) : null,
-  ];
+  const mine = myTiles(state).map((x) => tileHtml(x.tile, x.drawn ? "drawn" : ""));
+  const melds = state.hand.melds[me].map((m) => meldHtml(m, me));
+  return html`<div class="replay-board" role="group" aria-label="${t("replay.board")}"><div class="board">${boardHtml(state)}</div></div><div class="replay-hand" id="replay-hand">${mine}${melds}</div>${result ? html`<div class="replay-result" id="replay-result">${result}</div>` : null}`;
 }
 
-/** The result panel over the table; a match end's buttons (play again ...) belong to the live
- * table, not to a replay. */
-function resultBox(html) {
-  const box = h("div", { class: "replay-result", id: "replay-result" }, markup(html));
-  box.querySelectorAll(".match-end button").forEach((b) => b.remove());
-  // The match end's subtitle says how *you* finished: no one's, seen from outside the table.
-  if (view.spectator) box.querySelectorAll(".match-end .end-title small").forEach((x) => x.remove());
-  return box;
-}
-
-/** The result panel at a hand's end (every result of a double ron), or the final standings. */
+/** The result panel at a hand's end (every result of a double ron), or the final standings.
+ * A match end's buttons (play again ...) belong to the live table, not to a replay. */
 function resultHtml(state) {
-  if (!atResult()) return "";
+  if (!atResult()) return null;
   const me = view.spectator ? null : state.seat; // a shared link or an opened log: nobody is "you"
   if (state.matchEnd && view.pos >= n()) {
     const uma = (state.rules?.uma || []).map((u) => (u > 0 ? `+${u}` : String(u))).join(" / ");
-    const umaLine = uma && state.rules?.length !== "one-hand" ? `<p class="replay-uma">${escText(t("replay.uma", { uma }))}</p>` : "";
-    return matchEndHtml(state.matchEnd, me, false, state.rules) + umaLine;
+    const umaLine = uma && state.rules?.length !== "one-hand" ? html`<p class="replay-uma">${t("replay.uma", { uma })}</p>` : null;
+    return html`${matchEndHtml(state.matchEnd, me, false, state.rules, "", { buttons: false, subtitle: !view.spectator })}${umaLine}`;
   }
   const last = handAt(view.hands, view.pos) === view.hands.length - 1 && view.data.events[n() - 1]?.type === "MatchEnded";
-  return state.ending.map((item, i) => handEndHtml(item, me, last && i === state.ending.length - 1)).join("");
-}
-
-function escText(text) {
-  const d = document.createElement("div");
-  d.textContent = text;
-  return d.innerHTML;
+  return join(state.ending.map((item, i) => handEndHtml(item, me, last && i === state.ending.length - 1)));
 }
 
 // The controls' pictures, drawn here (a font may lack the media symbols ⏮ ⏭ ⏸).
 const ICONS = {
-  prevHand: '<path d="M6 5v14"/><path d="M19 5l-10 7 10 7z" fill="currentColor"/>',
-  prevTurn: '<path d="M12 6l-8 6 8 6zM20 6l-8 6 8 6z" fill="currentColor"/>',
-  prevEvent: '<path d="M16 6l-8 6 8 6z" fill="currentColor"/>',
-  play: '<path d="M8 5l11 7-11 7z" fill="currentColor"/>',
-  pause: '<path d="M8 5v14M16 5v14" stroke-width="3"/>',
-  nextEvent: '<path d="M8 6l8 6-8 6z" fill="currentColor"/>',
-  nextTurn: '<path d="M4 6l8 6-8 6zM12 6l8 6-8 6z" fill="currentColor"/>',
-  nextHand: '<path d="M18 5v14"/><path d="M5 5l10 7-10 7z" fill="currentColor"/>',
+  prevHand: html`<path d="M6 5v14"/><path d="M19 5l-10 7 10 7z" fill="currentColor"/>`,
+  prevTurn: html`<path d="M12 6l-8 6 8 6zM20 6l-8 6 8 6z" fill="currentColor"/>`,
+  prevEvent: html`<path d="M16 6l-8 6 8 6z" fill="currentColor"/>`,
+  play: html`<path d="M8 5l11 7-11 7z" fill="currentColor"/>`,
+  pause: html`<path d="M8 5v14M16 5v14" stroke-width="3"/>`,
+  nextEvent: html`<path d="M8 6l8 6-8 6z" fill="currentColor"/>`,
+  nextTurn: html`<path d="M4 6l8 6-8 6zM12 6l8 6-8 6z" fill="currentColor"/>`,
+  nextHand: html`<path d="M18 5v14"/><path d="M5 5l10 7-10 7z" fill="currentColor"/>`,
 };
 
 function iconOf(name) {
-  const svg = `<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${ICONS[name]}</svg>`;
-  return markup(svg);
+  return html`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${ICONS[name]}</svg>`;
 }
 
-function button(id, icon, label, action, extra = {}) {
-  return h("button", { type: "button", class: "choice", id, title: label, "aria-label": label, on: { click: action }, ...extra }, iconOf(icon));
+function button(id, act, icon, label, pressed = null) {
+  const extra = pressed === null ? null : html` aria-pressed="${pressed}"`;
+  return html`<button type="button" class="choice" id="${id}" data-act="${act}" title="${label}" aria-label="${label}"${extra}>${iconOf(icon)}</button>`;
 }
 
 function controls() {
   const playing = Boolean(view.timer);
-  const speed = h(
-    "select",
-    { id: "replay-speed", "aria-label": t("replay.speed"), on: { change: (ev) => setSpeed(Number(ev.target.value)) } },
-    SPEEDS.map((s) => h("option", { value: String(s), selected: s === view.speed }, `${s}×`)),
-  );
+  const speeds = SPEEDS.map((s) => html`<option value="${s}"${s === view.speed ? html` selected` : null}>${s}×</option>`);
   const open = view.data.open
-    ? h(
-        "button",
-        { type: "button", class: `choice${view.openHands ? " on" : ""}`, id: "replay-open-hands", "aria-pressed": String(view.openHands), title: t("replay.open_hands_help"), on: { click: () => { view.openHands = !view.openHands; draw(); } } },
-        t("replay.open_hands"),
-      )
+    ? html`<button type="button" class="choice${view.openHands ? " on" : ""}" id="replay-open-hands" data-act="open-hands" aria-pressed="${view.openHands}" title="${t("replay.open_hands_help")}">${t("replay.open_hands")}</button>`
     : null;
-  const save = view.log ? h("button", { type: "button", class: "choice", id: "replay-save", on: { click: saveLog } }, t("replay.save")) : null;
-  return h(
-    "div",
-    { class: "acct-row replay-controls", role: "group", "aria-label": t("replay.controls") },
-    button("replay-prev-hand", "prevHand", t("replay.prev_hand"), moves.prevHand),
-    button("replay-prev-turn", "prevTurn", t("replay.prev_turn"), moves.prevTurn),
-    button("replay-prev-event", "prevEvent", t("replay.prev_event"), moves.prevEvent),
-    button("replay-play", playing ? "pause" : "play", playing ? t("replay.pause") : t("replay.play"), togglePlay, { "aria-pressed": String(playing) }),
-    button("replay-next-event", "nextEvent", t("replay.next_event"), moves.nextEvent),
-    button("replay-next-turn", "nextTurn", t("replay.next_turn"), moves.nextTurn),
-    button("replay-next-hand", "nextHand", t("replay.next_hand"), moves.nextHand),
-    h("label", { class: "replay-speed" }, t("replay.speed"), speed),
-    open,
-    save,
-  );
+  const save = view.log ? html`<button type="button" class="choice" id="replay-save" data-act="save">${t("replay.save")}</button>` : null;
+  return html`<div class="acct-row replay-controls" role="group" aria-label="${t("replay.controls")}">${[
+    button("replay-prev-hand", "prev-hand", "prevHand", t("replay.prev_hand")),
+    button("replay-prev-turn", "prev-turn", "prevTurn", t("replay.prev_turn")),
+    button("replay-prev-event", "prev-event", "prevEvent", t("replay.prev_event")),
+    button("replay-play", "play", playing ? "pause" : "play", playing ? t("replay.pause") : t("replay.play"), playing),
+    button("replay-next-event", "next-event", "nextEvent", t("replay.next_event")),
+    button("replay-next-turn", "next-turn", "nextTurn", t("replay.next_turn")),
+    button("replay-next-hand", "next-hand", "nextHand", t("replay.next_hand")),
+  ]}<label class="replay-speed">${t("replay.speed")}<select id="replay-speed" data-act="speed" aria-label="${t("replay.speed")}">${speeds}</select></label>${open}${save}</div>`;
 }
 
 function notes(at) {
-  const out = [];
-  if (!view.data.open) out.push(h("p", { class: "acct-note", id: "replay-closed" }, t("replay.closed_note")));
   const check = view.data.hands?.[at];
-  if (check && !check.match) out.push(h("p", { class: "acct-error", id: "replay-differs" }, t("replay.differs", { detail: check.differences.join("; ") })));
-  out.push(h("p", { class: "hint replay-keys" }, t("replay.keys")));
-  return out;
+  const closed = view.data.open ? null : html`<p class="acct-note" id="replay-closed">${t("replay.closed_note")}</p>`;
+  const differs = check && !check.match ? html`<p class="acct-error" id="replay-differs">${t("replay.differs", { detail: check.differences.join("; ") })}</p>` : null;
+  return html`${closed}${differs}<p class="hint replay-keys">${t("replay.keys")}</p>`;
 }
 
 function setSpeed(speed) {
@@ -359,11 +319,9 @@ function setSpeed(speed) {
 async function saveLog() {
   const query = view.log.preset ? `?preset=${encodeURIComponent(view.log.preset)}` : "";
   const { status, data } = await api("POST", `/api/replays${query}`, undefined, { raw: view.log.text });
-  const note = document.getElementById("replay-saved") || h("p", { class: "acct-note", id: "replay-saved", role: "status" });
-  note.textContent = status === 201 ? t("replay.saved") : errorText(data, status);
+  view.saved = status === 201 ? t("replay.saved") : errorText(data, status);
   if (status === 201) view.log = null;
   draw();
-  document.querySelector("#replay-view .replay-controls")?.after(note);
   view.say(status === 201 ? t("replay.saved") : "", status === 201 ? "" : errorText(data, status));
 }
 
@@ -416,14 +374,9 @@ function onSwipeEnd(ev) {
 /** A viewer with only a message (a share link that does not work). */
 function openMessage(text) {
   view.back = document.activeElement;
-  const el = root();
-  el.replaceChildren(
-    h(
-      "div",
-      { class: "panel acct replay-panel" },
-      h("div", { class: "acct-row replay-nav" }, h("button", { type: "button", class: "ghost", id: "replay-close", on: { click: () => el.remove() } }, `← ${t("replay.close")}`)),
-      h("p", { class: "acct-error", id: "replay-error", role: "alert" }, text),
-    ),
+  mount(
+    root(),
+    html`<div class="panel acct replay-panel"><div class="acct-row replay-nav"><button type="button" class="ghost" id="replay-close" data-act="close-message">← ${t("replay.close")}</button></div><p class="acct-error" id="replay-error" role="alert">${text}</p></div>`,
   );
   document.getElementById("replay-close")?.focus();
 }

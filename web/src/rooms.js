@@ -1,7 +1,8 @@
 // Friend rooms (docs/rooms.md): create a room or join one by code / invite link, the lobby
 // (seats, host controls: bots with a level, start), then the match on the usual table; during
 // the match a small bar shows each seat's presence and the turn timer with the time bank.
-import { esc } from "./render/common.js";
+import { request } from "./api.js";
+import { html, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
 import { t } from "./i18n.js";
 import { seatName, setPlayers } from "./render/table.js";
@@ -14,7 +15,6 @@ const room = {
   getToken: null,
   enterMatch: null,
   view: null, // null (closed) | "home" | "lobby"
-  html: "", // the sheet's last markup
   data: null, // the room as GET /api/rooms/{code} answers
   error: "",
   poll: null,
@@ -27,11 +27,9 @@ const room = {
   tick: null,
 };
 
-async function call(method, path, body) {
-  const headers = { "Content-Type": "application/json", Authorization: `Bearer ${room.getToken()}` };
-  const r = await fetch(`/api/rooms${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await r.json().catch(() => ({}));
-  return { status: r.status, data };
+/** One call of the rooms API with this browser's token (api.js: the client's one fetch wrapper). */
+function call(method, path, body) {
+  return request(method, `/api/rooms${path}`, { token: room.getToken(), body });
 }
 
 // --- the sheet: create, join, lobby -----------------------------------------------------
@@ -39,13 +37,7 @@ async function call(method, path, body) {
 function sheet() {
   let el = document.getElementById("rooms-sheet");
   if (!el) {
-    el = document.createElement("div");
-    el.id = "rooms-sheet";
-    el.className = "overlay sheet rooms-sheet";
-    el.hidden = true;
-    el.setAttribute("role", "dialog");
-    el.setAttribute("aria-modal", "true");
-    el.setAttribute("aria-labelledby", "rooms-title");
+    el = nodeOf(html`<div id="rooms-sheet" class="overlay sheet rooms-sheet" hidden role="dialog" aria-modal="true" aria-labelledby="rooms-title"></div>`);
     document.getElementById("app").appendChild(el);
   }
   return el;
@@ -53,31 +45,31 @@ function sheet() {
 
 /** The start screen's entry point. */
 export function roomsButtonHtml() {
-  return `<button type="button" class="primary friends" data-room-cmd="open">${icon("people")} ${esc(t("rooms.open"))}</button>`;
+  return html`<button type="button" class="primary friends" data-room-cmd="open">${icon("people")} ${t("rooms.open")}</button>`;
 }
 
 function choice(name, value, current, label) {
   const on = String(current) === String(value);
-  return `<button type="button" class="choice${on ? " on" : ""}" role="radio" aria-checked="${on}" data-room-opt="${name}" data-value="${value}">${esc(label)}</button>`;
+  return html`<button type="button" class="choice${on ? " on" : ""}" role="radio" aria-checked="${on}" data-room-opt="${name}" data-value="${value}">${label}</button>`;
 }
 
 function homeHtml() {
   const o = room.options;
-  const lengths = ["one-hand", "east", "east-south"].map((v) => choice("length", v, o.length, t(`length.${v}`))).join("");
-  const reds = ["true", "false"].map((v) => choice("red_fives", v, String(o.red_fives), t(`onoff.${v}`))).join("");
-  return `
-    <h2 id="rooms-title">${esc(t("rooms.title"))}</h2>
+  const lengths = ["one-hand", "east", "east-south"].map((v) => choice("length", v, o.length, t(`length.${v}`)));
+  const reds = ["true", "false"].map((v) => choice("red_fives", v, String(o.red_fives), t(`onoff.${v}`)));
+  return html`
+    <h2 id="rooms-title">${t("rooms.title")}</h2>
     <div class="rooms-body">
     <section class="rooms-create">
-      <h3>${esc(t("rooms.create"))}</h3>
-      <fieldset class="option"><legend>${esc(t("start.length"))}</legend><div class="choices" role="radiogroup">${lengths}</div></fieldset>
-      <fieldset class="option"><legend>${esc(t("start.red_fives"))}</legend><div class="choices" role="radiogroup">${reds}</div></fieldset>
-      <button type="button" class="primary" data-room-cmd="create">${esc(t("rooms.create_button"))}</button>
+      <h3>${t("rooms.create")}</h3>
+      <fieldset class="option"><legend>${t("start.length")}</legend><div class="choices" role="radiogroup">${lengths}</div></fieldset>
+      <fieldset class="option"><legend>${t("start.red_fives")}</legend><div class="choices" role="radiogroup">${reds}</div></fieldset>
+      <button type="button" class="primary" data-room-cmd="create">${t("rooms.create_button")}</button>
     </section>
     <section class="rooms-join">
-      <h3>${esc(t("rooms.join"))}</h3>
-      <label class="room-join-row">${esc(t("rooms.code"))} <input id="room-code" autocomplete="off" autocapitalize="characters" maxlength="8" spellcheck="false"></label>
-      <button type="button" class="primary" data-room-cmd="join">${esc(t("rooms.join_button"))}</button>
+      <h3>${t("rooms.join")}</h3>
+      <label class="room-join-row">${t("rooms.code")} <input id="room-code" autocomplete="off" autocapitalize="characters" maxlength="8" spellcheck="false"></label>
+      <button type="button" class="primary" data-room-cmd="join">${t("rooms.join_button")}</button>
     </section>
     </div>`;
 }
@@ -88,34 +80,32 @@ function seatHtml(s, host) {
   else if (s.kind === "bot") who = `${t("rooms.bot")} · ${t(`level.${s.level}`)}`;
   else if (s.you) who = s.name ? `${s.name} · ${t("rooms.you")}` : t("rooms.you");
   else who = s.name || t("seat.player", { n: s.seat + 1 });
-  const tags = s.host ? `<span class="tag">${esc(t("rooms.host"))}</span>` : "";
+  const tags = s.host ? html`<span class="tag">${t("rooms.host")}</span>` : "";
   let controls = "";
   if (host && s.kind === "empty") {
-    const options = LEVELS.map((l) => `<option value="${l}"${l === "normal" ? " selected" : ""}>${esc(t(`level.${l}`))}</option>`).join("");
+    const options = LEVELS.map((l) => html`<option value="${l}"${l === "normal" ? " selected" : ""}>${t(`level.${l}`)}</option>`);
     const label = `${t("start.level")} · ${t("rooms.seat", { n: s.seat + 1 })}`;
-    controls = `<select data-room-level="${s.seat}" aria-label="${esc(label)}">${options}</select>
-      <button type="button" class="ghost" data-room-cmd="add-bot" data-seat="${s.seat}">${esc(t("rooms.add_bot"))}</button>`;
+    controls = html`<select data-room-level="${s.seat}" aria-label="${label}">${options}</select>
+      <button type="button" class="ghost" data-room-cmd="add-bot" data-seat="${s.seat}">${t("rooms.add_bot")}</button>`;
   } else if (host && s.kind === "bot") {
-    controls = `<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${esc(t("rooms.remove"))}</button>`;
+    controls = html`<button type="button" class="ghost" data-room-cmd="remove-bot" data-seat="${s.seat}">${t("rooms.remove")}</button>`;
   } else if (host && s.kind === "human" && !s.you) {
     const label = t("rooms.remove_guest", { name: who });
     const heir = t("rooms.make_host_of", { name: who });
-    controls = `<button type="button" class="ghost" data-room-cmd="make-host" data-seat="${s.seat}" aria-label="${esc(heir)}">${esc(t("rooms.make_host"))}</button>
-      <button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${esc(label)}">${esc(t("rooms.remove"))}</button>`;
+    controls = html`<button type="button" class="ghost" data-room-cmd="make-host" data-seat="${s.seat}" aria-label="${heir}">${t("rooms.make_host")}</button>
+      <button type="button" class="ghost" data-room-cmd="remove-guest" data-seat="${s.seat}" aria-label="${label}">${t("rooms.remove")}</button>`;
   }
-  return `<li class="room-seat ${s.kind}" data-seat="${s.seat}"><span class="seat-no">${esc(t("rooms.seat", { n: s.seat + 1 }))}</span>
-    ${s.kind === "bot" ? icon("bot") : ""}<span class="who">${esc(who)}</span>${tags}<span class="controls">${controls}</span></li>`;
+  return html`<li class="room-seat ${s.kind}" data-seat="${s.seat}"><span class="seat-no">${t("rooms.seat", { n: s.seat + 1 })}</span>
+    ${s.kind === "bot" ? icon("bot") : ""}<span class="who">${who}</span>${tags}<span class="controls">${controls}</span></li>`;
 }
 
 /** The host's options in the lobby: two small selects, changed on the server at once. */
 function optionsHtml(r) {
   const select = (name, label, values, current, text) =>
-    `<select data-lobby-opt="${name}" aria-label="${esc(label)}">${values
-      .map((v) => `<option value="${v}"${String(v) === String(current) ? " selected" : ""}>${esc(text(v))}</option>`)
-      .join("")}</select>`;
+    html`<select data-lobby-opt="${name}" aria-label="${label}">${values.map((v) => html`<option value="${v}"${String(v) === String(current) ? " selected" : ""}>${text(v)}</option>`)}</select>`;
   const length = select("length", t("start.length"), ["one-hand", "east", "east-south"], r.length, (v) => t(`length.${v}`));
   const reds = select("red_fives", t("start.red_fives"), ["true", "false"], r.red_fives, (v) => t(`onoff.${v}`));
-  return `${length} · <label>${esc(t("start.red_fives"))}: ${reds}</label>`;
+  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label>`;
 }
 
 async function changeOption(el) {
@@ -132,51 +122,48 @@ function lobbyHtml() {
   const isHost = r.you !== null && r.you === r.host;
   const full = r.seats.every((s) => s.kind !== "empty");
   if (r.status === "playing" && r.you === null) {
-    return `
-    <h2 id="rooms-title">${esc(t("rooms.lobby"))} ${esc(r.code)}</h2>
-    <p class="hint">${esc(t("rooms.watch_hint"))}</p>
-    <ul class="room-seats">${r.seats.map((s) => seatHtml(s, false)).join("")}</ul>
-    <button type="button" class="primary" data-room-cmd="watch">${icon("eye")} ${esc(t("rooms.watch"))}</button>`;
+    return html`
+    <h2 id="rooms-title">${t("rooms.lobby")} ${r.code}</h2>
+    <p class="hint">${t("rooms.watch_hint")}</p>
+    <ul class="room-seats">${r.seats.map((s) => seatHtml(s, false))}</ul>
+    <button type="button" class="primary" data-room-cmd="watch">${icon("eye")} ${t("rooms.watch")}</button>`;
   }
   const start = isHost
-    ? `<button type="button" class="primary" data-room-cmd="start"${full ? "" : " disabled"}>${esc(t("rooms.start"))}</button>
-       ${full ? "" : `<p class="hint">${esc(t("rooms.fill_seats"))}</p>`}`
-    : `<p class="hint">${esc(t("rooms.wait_host"))}</p>`;
-  return `
-    <h2 id="rooms-title">${esc(t("rooms.lobby"))}</h2>
+    ? html`<button type="button" class="primary" data-room-cmd="start"${full ? "" : " disabled"}>${t("rooms.start")}</button>
+       ${full ? "" : html`<p class="hint">${t("rooms.fill_seats")}</p>`}`
+    : html`<p class="hint">${t("rooms.wait_host")}</p>`;
+  return html`
+    <h2 id="rooms-title">${t("rooms.lobby")}</h2>
     <div class="room-share">
-      <p class="room-code"><span class="room-code-label">${esc(t("rooms.code"))}</span>
-        <strong id="room-code-shown">${esc(r.code)}</strong>
-        <button type="button" class="ghost" data-room-cmd="copy-code">${esc(t("rooms.copy_code"))}</button></p>
-      <p class="room-link"><label for="room-link">${esc(t("rooms.invite"))}</label>
-        <input id="room-link" readonly value="${esc(link)}">
-        <button type="button" class="ghost" data-room-cmd="copy">${esc(t("rooms.copy"))}</button></p>
+      <p class="room-code"><span class="room-code-label">${t("rooms.code")}</span>
+        <strong id="room-code-shown">${r.code}</strong>
+        <button type="button" class="ghost" data-room-cmd="copy-code">${t("rooms.copy_code")}</button></p>
+      <p class="room-link"><label for="room-link">${t("rooms.invite")}</label>
+        <input id="room-link" readonly value="${link}">
+        <button type="button" class="ghost" data-room-cmd="copy">${t("rooms.copy")}</button></p>
     </div>
-    <p class="room-rules">${isHost ? optionsHtml(r) : `${esc(t(`length.${r.length}`))} · ${esc(t("start.red_fives"))}: ${esc(t(`onoff.${r.red_fives}`))}`} ·
-      ${esc(t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s }))}</p>
-    <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost)).join("")}</ul>
+    <p class="room-rules">${isHost ? optionsHtml(r) : `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)}`} ·
+      ${t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s })}</p>
+    <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost))}</ul>
     ${start}
-    <div class="room-foot"><button type="button" class="ghost" data-room-cmd="leave">${esc(t("rooms.leave"))}</button></div>`;
+    <div class="room-foot"><button type="button" class="ghost" data-room-cmd="leave">${t("rooms.leave")}</button></div>`;
 }
 
 function render() {
   const el = sheet();
   el.hidden = room.view === null;
   if (room.view === null) {
-    el.innerHTML = "";
+    mount(el, html``);
     return;
   }
   const body = room.view === "lobby" && room.data ? lobbyHtml() : homeHtml();
-  const html = `<div class="panel rooms-panel rooms-${room.view}">
-    <button type="button" class="ghost close" data-room-cmd="close" aria-label="${esc(t("rooms.close"))}">${icon("close")}</button>
-    ${body}<p class="error" role="alert">${esc(room.error)}</p></div>`;
+  const panel = html`<div class="panel rooms-panel rooms-${room.view}">
+    <button type="button" class="ghost close" data-room-cmd="close" aria-label="${t("rooms.close")}">${icon("close")}</button>
+    ${body}<p class="error" role="alert">${room.error}</p></div>`;
   // The lobby polls every 1.5 s: an unchanged lobby is left alone, and a changed one keeps
   // the keyboard focus, the typed code and the bot levels being chosen.
-  if (html === room.html && el.firstElementChild) return;
   const kept = keepInputs(el);
-  room.html = html;
-  el.innerHTML = html;
-  restoreInputs(el, kept);
+  if (mount(el, panel)) restoreInputs(el, kept);
 }
 
 function keyOf(node) {
@@ -215,7 +202,7 @@ function errorText(status, data) {
 
 async function answer(promise) {
   const { status, data } = await promise;
-  if (status >= 400) {
+  if (status === 0 || status >= 400) { // 0: the network failed (api.js)
     room.error = errorText(status, data);
     render();
     return null;
@@ -396,6 +383,7 @@ export async function initRooms({ getToken, enterMatch }) {
   const saved = localStorage.getItem(ROOM_KEY);
   if (!saved) return { match: null, lobby: false };
   const { status, data } = await call("GET", `/${saved}`);
+  if (status === 0) return { match: null, lobby: false }; // offline: the room is kept for later
   if (status !== 200 || data.you === null) {
     localStorage.removeItem(ROOM_KEY);
     return { match: null, lobby: false };
@@ -413,10 +401,7 @@ export async function initRooms({ getToken, enterMatch }) {
 function bar() {
   let el = document.getElementById("room-bar");
   if (!el) {
-    el = document.createElement("span");
-    el.id = "room-bar";
-    el.className = "room-bar";
-    el.setAttribute("aria-live", "off");
+    el = nodeOf(html`<span id="room-bar" class="room-bar" aria-live="off"></span>`);
     document.getElementById("conn")?.after(el);
   }
   return el;
@@ -427,30 +412,29 @@ function renderBar() {
   if (room.seat === null && !room.prompt?.timer) {
     // Practice shows the bar only for the timer the player chose.
     el.hidden = true;
-    el.innerHTML = "";
+    mount(el, html``);
     return;
   }
   el.hidden = false;
   el.classList.toggle("spectating", room.spectator); // three badges: the states go to the tooltips
-  const watching = room.spectator ? `<span class="watching" data-testid="watching">${esc(t("rooms.watching"))}</span>` : "";
+  const watching = room.spectator ? html`<span class="watching" data-testid="watching">${t("rooms.watching")}</span>` : "";
   const badges = [0, 1, 2]
     .filter((s) => (room.spectator || s !== room.seat) && room.presence[s])
     .map((s) => {
       const state = room.presence[s];
       const name = seatName(s, room.spectator ? null : room.seat);
       const said = `${name}: ${t(`presence.${state}`)}`;
-      return `<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${esc(said)}"><span class="dot" aria-hidden="true"></span><span class="who">${esc(name)}</span><span class="state">${esc(t(`presence.${state}`))}</span></span>`;
-    })
-    .join("");
+      return html`<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${said}"><span class="dot" aria-hidden="true"></span><span class="who">${name}</span><span class="state">${t(`presence.${state}`)}</span></span>`;
+    });
   let timer = "";
   if (room.prompt?.timer) {
     const elapsed = (performance.now() - room.prompt.at) / 1000;
     const turn = Math.max(0, room.prompt.timer.turn_s - elapsed);
     const bank = Math.max(0, room.prompt.timer.bank_s - Math.max(0, elapsed - room.prompt.timer.turn_s));
     const low = turn === 0 ? " low" : "";
-    timer = `<span class="turn-timer${low}" id="turn-timer"><b>${Math.ceil(turn)}s</b> <span class="bank">+${Math.ceil(bank)}s <span class="word">${esc(t("rooms.bank"))}</span></span></span>`;
+    timer = html`<span class="turn-timer${low}" id="turn-timer"><b>${Math.ceil(turn)}s</b> <span class="bank">+${Math.ceil(bank)}s <span class="word">${t("rooms.bank")}</span></span></span>`;
   }
-  el.innerHTML = watching + badges + timer;
+  mount(el, html`${watching}${badges}${timer}`);
 }
 
 /** A room match's welcome (``kind: "room"``); any other match hides the bar. */

@@ -2,7 +2,7 @@
 // web/src/rules/{en,id}.json, loaded on first use.
 import { getLang, has, t } from "./i18n.js";
 import { guideHtml, loadGuide } from "./guide.js";
-import { esc } from "./render/common.js";
+import { html } from "./render/common.js";
 import { icon } from "./icons.js";
 
 const cache = {};
@@ -37,29 +37,28 @@ function yakuTable(rules, rows) {
     .map(([id, c, o, text]) => {
       const local = has(`yaku.${id}`) ? t(`yaku.${id}`) : "";
       const romaji = ROMAJI[id] || id.replace(/_/g, " ");
-      return `<tr><th><span class="romaji">${esc(romaji)}</span>${local ? `<small>${esc(local)}</small>` : ""}</th>
-        <td class="han">${esc(c)}</td><td class="han">${esc(o)}</td><td>${esc(text)}</td></tr>`;
-    })
-    .join("");
-  return `<table class="yaku-table"><thead><tr><th>${esc(name)}</th><th>${esc(closed)}</th><th>${esc(open)}</th><th>${esc(what)}</th></tr></thead><tbody>${body}</tbody></table>`;
+      return html`<tr><th><span class="romaji">${romaji}</span>${local ? html`<small>${local}</small>` : ""}</th>
+        <td class="han">${c}</td><td class="han">${o}</td><td>${text}</td></tr>`;
+    });
+  return html`<table class="yaku-table"><thead><tr><th>${name}</th><th>${closed}</th><th>${open}</th><th>${what}</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
 function sectionHtml(rules, s) {
-  const text = (s.text || []).map((p) => `<p>${esc(p)}</p>`).join("");
+  const text = (s.text || []).map((p) => html`<p>${p}</p>`);
   const yaku = s.yaku ? yakuTable(rules, s.yaku) : "";
-  const qa = (s.qa || []).map(([q, a]) => `<details class="qa"><summary>${esc(q)}</summary><p>${esc(a)}</p></details>`).join("");
-  return `<section class="rules-section" id="rules-${s.id}"><h3>${esc(s.title)}</h3>${text}${yaku}${qa}</section>`;
+  const qa = (s.qa || []).map(([q, a]) => html`<details class="qa"><summary>${q}</summary><p>${a}</p></details>`);
+  return html`<section class="rules-section" id="rules-${s.id}"><h3>${s.title}</h3>${text}${yaku}${qa}</section>`;
 }
 
 /** The rules panel in the current language (`langSwitch` is the switch's markup). */
 export function rulesHtml(langSwitch) {
   const rules = cache[getLang()] || cache.en;
-  if (!rules) return `<div class="panel rules" data-testid="rules">…</div>`;
-  const guide = `<button type="button" class="choice guide-go" data-rules-go="guide">${icon("play")} ${esc(t("guide.title"))}</button>`;
-  const nav = guide + rules.sections.map((s) => `<button type="button" class="choice" data-rules-go="${s.id}">${esc(s.title)}</button>`).join("");
-  return `<div class="panel rules" data-testid="rules" role="dialog" aria-modal="true" aria-label="${esc(rules.title)}">
-    <header class="rules-head"><h2>${esc(rules.title)}</h2><span class="lang-switch">${langSwitch}</span>
-      <button type="button" class="ghost" data-cmd="close-rules" aria-label="${esc(t("rules.close"))}">${icon("close")} ${esc(t("rules.close"))}</button></header>
+  if (!rules) return html`<div class="panel rules" data-testid="rules">…</div>`;
+  const guide = html`<button type="button" class="choice guide-go" data-rules-go="guide">${icon("play")} ${t("guide.title")}</button>`;
+  const nav = [guide, ...rules.sections.map((s) => html`<button type="button" class="choice" data-rules-go="${s.id}">${s.title}</button>`)];
+  return html`<div class="panel rules" data-testid="rules" role="dialog" aria-modal="true" aria-label="${rules.title}">
+    <header class="rules-head"><h2>${rules.title}</h2><span class="lang-switch">${langSwitch}</span>
+      <button type="button" class="ghost" data-cmd="close-rules" aria-label="${t("rules.close")}">${icon("close")} ${t("rules.close")}</button></header>
     <nav class="rules-nav">${nav}</nav>
-    <div class="rules-body">${guideHtml()}${rules.sections.map((s) => sectionHtml(rules, s)).join("")}</div></div>`;
+    <div class="rules-body">${guideHtml()}${rules.sections.map((s) => sectionHtml(rules, s))}</div></div>`;
 }

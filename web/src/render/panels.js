@@ -1,7 +1,7 @@
 // The hand-end and match-end panels, built from the events alone.
 import { t, has } from "../i18n.js";
 import { sortTiles } from "../state.js";
-import { esc, meldHtml, numberLocale, points, signed, tileHtml } from "./common.js";
+import { html, meldHtml, numberLocale, points, signed, tileHtml } from "./common.js";
 import { icon } from "../icons.js";
 import { seatName } from "./table.js";
 
@@ -16,11 +16,10 @@ function changesHtml(hand, from, me) {
     .map((s) => {
       const d = hand.scores[s] - (from ? from[s] : hand.scores[s]);
       const cls = d > 0 ? "up" : d < 0 ? "down" : "";
-      return `<tr class="${s === me ? "me" : ""}" data-seat="${s}"><th>${esc(seatName(s, me))}</th>
+      return html`<tr class="${s === me ? "me" : ""}" data-seat="${s}"><th>${seatName(s, me)}</th>
         <td class="delta ${cls}" data-delta="${d}">${d ? signed(d) : "±0"}</td><td>${points(hand.scores[s])}</td></tr>`;
-    })
-    .join("");
-  return `<table class="changes"><thead><tr><th></th><th>${esc(t("end.change"))}</th><th>${esc(t("end.score"))}</th></tr></thead><tbody>${rows}</tbody></table>`;
+    });
+  return html`<table class="changes"><thead><tr><th></th><th>${t("end.change")}</th><th>${t("end.score")}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** "You win on Sari's discard", "Sari wins on your discard", "Kenji wins on Sari's discard". */
@@ -47,27 +46,26 @@ function fuItemHtml([reason, fu]) {
     label = has(`fu.${key}`) ? t(`fu.${key}`) : key.replace(/_/g, " ");
     if (arg) tile = tileHtml(arg, "tiny");
   }
-  return `<li data-fu="${fu}"><span>${esc(label)}${tile}</span><b>${fu > 0 ? "+" : ""}${fu}</b></li>`;
+  return html`<li data-fu="${fu}"><span>${label}${tile}</span><b>${fu > 0 ? "+" : ""}${fu}</b></li>`;
 }
 
 function fuHtml(s) {
   const items = s.fu_breakdown || [];
-  if (!items.length) return "";
-  return `<div class="fu-box" data-testid="fu-breakdown"><h3>${esc(t("fu.title"))}</h3><ul class="fu">${items.map(fuItemHtml).join("")}
-    <li class="fu-total"><span>${esc(t("fu.total"))}</span><b data-testid="fu-total">${s.fu}</b></li></ul></div>`;
+  if (!items.length) return html``;
+  return html`<div class="fu-box" data-testid="fu-breakdown"><h3>${t("fu.title")}</h3><ul class="fu">${items.map(fuItemHtml)}
+    <li class="fu-total"><span>${t("fu.total")}</span><b data-testid="fu-total">${s.fu}</b></li></ul></div>`;
 }
 
 function winHtml(e, hand, me) {
   const s = e.score;
   const tsumo = e.seat === e.from_seat;
   const title = winTitle(e, me);
-  const tiles = sortTiles(e.hand).map((x) => tileHtml(x)).join("");
-  const melds = e.melds.map((m) => meldHtml(m, e.seat)).join("");
+  const tiles = sortTiles(e.hand).map((x) => tileHtml(x));
+  const melds = e.melds.map((m) => meldHtml(m, e.seat));
   const yaku = s.yaku
-    .map(([name, han]) => `<li><span>${esc(yakuName(name))}</span><b>${s.yakuman ? esc(t("end.yakuman")) : esc(t("end.han_n", { n: han }))}</b></li>`)
-    .join("");
-  const limit = s.limit && s.limit !== "none" ? `<span class="limit">${esc(t(`limit.${s.limit}`))}</span>` : "";
-  const value = s.yakuman ? esc(t("end.yakuman_x", { n: s.yakuman })) : esc(t("end.han_fu", { han: s.han, fu: s.fu }));
+    .map(([name, han]) => html`<li><span>${yakuName(name)}</span><b>${s.yakuman ? t("end.yakuman") : t("end.han_n", { n: han })}</b></li>`);
+  const limit = s.limit && s.limit !== "none" ? html`<span class="limit">${t(`limit.${s.limit}`)}</span>` : "";
+  const value = s.yakuman ? t("end.yakuman_x", { n: s.yakuman }) : t("end.han_fu", { han: s.han, fu: s.fu });
   const pay = s.payments || {};
   // The big number is the hand's value (honba included); the riichi sticks it collects are
   // written apart, so the payments below add up to it.
@@ -78,15 +76,15 @@ function winHtml(e, hand, me) {
   if (!tsumo) payText = t("end.pay_ron", { n: points(pay.ron || 0) });
   else if (!pay.dealer) payText = t("end.pay_tsumo_dealer", { n: points(pay.non_dealer || 0) });
   else payText = t("end.pay_tsumo", { dealer: points(pay.dealer || 0), other: points(pay.non_dealer || 0) });
-  const sticksLine = sticksAt ? `<div class="sticks" data-testid="win-sticks">${esc(sticksText("end.sticks", sticksAt))}</div>` : "";
-  const ura = e.ura_indicators.length ? `<div class="ind"><span class="label">${esc(t("label.ura_indicators"))}</span>${e.ura_indicators.map((x) => tileHtml(x, "small")).join("")}</div>` : "";
-  return `
-    <h2 class="end-title win">${esc(tsumo ? t("action.tsumo") : t("action.ron"))}<small>${esc(title)}</small></h2>
+  const sticksLine = sticksAt ? html`<div class="sticks" data-testid="win-sticks">${sticksText("end.sticks", sticksAt)}</div>` : "";
+  const ura = e.ura_indicators.length ? html`<div class="ind"><span class="label">${t("label.ura_indicators")}</span>${e.ura_indicators.map((x) => tileHtml(x, "small"))}</div>` : "";
+  return html`
+    <h2 class="end-title win">${tsumo ? t("action.tsumo") : t("action.ron")}<small>${title}</small></h2>
     <div class="win-hand">${tiles}<span class="gap"></span>${melds}<span class="gap"></span>${tileHtml(e.tile, "winning")}</div>
-    <div class="indicators"><div class="ind"><span class="label">${esc(t("label.dora_indicators"))}</span>${hand.dora.map((x) => tileHtml(x, "small")).join("")}</div>${ura}</div>
+    <div class="indicators"><div class="ind"><span class="label">${t("label.dora_indicators")}</span>${hand.dora.map((x) => tileHtml(x, "small"))}</div>${ura}</div>
     <div class="score-box">
       <div class="score-lists"><ul class="yaku">${yaku}</ul>${fuHtml(s)}</div>
-      <div class="value"><div>${value} ${limit}</div><div class="total" data-testid="win-value">${points(value_)}</div><div class="pay">${esc(payText)}</div>${sticksLine}</div>
+      <div class="value"><div>${value} ${limit}</div><div class="total" data-testid="win-value">${points(value_)}</div><div class="pay">${payText}</div>${sticksLine}</div>
     </div>`;
 }
 
@@ -94,31 +92,30 @@ function drawHtml(e, me, sticks) {
   const rows = [0, 1, 2]
     .map((s) => {
       const tenpai = e.tenpai.includes(s);
-      const tiles = tenpai ? sortTiles(e.tenpai_hands[s]).map((x) => tileHtml(x, "small")).join("") : "";
-      return `<div class="draw-row"><span class="who">${esc(seatName(s, me))}</span>
-        <span class="state ${tenpai ? "tenpai" : "noten"}">${esc(t(tenpai ? "end.tenpai" : "end.noten"))}</span><span class="tiles">${tiles}</span></div>`;
-    })
-    .join("");
-  const nagashi = e.nagashi.length ? `<p>${esc(t("end.nagashi", { names: e.nagashi.map((s) => seatName(s, me)).join(", ") }))}</p>` : "";
-  return `<h2 class="end-title">${esc(t("end.draw"))}<small>${esc(t("end.exhaustive"))}</small></h2>${rows}${nagashi}${carryHtml(sticks)}`;
+      const tiles = tenpai ? sortTiles(e.tenpai_hands[s]).map((x) => tileHtml(x, "small")) : "";
+      return html`<div class="draw-row"><span class="who">${seatName(s, me)}</span>
+        <span class="state ${tenpai ? "tenpai" : "noten"}">${t(tenpai ? "end.tenpai" : "end.noten")}</span><span class="tiles">${tiles}</span></div>`;
+    });
+  const nagashi = e.nagashi.length ? html`<p>${t("end.nagashi", { names: e.nagashi.map((s) => seatName(s, me)).join(", ") })}</p>` : "";
+  return html`<h2 class="end-title">${t("end.draw")}<small>${t("end.exhaustive")}</small></h2>${rows}${nagashi}${carryHtml(sticks)}`;
 }
 
 /** A draw or an abort leaves the riichi sticks on the table for the next hand's winner. */
 function carryHtml(sticks) {
-  return sticks ? `<p class="carry" data-testid="carry">${esc(sticksText("end.carry", sticks))}</p>` : "";
+  return sticks ? html`<p class="carry" data-testid="carry">${sticksText("end.carry", sticks)}</p>` : "";
 }
 
 function abortHtml(e, me, sticks) {
   const why = t(`abort.${e.reason}`, { name: e.seat === null || e.seat === undefined ? "" : seatName(e.seat, me) });
-  const tiles = e.hand && e.hand.length ? `<div class="win-hand">${sortTiles(e.hand).map((x) => tileHtml(x)).join("")}</div>` : "";
-  return `<h2 class="end-title">${esc(t("end.abort"))}<small>${esc(why)}</small></h2>${tiles}${carryHtml(sticks)}`;
+  const tiles = e.hand && e.hand.length ? html`<div class="win-hand">${sortTiles(e.hand).map((x) => tileHtml(x))}</div>` : "";
+  return html`<h2 class="end-title">${t("end.abort")}<small>${why}</small></h2>${tiles}${carryHtml(sticks)}`;
 }
 
 /** One line on the wall's check (`web/src/fairness.js`): "ok", "mismatch", "unavailable", or
  * nothing yet (the check runs when the reveal arrives; a scripted deal has none). */
 export function fairHtml(kind, result) {
-  if (!result) return "";
-  return `<p class="fair ${result}" data-testid="fair" data-fair="${result}">${esc(t(`fair.${kind}.${result}`))}</p>`;
+  if (!result) return html``;
+  return html`<p class="fair ${result}" data-testid="fair" data-fair="${result}">${t(`fair.${kind}.${result}`)}</p>`;
 }
 
 /** The panel for one hand end (`item` = {event, hand} from state.ending); `fair`: its wall's check line. */
@@ -131,13 +128,15 @@ export function handEndHtml(item, me, last, fair = "") {
   else body = abortHtml(e, me, sticks);
   const button = last ? t("end.to_results") : t("end.next_hand");
   // The body scrolls when it must; the scores and the button stay in view at every size.
-  return `<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true"><div class="panel-body">${body}${fair}</div>
+  return html`<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true"><div class="panel-body">${body}${fair}</div>
     <div class="panel-foot">${changesHtml(item.hand, item.from, me)}
-    <button class="primary" data-panel="next">${esc(button)}</button></div></div>`;
+    <button class="primary" data-panel="next">${button}</button></div></div>`;
 }
 
-/** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room. */
-export function matchEndHtml(e, me, inRoom = false, rules = null, fair = "") {
+/** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room.
+ * A replay shows it without the table's buttons (`buttons: false`), and seen from outside the
+ * table (`subtitle: false`) without the line on how *you* finished. */
+export function matchEndHtml(e, me, inRoom = false, rules = null, fair = "", { buttons = true, subtitle = true } = {}) {
   const order = [0, 1, 2].sort((a, b) => e.placements[a] - e.placements[b]);
   const back = rules && Number.isFinite(rules.return_points) ? rules.return_points : 35000;
   const rows = order
@@ -145,22 +144,22 @@ export function matchEndHtml(e, me, inRoom = false, rules = null, fair = "") {
       const fs = e.final_scores[s];
       // final = (points - return points) / 1000 + uma: the uma is what remains.
       const uma = Math.round((fs - (e.points[s] - back) / 1000) * 10) / 10;
-      return `<tr class="${s === me ? "me" : ""} place-${e.placements[s]}" data-seat="${s}"><td class="place">${esc(t(`place.${e.placements[s]}`))}</td>
-        <th>${esc(seatName(s, me))}</th><td class="points">${points(e.points[s])}</td><td class="uma" data-uma="${uma}">${decimal(uma)}</td>
+      return html`<tr class="${s === me ? "me" : ""} place-${e.placements[s]}" data-seat="${s}"><td class="place">${t(`place.${e.placements[s]}`)}</td>
+        <th>${seatName(s, me)}</th><td class="points">${points(e.points[s])}</td><td class="uma" data-uma="${uma}">${decimal(uma)}</td>
         <td class="final ${fs > 0 ? "up" : fs < 0 ? "down" : ""}">${decimal(fs)}</td></tr>`;
-    })
-    .join("");
+    });
   const mine = e.placements[me];
   const first = inRoom
-    ? `<button class="primary" data-panel="room">${esc(t("match.back_to_room"))}</button>`
-    : `<button class="primary" data-panel="rematch">${esc(t("match.again"))}</button>`;
-  return `<div class="panel match-end" data-testid="match-end" role="dialog" aria-modal="true"><div class="panel-body">
-    <h2 class="end-title">${esc(t("match.over"))}<small>${esc(t(`match.result.${mine}`))}</small></h2>
-    <table class="results"><thead><tr><th>${esc(t("match.place"))}</th><th></th><th>${esc(t("match.points"))}</th><th>${esc(t("match.uma"))}</th><th>${esc(t("match.final"))}</th></tr></thead>
-    <tbody>${rows}</tbody></table>${fair}</div>
-    <div class="panel-foot match-foot">${first}
-    <button class="ghost" data-panel="history">${icon("replay")} ${esc(t("match.replay"))}</button>
-    <button class="ghost" data-panel="again">${esc(t(inRoom ? "match.leave_room" : "match.to_start"))}</button></div></div>`;
+    ? html`<button class="primary" data-panel="room">${t("match.back_to_room")}</button>`
+    : html`<button class="primary" data-panel="rematch">${t("match.again")}</button>`;
+  const foot = html`<div class="panel-foot match-foot">${first}
+    <button class="ghost" data-panel="history">${icon("replay")} ${t("match.replay")}</button>
+    <button class="ghost" data-panel="again">${t(inRoom ? "match.leave_room" : "match.to_start")}</button></div>`;
+  const how = subtitle ? html`<small>${t(`match.result.${mine}`)}</small>` : null;
+  return html`<div class="panel match-end" data-testid="match-end" role="dialog" aria-modal="true"><div class="panel-body">
+    <h2 class="end-title">${t("match.over")}${how}</h2>
+    <table class="results"><thead><tr><th>${t("match.place")}</th><th></th><th>${t("match.points")}</th><th>${t("match.uma")}</th><th>${t("match.final")}</th></tr></thead>
+    <tbody>${rows}</tbody></table>${fair}</div>${buttons ? foot : null}</div>`;
 }
 
 /** A signed one-decimal number in the page's language: +15.0, -7.5 (id: +15,0). */

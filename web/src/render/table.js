@@ -1,8 +1,7 @@
 // The table for three: you at the bottom, the next seat on the right, the previous on the left.
 import { t, tileName } from "../i18n.js";
 import { seatWind, sortTiles, sameKind } from "../state.js";
-import { esc, meldHtml, points, tileHtml } from "./common.js";
-import { tileSvg } from "./tiles.js";
+import { html, join, meldHtml, points, tilePicture, tileHtml } from "./common.js";
 
 export const BOT_NAMES = ["Kenji", "Sari"];
 
@@ -33,7 +32,7 @@ export function withPlayers(players, fn, spectator = false) {
 }
 
 /** Display name of a seat as seen from `me` (null/undefined: a spectator). User text: callers
- * put it into HTML only through esc() or textContent. */
+ * put it into HTML only through  or textContent. */
 export function seatName(seat, me) {
   const watching = me === null || me === undefined || table.spectator;
   if (!table.players) {
@@ -73,27 +72,27 @@ function opponentHtml(state, seat, side) {
   // A replay of an ended match shows every hand (state.openHands): the tiles, not their backs.
   const open = state.openHands && !h.concealed[seat].includes("?");
   const shown = open ? [...sortTiles(h.concealed[seat]), ...(h.drawn[seat] ? [h.drawn[seat]] : [])] : [];
-  const backs = open ? shown.map((x) => tileHtml(x, "tiny open-hand")).join("") : Array.from({ length: count }, () => tileHtml("?", "tiny back")).join("");
-  const melds = h.melds[seat].map((m) => meldHtml(m, seat)).join("");
+  const backs = open ? shown.map((x) => tileHtml(x, "tiny open-hand")) : Array.from({ length: count }, () => tileHtml("?", "tiny back"));
+  const melds = h.melds[seat].map((m) => meldHtml(m, seat));
   const kita = kitaHtml(h, seat);
   const turn = h.turn === seat ? " on-turn" : "";
-  return `
+  return html`
     <div class="opponent ${side}${turn}" data-seat="${seat}">
       <div class="nameplate">
-        <span class="wind-badge" title="${esc(windLabel(seatWind(h, seat)))}">${esc(t(`wind.short.${seatWind(h, seat)}`))}</span>
-        <span class="name">${esc(seatName(seat, state.seat))}</span>
-        ${h.riichi[seat] ? `<span class="riichi-badge">${esc(t("badge.riichi"))}</span>` : ""}
+        <span class="wind-badge" title="${windLabel(seatWind(h, seat))}">${t(`wind.short.${seatWind(h, seat)}`)}</span>
+        <span class="name">${seatName(seat, state.seat)}</span>
+        ${h.riichi[seat] ? html`<span class="riichi-badge">${t("badge.riichi")}</span>` : ""}
         <span class="score">${points(h.scores[seat])}</span>
       </div>
-      <div class="backs" aria-label="${esc(t("aria.concealed", { n: count }))}">${backs}</div>
+      <div class="backs" aria-label="${t("aria.concealed", { n: count })}">${backs}</div>
       <div class="melds">${melds}${kita}</div>
     </div>`;
 }
 
 function kitaHtml(h, seat) {
   const n = h.kita[seat].length;
-  if (!n) return "";
-  return `<span class="kita" aria-label="${esc(t("aria.kita", { n }))}">${tileHtml("4z", "small")}<b>×${n}</b></span>`;
+  if (!n) return html``;
+  return html`<span class="kita" aria-label="${t("aria.kita", { n })}">${tileHtml("4z", "small")}<b>×${n}</b></span>`;
 }
 
 function riverHtml(h, seat, where, me) {
@@ -103,38 +102,37 @@ function riverHtml(h, seat, where, me) {
       const cls = ["river-tile", d.riichi ? "sideways" : "", d.called ? "called" : "", last ? "last" : "", d.tsumogiri ? "tsumogiri" : ""];
       // A tsumogiri (the drawn tile let go at once) is tinted, and says so to screen readers.
       return tileHtml(d.tile, cls.join(" "), d.tsumogiri ? t("aria.tsumogiri") : "");
-    })
-    .join("");
-  return `<div class="river river-${where}" data-seat="${seat}" aria-label="${esc(t("aria.river", { name: seatName(seat, me) }))}">${tiles}</div>`;
+    });
+  return html`<div class="river river-${where}" data-seat="${seat}" aria-label="${t("aria.river", { name: seatName(seat, me) })}">${tiles}</div>`;
 }
 
 function centreHtml(state) {
   const h = state.hand;
   const me = state.seat;
-  const spot = (seat, where) => `
+  const spot = (seat, where) => html`
     <div class="cscore cscore-${where}${h.turn === seat ? " on-turn" : ""}">
-      <span class="wind-badge">${esc(t(`wind.short.${seatWind(h, seat)}`))}</span>
+      <span class="wind-badge">${t(`wind.short.${seatWind(h, seat)}`)}</span>
       <span>${points(h.scores[seat])}</span>
     </div>`;
   // The indicators small, then the dora they name, which is what the label is about.
-  const indicators = h.dora.map((d) => tileHtml(d, "tiny indicator")).join("");
-  const dora = h.dora.map((d) => tileHtml(doraOf(d), "small dora-tile")).join("");
-  return `
+  const indicators = h.dora.map((d) => tileHtml(d, "tiny indicator"));
+  const dora = h.dora.map((d) => tileHtml(doraOf(d), "small dora-tile"));
+  return html`
     <div class="centre">
-      <div class="round">${esc(t("round.name", { wind: windLabel(h.roundWind), n: h.handNo }))}</div>
+      <div class="round">${t("round.name", { wind: windLabel(h.roundWind), n: h.handNo })}</div>
       <div class="counters">
-        <span title="${esc(t("label.honba"))}">${esc(t("label.honba"))} <b>${h.honba}</b></span>
-        <span title="${esc(t("label.deposits"))}">${esc(t("label.deposits"))} <b>${h.deposits}</b></span>
+        <span title="${t("label.honba")}">${t("label.honba")} <b>${h.honba}</b></span>
+        <span title="${t("label.deposits")}">${t("label.deposits")} <b>${h.deposits}</b></span>
       </div>
-      <div class="dora" title="${esc(t("label.indicator"))}"><span class="indicators" aria-label="${esc(t("label.indicator"))}">${indicators}</span><span class="arrow" aria-hidden="true">→</span><span class="label">${esc(t("label.dora"))}</span><span class="doras" data-testid="dora">${dora}</span></div>
-      <div class="left-count">${esc(t("label.tiles_left"))} <b data-testid="tiles-left">${h.tilesLeft}</b></div>
+      <div class="dora" title="${t("label.indicator")}"><span class="indicators" aria-label="${t("label.indicator")}">${indicators}</span><span class="arrow" aria-hidden="true">→</span><span class="label">${t("label.dora")}</span><span class="doras" data-testid="dora">${dora}</span></div>
+      <div class="left-count">${t("label.tiles_left")} <b data-testid="tiles-left">${h.tilesLeft}</b></div>
       ${spot((me + 2) % 3, "left")}${spot((me + 1) % 3, "right")}${spot(me, "me")}
     </div>`;
 }
 
 /** The whole board (opponents, rivers, centre); the player's own area is rendered apart. */
 export function boardHtml(state) {
-  return boardParts(state).join("");
+  return join(boardParts(state));
 }
 
 /** The board's six parts in order (left opponent, its river, centre, right river, right
@@ -171,15 +169,15 @@ export function actionButtons(prompt, ui) {
 }
 
 export function actionsHtml(buttons) {
-  return buttons
-    .map((b) => {
+  return join(
+    buttons.map((b) => {
       const tile = b.variant && b.action ? tileHtml(b.action.type === "pon" && b.action.red ? `0${b.action.kind[1]}` : b.action.kind, "tiny") : "";
       const key = HOTKEYS[b.type];
       const cls = ["action", `action-${b.type}`, b.type === "tsumo" || b.type === "ron" ? "win" : "", b.pressed ? "pressed" : ""];
-      return `<button class="${cls.join(" ")}" data-action="${b.index}" aria-pressed="${b.pressed ? "true" : "false"}"
-        aria-keyshortcuts="${key.toUpperCase()}">${esc(t(`action.${b.type}`))}${tile}<kbd>${key.toUpperCase()}</kbd></button>`;
-    })
-    .join("");
+      return html`<button class="${cls.join(" ")}" data-action="${b.index}" aria-pressed="${b.pressed ? "true" : "false"}"
+        aria-keyshortcuts="${key.toUpperCase()}">${t(`action.${b.type}`)}${tile}<kbd>${key.toUpperCase()}</kbd></button>`;
+    }),
+  );
 }
 
 /** Whether the seat's hand is open (a called meld; a closed kan keeps it closed). */
@@ -225,13 +223,12 @@ export function handHtml(state, prompt, ui) {
       const keeps = legal && Boolean(previewFor(prompt, x.tile));
       const cls = ["tile", "hand-tile", x.drawn ? "drawn" : "", canDiscard && !legal ? "blocked" : "",
         ui.raised === i ? "raised" : "", ui.focus === i ? "focused" : "", keeps ? "keeps-tenpai" : ""];
-      return `<button class="${cls.join(" ")}" data-i="${i}" data-tile="${x.tile}" aria-label="${esc(tileName(x.tile))}${x.drawn ? esc(", " + t("aria.drawn")) : ""}${keeps ? esc(", " + t("aria.keeps_tenpai")) : ""}"
-        ${canDiscard && legal ? "" : 'aria-disabled="true"'} tabindex="${ui.focus === i ? 0 : -1}">${tileSvg(x.tile)}</button>`;
-    })
-    .join("");
+      return html`<button class="${cls.join(" ")}" data-i="${i}" data-tile="${x.tile}" aria-label="${tileName(x.tile)}${x.drawn ? `, ${t("aria.drawn")}` : ""}${keeps ? `, ${t("aria.keeps_tenpai")}` : ""}"
+        ${canDiscard && legal ? null : html`aria-disabled="true"`} tabindex="${ui.focus === i ? 0 : -1}">${tilePicture(x.tile)}</button>`;
+    });
   const h = state.hand;
-  const melds = h.melds[state.seat].map((m) => meldHtml(m, state.seat)).join("");
-  return `<div class="hand${canDiscard ? " my-turn" : ""}" role="group" aria-label="${esc(t("aria.hand"))}">${items}</div>
+  const melds = h.melds[state.seat].map((m) => meldHtml(m, state.seat));
+  return html`<div class="hand${canDiscard ? " my-turn" : ""}" role="group" aria-label="${t("aria.hand")}">${items}</div>
     <div class="my-melds">${melds}${kitaHtml(h, state.seat)}</div>`;
 }
 
@@ -243,22 +240,21 @@ export function previewFor(prompt, tile) {
 
 function waitsList(waits) {
   return waits
-    .map(([kind, n]) => `<span class="wait${n === 0 ? " dead" : ""}" data-wait="${kind}">${tileHtml(kind, "tiny")}<b>${n}</b></span>`)
-    .join("");
+    .map(([kind, n]) => html`<span class="wait${n === 0 ? " dead" : ""}" data-wait="${kind}">${tileHtml(kind, "tiny")}<b>${n}</b></span>`);
 }
 
 /** The aids strip: waits with unseen counts, the furiten badge, the why-not message; while a
  * tile is pointed at (hover, focus, first tap) in a tenpai-choice moment, the waits its
  * discard would leave instead. */
 export function aidsHtml(prompt, pointed = null, open = null) {
-  if (!prompt || !prompt.aids) return "";
+  if (!prompt || !prompt.aids) return html``;
   const { waits, furiten, why_not: whyNot, discard_waits: previews } = prompt.aids;
   if (pointed && previews && Object.keys(previews).length && prompt.legal.some((a) => a.type === "discard" && a.tile === pointed)) {
     const p = previews[pointed];
-    const head = `<span class="label">${esc(t("aids.preview"))}</span>${tileHtml(pointed, "tiny")}<span class="arrow">→</span>`;
-    if (!p) return `<span class="aid preview none" data-testid="preview" data-tile="${esc(pointed)}">${head}${esc(t("aids.preview.none"))}</span>`;
-    const badge = p.furiten ? `<span class="aid furiten">${esc(t("aids.preview.furiten"))}</span>` : "";
-    return `<span class="aid preview waits" data-testid="preview" data-tile="${esc(pointed)}">${head}${waitsList(p.waits)}</span>${badge}`;
+    const head = html`<span class="label">${t("aids.preview")}</span>${tileHtml(pointed, "tiny")}<span class="arrow">→</span>`;
+    if (!p) return html`<span class="aid preview none" data-testid="preview" data-tile="${pointed}">${head}${t("aids.preview.none")}</span>`;
+    const badge = p.furiten ? html`<span class="aid furiten">${t("aids.preview.furiten")}</span>` : "";
+    return html`<span class="aid preview waits" data-testid="preview" data-tile="${pointed}">${head}${waitsList(p.waits)}</span>${badge}`;
   }
   const parts = [];
   if (waits && waits.length) {
@@ -266,16 +262,16 @@ export function aidsHtml(prompt, pointed = null, open = null) {
     // certain): it completes, but is not "waiting to win" unless every wait has one.
     const unsure = open !== null && waits.some(([kind]) => !open.has(kind));
     const label = unsure ? t("aids.waits_open") : t("aids.waits");
-    parts.push(`<span class="aid waits${unsure ? " open" : ""}" data-testid="waits"><span class="label">${esc(label)}</span>${waitsList(waits)}</span>`);
+    parts.push(html`<span class="aid waits${unsure ? " open" : ""}" data-testid="waits"><span class="label">${label}</span>${waitsList(waits)}</span>`);
   }
   if (furiten && furiten !== "none") {
-    parts.push(`<span class="aid furiten" data-testid="furiten" data-furiten="${furiten}">${esc(t(`aids.furiten.${furiten}`))}</span>`);
+    parts.push(html`<span class="aid furiten" data-testid="furiten" data-furiten="${furiten}">${t(`aids.furiten.${furiten}`)}</span>`);
   }
-  if (whyNot) parts.push(`<span class="aid why-not" data-testid="why-not" data-why="${whyNot}">${esc(t(`aids.why_not.${whyNot}`))}</span>`);
+  if (whyNot) parts.push(html`<span class="aid why-not" data-testid="why-not" data-why="${whyNot}">${t(`aids.why_not.${whyNot}`)}</span>`);
   if (!parts.length && previews && Object.keys(previews).length) {
-    parts.push(`<span class="aid hint-preview">${esc(t("aids.preview.hint"))}</span>`);
+    parts.push(html`<span class="aid hint-preview">${t("aids.preview.hint")}</span>`);
   }
-  return parts.join("");
+  return join(parts);
 }
 
 export { sameKind };

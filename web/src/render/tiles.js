@@ -142,11 +142,11 @@ export function tileSvg(tile) {
   let body;
   if (tile === "?" || !tile) {
     body =
-      `<rect x="1" y="1" width="${W - 2}" height="${H - 2}" rx="7" fill="url(#back)"/>` +
+      `<rect x="1" y="1" width="${W - 2}" height="${H - 2}" rx="7" fill="url(#tile-back)"/>` +
       `<rect x="7" y="7" width="${W - 14}" height="${H - 14}" rx="4" fill="none" stroke="#ffe6b0" stroke-opacity=".55" stroke-width="2"/>` +
       `<path d="M30 22 L40 40 L30 58 L20 40 Z" fill="#ffe6b0" fill-opacity=".45"/>`;
-    body = `<defs><linearGradient id="back" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#e07b26"/>` +
-      `<stop offset="1" stop-color="#b4521a"/></linearGradient></defs>` + body;
+    // The gradient is defined once in index.html (#tile-back), always rendered: a copy in
+    // each back would repeat one id, and url(#id) finds the first, maybe in a hidden screen.
   } else {
     const digit = Number(tile[0]);
     const suit = tile[1];
