@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from sanma.cli.score_cmd import FLAGS, decode_line, run_argv, score_line, score_text
+from sanma.engine.rules import PRESET_NAMES, preset
+from sanma.engine.tiles import EAST, kind_name, tile_name, tiles_to_mpsz
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,3 +92,82 @@ def test_each_line_is_answered_before_the_next_is_sent() -> None:
         proc.stdin.close()
         assert json.loads(proc.stdout.readline())["error"] == "invalid"
         assert proc.wait(timeout=60) == 0
+
+
+def _request_lines(count: int, seed: int) -> list[str]:
+    """Score requests of random winning hands (as bench/bench_cli.py writes them), each also
+    once with one field broken, so that every check of the request runs."""
+    from tests.test_scoring_oracle import random_win
+
+    rng = random.Random(seed)
+    broken: list[object] = [None, True, 1, -1, 2.5, "x", "", [], {}, ["1z"], [1], "0z", "5m", "11z", "1p2", [[1]]]
+    fields = ["hand", "win", "melds", "seat", "round", "dora", "ura", "kita", "honba", "deposits", "red_fives"]
+    out = []
+    for _ in range(count):
+        w = random_win(rng)
+        ctx = w.ctx
+        req: dict[str, object] = {"hand": tiles_to_mpsz(w.concealed), "win": tile_name(w.win_tile)}
+        if w.melds:
+            req["melds"] = [{"type": m.type.value, "tiles": tiles_to_mpsz(m.tiles)} for m in w.melds]
+        for f in FLAGS:
+            if getattr(ctx, f):
+                req[f] = True
+        req["seat"] = "ESW"[ctx.seat_wind - EAST]
+        req["round"] = "ESW"[ctx.round_wind - EAST]
+        req["dora"] = [kind_name(k) for k in ctx.dora_indicators]
+        if ctx.ura_indicators:
+            req["ura"] = [kind_name(k) for k in ctx.ura_indicators]
+        for f in ("kita", "honba", "deposits"):
+            if getattr(ctx, f):
+                req[f] = getattr(ctx, f)
+        out.append(json.dumps(req))
+        bad = dict(req)
+        bad[rng.choice([*fields, *FLAGS])] = rng.choice(broken)
+        out.append(json.dumps(bad))
+    return out
+
+
+def test_text_answers_equal_the_json_of_the_answer_objects() -> None:
+    # The stream writes score_text's JSON directly; it must be exactly json.dumps of the object
+    # score_line gives, for scored lines and every kind of error line, under every preset.
+    lines = _request_lines(300, 14)
+    lines += ["not json", "[1]", "{}", ' {"hand": "1z"} ', '{"hand": "123p"} x', '{"a": 1, "a": 2}', "NaN"]
+    for name in PRESET_NAMES:
+        rules = preset(name)
+        for line in lines:
+            assert score_text(line, rules) == json.dumps(score_line(line, rules)), line
+
+
+def test_decode_line_is_json_loads() -> None:
+    samples = ['{"a": [1, 2.5, "x\\u00e9"], "b": {"c": null}}', "{}", '{"a": 1} ', ' {"a": 1}', '{"a": 1}\r', "[1]"]
+    for text in samples:
+        assert decode_line(text) == json.loads(text)
+    for text in ['{"a": 1} {', '{"a": 1', '{"a": "\\x"}', "{'a': 1}", "{"]:
+        with pytest.raises(json.JSONDecodeError) as got:
+            decode_line(text)
+        with pytest.raises(json.JSONDecodeError) as want:
+            json.loads(text)
+        assert (got.value.msg, got.value.pos) == (want.value.msg, want.value.pos)
+
+
+def test_unhashable_seat_or_meld_type_is_an_error_line_not_a_crash() -> None:
+    lines = [
+        json.dumps({"hand": "123p456p234s678s99s", "win": "3p", "seat": ["E"]}),
+        json.dumps({"hand": "123p456p234s678s99s", "win": "3p", "round": {"E": 1}}),
+        json.dumps({"hand": "123p456p234s99s", "win": "3p", "melds": [{"type": ["pon"], "tiles": "555z"}]}),
+    ]
+    rc, out = _run(lines)
+    assert rc == 0
+    assert [o["error"] for o in out] == ["invalid"] * 3
+
+
+def test_arguments_argparse_reads() -> None:
+    # The usual arguments skip argparse; anything else still gets argparse's own answers.
+    assert run_argv(["--rules", "nosuch"]) is None and run_argv(["--help"]) is None and run_argv(["--rul"]) is None
+    proc = subprocess.run(
+        [sys.executable, "-m", "sanma", "score", "--rules", "nosuch"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert proc.returncode == 2 and "invalid choice: 'nosuch'" in proc.stderr
+    for args in (["--rules=tenhou"], ["--rul", "tenhou"]):
+        rc, out = _run([json.dumps({"hand": "19m19p19s12345677z", "win": "7z", "seat": "S"})], *args)
+        assert rc == 0 and out[0]["yaku"] == [["kokushi", 13]]

@@ -3,16 +3,23 @@
 Each subcommand lives in its own module with ``add_arguments(parser)`` and
 ``run(args) -> int``.  Only the chosen subcommand's module is imported, so one
 command's dependencies (or a broken module) never affect another.
+
+``score`` and ``shanten`` are run once per file piped through them, so their start-up counts:
+their modules also have ``run_argv(rest) -> int | None``, which runs the command for the
+usual arguments (``score --rules tenhou``) without building the argparse parser and answers
+``None`` for anything else (``--help``, a mistake, an abbreviation), which argparse then reads
+as always.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import TextIO
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sanma.cli.demo_cmd", "play a self-played demo match in the terminal"),
@@ -27,27 +34,36 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def answer_lines(inp: TextIO, out: TextIO, answer: Callable[[str], object]) -> None:
-    """The JSON-lines loop of ``score`` and ``shanten``: one JSON object out per non-blank
-    line in, in order.  Input is read in whatever chunk is available and the answers to a
-    chunk are written and flushed together: a tool that sends one line and waits gets its
-    answer at once, and a file piped in costs one write per chunk, not one per line."""
+# Subcommands whose module has ``run_argv`` (see the module docstring).
+LEAN: frozenset[str] = frozenset({"score", "shanten"})
+
+
+def answer_lines(inp: TextIO, out: TextIO, answer: Callable[[str], str]) -> None:
+    """The JSON-lines loop of ``score`` and ``shanten``: ``answer`` gives the JSON text of
+    one line's answer (no newline), one per non-blank line in, in order.  Input is read in
+    whatever chunk is available and the answers to a chunk are written and flushed together:
+    a tool that sends one line and waits gets its answer at once, and a file piped in costs
+    one write per chunk, not one per line."""
     buffer = getattr(inp, "buffer", None)
     if buffer is None or not hasattr(buffer, "read1"):
         for line in inp:  # a text stream without bytes underneath (tests, StringIO)
             if line.strip():
-                out.write(json.dumps(answer(line)) + "\n")
+                out.write(answer(line) + "\n")
                 out.flush()
         return
     rest = b""
     while True:
         data = buffer.read1(1 << 16)
-        lines = (rest + data).split(b"\n")
-        rest = lines.pop() if data else b""
-        text = [line.decode("utf-8", "surrogateescape") for line in lines]
-        answers = [json.dumps(answer(line)) + "\n" for line in text if line.strip()]
+        chunk = rest + data
+        cut = chunk.rfind(b"\n") + 1 if data else len(chunk)  # a last partial line waits for more
+        rest = chunk[cut:]
+        # One decode per chunk: a newline byte never occurs inside a UTF-8 sequence, so this
+        # equals decoding line by line.
+        text = chunk[:cut].decode("utf-8", "surrogateescape").split("\n")
+        answers = [answer(line) for line in text if line.strip()]
         if answers:
-            out.write("".join(answers))
+            answers.append("")
+            out.write("\n".join(answers))
             out.flush()
         if not data:
             return
@@ -56,6 +72,12 @@ def answer_lines(inp: TextIO, out: TextIO, answer: Callable[[str], object]) -> N
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sanma <subcommand> ...``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in LEAN:
+        status: int | None = importlib.import_module(SUBCOMMANDS[argv[0]][0]).run_argv(argv[1:])
+        if status is not None:
+            return status
+    import argparse  # only here: building the parser is most of a short command's start-up
+
     parser = argparse.ArgumentParser(prog="sanma", description="Three-player riichi mahjong.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     chosen = argv[0] if argv and argv[0] in SUBCOMMANDS else None

@@ -11,15 +11,18 @@ finish on a fifth copy is not tenpai (its shanten counts that).  A bad line gets
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from typing import Any, TextIO
 
 from sanma.cli import answer_lines
 from sanma.engine.errors import InvalidHand, SanmaError
 from sanma.engine.shanten import shanten_and_waits
 from sanma.engine.tiles import KIND_COUNT, NORTH, TileKind, check_copies, kind_name, parse, to_mpsz
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing argparse and typing at start-up
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, TextIO
 
 FIELDS = frozenset({"hand", "melds", "kita"})
 
@@ -34,9 +37,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_argv(rest: list[str]) -> int | None:
+    """``run`` without argparse when there are no arguments; ``None`` otherwise (argparse reads them)."""
+    if rest:
+        return None
+    shanten_stream(sys.stdin, sys.stdout)
+    return 0
+
+
 def shanten_stream(inp: TextIO, out: TextIO) -> None:
     """One output line per non-blank input line, in order."""
-    answer_lines(inp, out, shanten_line)
+    answer_lines(inp, out, shanten_text)
+
+
+def shanten_text(line: str) -> str:
+    """The output line of one input line, as JSON text (no newline)."""
+    return json.dumps(shanten_line(line))
 
 
 def shanten_line(line: str) -> dict[str, Any]:
@@ -60,7 +76,8 @@ def _melds(raw: object) -> list[tuple[str, list[tuple[TileKind, bool]]]]:
         raise InvalidHand("melds must be a list")
     out = []
     for m in raw:
-        if not isinstance(m, dict) or m.keys() - {"type", "tiles"} or m.get("type") not in _MELD_SIZES:
+        mtype = m.get("type") if isinstance(m, dict) else None
+        if type(mtype) is not str or mtype not in _MELD_SIZES or m.keys() - {"type", "tiles"}:
             raise InvalidHand(_MELD_ERROR)
         tiles = m.get("tiles")
         if not isinstance(tiles, str):
