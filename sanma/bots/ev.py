@@ -36,7 +36,9 @@ much; ``max_shanten``: the furthest hand priced while nobody threatens.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+import dataclasses
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sanma.bots.defence import safe_kinds
@@ -53,9 +55,10 @@ from sanma.bots.heuristics import (
     winning_action,
 )
 from sanma.bots.master_defence import recent_tsumogiri
-from sanma.engine.actions import Action, Discard
+from sanma.engine.actions import Action, Discard, Kan, Kita, Pass, Pon
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted
+from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.settlement import noten_deltas
 from sanma.engine.shanten import shanten, ukeire, waits
@@ -69,6 +72,7 @@ MAX_SHANTEN = 2  # the program prices hands this close to tenpai; further, the E
 URA_BONUS = 1.15  # a riichi win's ura and ippatsu on top of the scored hand
 FOLD_DEPTH = 3  # folding lets go the safest few tiles: their average risk
 WIDE = 1  # after an improving draw from 2-shanten, the discards looked at
+SHORT_DEPTH = 1  # the short horizon follows the improving draws of hands this close only
 
 Counts = bytes  # 34 kinds, one byte each
 
@@ -83,6 +87,10 @@ class Opponent:
     loss: float  # what its ron costs
     safe: frozenset[TileKind]
     at_draw: float  # chance it is tenpai when the wall runs out
+
+
+class OutOfTime(Exception):  # a signal, not an error: the decision's time ran out
+    """The decision's clock passed its deadline while the program ran."""
 
 
 class Table:
@@ -214,10 +222,26 @@ class Turn:
 class Program:
     """The dynamic program of one decision over the seat's own hand."""
 
-    def __init__(self, bot: EVBot, k: Knowledge, legal_riichi: bool, budget: int) -> None:
+    def __init__(
+        self,
+        bot: EVBot,
+        k: Knowledge,
+        legal_riichi: bool,
+        budget: int,
+        *,
+        kita: int | None = None,
+        depth: int | None = None,
+        deadline: float | None = None,
+    ) -> None:
         self.bot, self.k = bot, k
         self.m = models()
         view = k.view
+        # A hypothetical hand (after a call, a kita or a kan) brings its own melds in ``k``
+        # and its own kita count here; ``depth`` is the furthest shanten whose improving
+        # draws are followed (the bot's ``max_shanten``, 1 on the short horizon).
+        self.kita = len(view.kita[k.seat]) if kita is None else kita
+        self.depth = bot.max_shanten if depth is None else depth
+        self.deadline = deadline
         self.melds = k.meld_count
         self.closed = k.closed
         self.table = Table(k, self.m)
@@ -317,7 +341,7 @@ class Program:
             if self.pool_of(hand, kind) <= 0:
                 continue
             for is_tsumo in (True, False):
-                score = self.bot.score(k, hand, kind, is_tsumo, riichi)
+                score = self.bot.score(k, hand, kind, is_tsumo, riichi, self.kita)
                 if score is None:
                     continue
                 total, dealer_pays, other_pays = score
@@ -345,6 +369,8 @@ class Program:
         if got is not None:
             return got
         self.expanded += 1
+        if self.deadline is not None and self.bot.clock() > self.deadline:
+            raise OutOfTime
         s = shanten(list(hand), self.melds)
         out = self.base[riichi]
         tn = self.turns
@@ -352,10 +378,10 @@ class Program:
         tsumo: dict[TileKind, float] = {}
         ron: dict[TileKind, float] = {}
         live = 0
-        moves: list[tuple[int, Counts]] = []  # (copies, the best hand after the draw) per improving kind
+        moves: list[tuple[TileKind, int, Counts]] = []  # (kind, copies, the best hand after it) per improving draw
         if s == 0:
             tsumo, ron, live = self.win_values(hand, riichi)
-        if not riichi and 0 < s <= self.bot.max_shanten:
+        if not riichi and 0 < s <= self.depth:
             if self.expanded <= self.budget:
                 moves = self._improvements(hand, s)
             else:
@@ -370,7 +396,7 @@ class Program:
         after = out.draw[s == 0]  # t = 0: the wall ran out
         afters = [after]
         before = [self._before(after, fold, 0, self.draws)]
-        nexts = [(copies / self.pool_total, self.memo[(nxt, False)][1]) for copies, nxt in moves]
+        nexts = [(copies / self.pool_total, self.memo[(nxt, False)][1]) for _, copies, nxt in moves]
         stay = 1.0 - win_p - sum(p for p, _ in nexts)
         for t in range(1, self.draws + 1):
             i = self.draws - t  # turns from now
@@ -390,7 +416,7 @@ class Program:
         pushed = (1 - tn.push_risk[i]) * push + tn.push_util[i]
         return pushed if fold is None else max(pushed, fold[t])
 
-    def _improvements(self, hand: Counts, s: int) -> list[tuple[int, Counts]]:
+    def _improvements(self, hand: Counts, s: int) -> list[tuple[TileKind, int, Counts]]:
         """For each improving draw: its unseen copies and the best hand after it (one
         step closer) by the program's own value, among the ``WIDE`` least useful discards
         at 2-shanten (all of them closer to tenpai)."""
@@ -409,8 +435,55 @@ class Program:
                 if v > best_value:
                     best, best_value = h, v
             if best is not None:
-                out.append((copies, best))
+                out.append((draw, copies, best))
         return out
+
+    def draw_value(self) -> float:
+        """The 13-tile root after a kita or a kan: the replacement draw comes now, on top of
+        our own draws.  A winning draw is a tsumo, an improving one keeps the best hand it
+        makes, any other goes straight out with its own deal-in risk (not the hand's average:
+        the root's discards are priced by their own tile too)."""
+        hand, t = self.root, self.draws
+        afters, _ = self.values(hand, False)
+        s = shanten(list(hand), self.melds)
+        tsumo = self.win_values(hand, False)[0] if s == 0 else {}
+        moved = {}
+        if 0 < s <= self.depth:
+            moved = {kind: self.memo[(nxt, False)][1][t] for kind, _, nxt in self._improvements(hand, s)}
+        riichi = self.memo.get((hand, True))
+        total = 0.0
+        for kind in range(KIND_COUNT):
+            n = self.pool_of(hand, kind)
+            if n <= 0:
+                continue
+            if kind in tsumo:
+                value = tsumo[kind]
+            elif kind in moved:
+                value = moved[kind]
+            else:
+                p, u = self.tile_risk(kind, 0)
+                value = (1 - p) * afters[t] + u
+                if riichi is not None:  # a closed tenpai may let it go with riichi
+                    value = max(value, (1 - p) * riichi[0][t] + u)
+            total += n / self.pool_total * value
+        return total
+
+    def pass_value(self) -> float:
+        """The 13-tile root left as it is (a call passed): the value after a discard."""
+        return self.values(self.root, False)[0][self.draws]
+
+    def best_root_value(self, barred: TileKind | None) -> float | None:
+        """The best discard from the root (after a pon), ``barred`` excepted; ``None`` when
+        the budget cut every candidate short."""
+        best: float | None = None
+        for kind in range(KIND_COUNT):
+            if not self.root[kind] or kind == barred:
+                continue
+            self.cut = False
+            value = self.root_value(kind, False)
+            if not self.cut and (best is None or value > best):
+                best = value
+        return best
 
     def root_value(self, kind: TileKind, riichi: bool) -> float:
         """The discard of ``kind`` now (with riichi or not): its own risk, then the hand it leaves."""
@@ -428,18 +501,32 @@ class EVBot(ExpertBot):
     name = "Mahjong master"
 
     def __init__(
-        self, seat: int, seed: int = 0, budget: int = BUDGET, margin: float = MARGIN, max_shanten: int = MAX_SHANTEN
+        self,
+        seat: int,
+        seed: int = 0,
+        budget: int = BUDGET,
+        margin: float = MARGIN,
+        max_shanten: int = MAX_SHANTEN,
+        time_budget: float | None = None,
+        clock: Callable[[], float] = time.process_time,
     ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
         self.margin = margin
         self.max_shanten = max_shanten
+        # Seconds of ``clock`` a decision may take on the full horizon before it is priced
+        # again on the short one (and as long again before the Expert's answer stands);
+        # ``None``: no clock, only ``budget`` (the same decisions on any machine).
+        self.time_budget = time_budget
+        self.clock = clock
+        self.last_horizon = "none"  # the horizon the last decision was priced on: full, short, none
         self._scores: dict[tuple[object, ...], tuple[int, int, int] | None] = {}
         # The hand's structure, the same at every decision of a hand: waits of tenpai hands,
         # and for a hand short of tenpai the hands one step closer after each improving draw.
         self._waits: dict[tuple[Counts, int], tuple[TileKind, ...]] = {}
         self._steps: dict[tuple[Counts, int], list[tuple[TileKind, list[Counts]]]] = {}
         self.last_values: dict[Action, float] = {}  # the priced actions of the last decision
+        self.last_expert: Action | None = None  # the Expert's answer to the last decision
 
     def observe(self, event: Event) -> None:
         """Fold the event in; a new hand forgets the cached scores."""
@@ -486,58 +573,64 @@ class EVBot(ExpertBot):
         return out
 
     def decide(self, legal: LegalActions) -> Action:
-        """The Expert's answer, unless the program prices another discard higher."""
+        """The Expert's answer, unless the program prices another legal action higher by
+        ``margin`` (a discard, a riichi, a call or its pass, a kita, a kan)."""
         expert = super().decide(legal)
+        self.last_expert = expert
         self.last_values = {}
-        if not isinstance(expert, Discard) or winning_action(legal) is not None:
+        self.last_horizon = "none"
+        if winning_action(legal) is not None:
             return expert
         values = self.price(legal, expert)
         if not values:
             return expert
         self.last_values = values
         mine = priced_as(expert, values)
+        if mine is None:
+            return expert  # the Expert's own answer is not priced: no fair comparison
         best = max(values, key=lambda a: (values[a], a == mine))
-        if mine is not None and values[best] - values[mine] < self.margin:
-            return expert  # the program's edge is within its own roughness: the Expert's tile
+        if values[best] - values[mine] < self.margin:
+            return expert  # the program's edge is within its own roughness: the Expert's answer
         return best
 
     def price(self, legal: LegalActions, expert: Action | None = None) -> dict[Action, float]:
-        """Expected final placement points of each legal discard, when the hand is close
-        enough to tenpai or an opponent threatens (a far hand then only defends: each tile
-        is its own risk); else empty.  One physical tile stands for each kind.  The
-        ``expert`` discard is priced first; a candidate whose program ran out of budget is
-        left unpriced (its value would be cut short), and when that is the Expert's own
-        discard nothing is priced."""
+        """Expected final placement points of the legal actions the program prices, on the
+        full horizon, or on the short one (hands one shanten or closer followed) when the
+        decision's clock passes ``time_budget``; empty when even that runs out, in riichi,
+        or when the hand is too far from tenpai and nobody threatens."""
+        self.last_horizon = "none"
         if self.view.riichi[self.seat]:
             return {}
+        start = self.clock()
+        for horizon, depth, limit in (("full", None, 1.0), ("short", SHORT_DEPTH, 2.0)):
+            deadline = None if self.time_budget is None else start + limit * self.time_budget
+            try:
+                values = self._price(legal, expert, depth, deadline)
+            except OutOfTime:
+                continue
+            self.last_horizon = horizon if values else "none"
+            return values
+        return {}
+
+    def _price(
+        self, legal: LegalActions, expert: Action | None, depth: int | None, deadline: float | None
+    ) -> dict[Action, float]:
         k = know(self.view)
-        best = min((shanten(_minus(k.counts, kind_of(a.tile)), k.meld_count) for a in legal if isinstance(a, Discard)),
-                   default=9)  # fmt: skip
-        riichi_legal = any(isinstance(a, Discard) and a.riichi for a in legal)
-        program = Program(self, k, riichi_legal, self.budget)
-        if best > self.max_shanten and not any(o.tenpai[0] >= PRESSURE for o in program.opps):
-            return {}  # far from tenpai and nobody threatens: plain efficiency (the Expert's)
-        cands = sorted({(kind_of(a.tile), a.riichi) for a in legal if isinstance(a, Discard)})
-        lead = (kind_of(expert.tile), expert.riichi) if isinstance(expert, Discard) else None
-        cands.sort(key=lambda c: (c != lead, shanten(_minus(k.counts, c[0]), k.meld_count)))
-        out: dict[Action, float] = {}
-        for kind, riichi in cands:
-            action = pick_tile(tiles_of_kind(legal, kind, riichi), k.red_fives, self.view.drawn)
-            program.cut = False
-            value = program.root_value(kind, riichi)
-            if program.cut and (kind, riichi) == lead:
-                return {}  # the Expert's own tile could not be priced in full: no fair comparison
-            if not program.cut:
-                out[action] = value
-        return out
+        run = _Run(self, k, legal, depth, deadline)
+        if any(isinstance(a, Pon) for a in legal) or (Pass() in legal and not _discards(legal)):
+            return run.calls(expert)
+        return run.turn(expert)
 
     def score(
-        self, k: Knowledge, hand: Counts, win: TileKind, tsumo: bool, riichi: bool
+        self, k: Knowledge, hand: Counts, win: TileKind, tsumo: bool, riichi: bool, kita: int | None = None
     ) -> tuple[int, int, int] | None:
         """(ron total, a dealer's tsumo share, a non-dealer's tsumo share) of ``hand`` winning
-        on ``win``, or ``None`` without a yaku.  Cached for the hand."""
+        on ``win`` with ``k``'s melds and ``kita`` (the seat's by default), or ``None``
+        without a yaku.  Cached for the hand."""
         view = k.view
-        key = (hand, win, tsumo, riichi, len(view.kita[k.seat]), len(view.dora_indicators), k.meld_count)
+        kita = len(view.kita[k.seat]) if kita is None else kita
+        melds = tuple((m.type, m.kind) for m in k.melds)
+        key = (hand, win, tsumo, riichi, kita, len(view.dora_indicators), melds)
         if key in self._scores:
             return self._scores[key]
         tiles = _physical(hand, k.hand)
@@ -548,11 +641,212 @@ class EVBot(ExpertBot):
         with contextlib.suppress(SanmaError):
             from sanma.engine.scoring import score_win
 
-            s = score_win([*tiles, win_tile], win_tile, k.melds, win_context(k, tsumo=tsumo, riichi=riichi), rules)
+            ctx = dataclasses.replace(win_context(k, tsumo=tsumo, riichi=riichi), kita=kita)
+            s = score_win([*tiles, win_tile], win_tile, k.melds, ctx, rules)
             pay = s.payments
             result = (s.total, pay.dealer, pay.non_dealer) if tsumo else (s.total, 0, 0)
         self._scores[key] = result
         return result
+
+
+class _Run:
+    """One pricing of a decision: the programs of the root hand and of each hypothetical
+    hand (after a pon, a kan or a kita), on one horizon."""
+
+    def __init__(self, bot: EVBot, k: Knowledge, legal: LegalActions, depth: int | None, deadline: float | None):
+        self.bot, self.k, self.legal = bot, k, legal
+        self.depth = bot.max_shanten if depth is None else depth
+        self.deadline = deadline
+        self.near = True  # whether the root hand is close enough for its draws to be followed
+
+    def comparable(self, hypo: Knowledge) -> bool:
+        """Whether a hand after a call, kita or kan is on the root's side of ``depth``: a hand
+        beyond it is priced as one that never improves, so a far hand compared with a near
+        one would lose for that alone (a kita breaking a pair of Norths at two shanten)."""
+        return (closest(hypo) <= self.depth) == self.near
+
+    def program(self, k: Knowledge, riichi_legal: bool, kita: int | None = None) -> Program:
+        return Program(self.bot, k, riichi_legal, self.bot.budget, kita=kita, depth=self.depth, deadline=self.deadline)
+
+    def threatened(self, program: Program) -> bool:
+        return any(o.tenpai[0] >= PRESSURE for o in program.opps)
+
+    def turn(self, expert: Action | None) -> dict[Action, float]:
+        """Our own turn: every legal discard (with and without riichi), kita and kan.  The
+        ``expert`` answer is priced first; a candidate whose program ran out of budget is left
+        unpriced (its value would be cut short), and when that is the Expert's own answer
+        nothing is priced."""
+        bot, k, legal = self.bot, self.k, self.legal
+        discards = _discards(legal)
+        if not discards:
+            return {}
+        best = closest(k)
+        self.near = best <= self.depth
+        program = self.program(k, any(a.riichi for a in discards))
+        if not self.near and not self.threatened(program):
+            return {}  # far from tenpai and nobody threatens: plain efficiency (the Expert's)
+        cands = sorted({(kind_of(a.tile), a.riichi) for a in discards})
+        lead = (kind_of(expert.tile), expert.riichi) if isinstance(expert, Discard) else None
+        cands.sort(key=lambda c: (c != lead, shanten(_minus(k.counts, c[0]), k.meld_count)))
+        out: dict[Action, float] = {}
+        for action in self._others(expert):  # the Expert's kita or kan first, when it is its answer
+            value = self.replaced(action)
+            if value is None and action == expert:
+                return {}
+            if value is not None:
+                out[action] = value
+        for kind, riichi in cands:
+            action = pick_tile(tiles_of_kind(legal, kind, riichi), k.red_fives, bot.view.drawn)
+            program.cut = False
+            value = program.root_value(kind, riichi)
+            if program.cut and (kind, riichi) == lead:
+                return {}  # the Expert's own tile could not be priced in full: no fair comparison
+            if not program.cut:
+                out[action] = value
+        return out
+
+    def _others(self, expert: Action | None) -> list[Action]:
+        """The legal kita and kans of our turn, the Expert's answer first."""
+        others: list[Action] = [a for a in self.legal if isinstance(a, Kita | Kan)]
+        others.sort(key=lambda a: a != expert)
+        return others
+
+    def replaced(self, action: Action) -> float | None:
+        """A kita or a kan now: the hand it leaves, with the replacement draw on top of our
+        own draws; ``None`` when its program ran out of budget or the kan is not one the
+        program knows how to build."""
+        k = self.k
+        if isinstance(action, Kita):
+            hypo, kita = after_kita(k), len(k.view.kita[k.seat]) + 1
+        else:
+            assert isinstance(action, Kan)
+            built = after_kan(k, action.kind, None)
+            if built is None:
+                return None
+            hypo, kita = built, None
+        if not self.comparable(hypo):
+            return None
+        program = self.program(hypo, False, kita)
+        value = program.draw_value()
+        return None if program.cut else value
+
+    def calls(self, expert: Action | None) -> dict[Action, float]:
+        """A call offer: pass (the hand as it stands), each legal pon (the best discard after
+        it, the called kind barred) and an open kan (the hand after it, with its replacement
+        draw), when the hand is close enough to tenpai or an opponent threatens."""
+        k, legal = self.k, self.legal
+        if Pass() not in legal:
+            return {}
+        stay = self.program(k, k.closed)
+        self.near = closest(k) <= self.depth
+        if not self.near and not self.threatened(stay):
+            return {}  # too far from tenpai and nobody threatens: the Expert's
+        out: dict[Action, float] = {}
+        value = stay.pass_value()
+        if stay.cut:
+            return {}
+        out[Pass()] = value
+        called = called_tile(k)
+        for action in legal:
+            got: float | None = None
+            if isinstance(action, Pon) and called is not None:
+                hypo = after_pon(k, action, called)
+                if self.comparable(hypo):
+                    got = self.program(hypo, False).best_root_value(action.kind)
+            elif isinstance(action, Kan) and called is not None:
+                kan = after_kan(k, action.kind, called)
+                if kan is not None and self.comparable(kan):
+                    program = self.program(kan, False)
+                    got = program.draw_value()
+                    got = None if program.cut else got
+            if got is None and action == expert:
+                return {}
+            if got is not None:
+                out[action] = got
+        return out
+
+
+# -- hypothetical hands: after a pon, a kan or a kita ------------------------------------------
+
+
+def closest(k: Knowledge) -> int:
+    """Shanten of the hand, after its best discard when it holds one tile too many."""
+    tiles = sum(k.counts) + 3 * k.meld_count
+    if tiles % 3 != 2:
+        return shanten(k.counts, k.meld_count)
+    return min(shanten(_minus(k.counts, kind), k.meld_count) for kind in range(KIND_COUNT) if k.counts[kind])
+
+
+def _discards(legal: LegalActions) -> list[Discard]:
+    return [a for a in legal if isinstance(a, Discard)]
+
+
+def called_tile(k: Knowledge) -> Tile | None:
+    """The discard on offer: the last tile of the river of the seat that played last."""
+    view = k.view
+    order = [view.turn] if view.turn is not None else []
+    for s in [*order, 0, 1, 2]:
+        if s is not None and s != k.seat and view.rivers[s] and not view.rivers[s][-1].called:
+            return view.rivers[s][-1].tile
+    return None
+
+
+def _take(k: Knowledge, kind: TileKind, n: int, red: bool | None) -> tuple[list[Tile], list[Tile]]:
+    """(``n`` tiles of ``kind`` out of the hand, the hand left); ``red``: whether the red
+    five goes (``None``: the plain copies first)."""
+    mine = sorted((t for t in k.hand if kind_of(t) == kind), key=lambda t: is_red(t, k.red_fives) != bool(red))
+    taken = mine[:n]
+    rest = list(k.hand)
+    for t in taken:
+        rest.remove(t)
+    return taken, rest
+
+
+def _with(k: Knowledge, hand: list[Tile], melds: list[Meld], shown: dict[TileKind, int]) -> Knowledge:
+    """``k`` with another concealed hand and melds; ``shown`` tiles moved face up."""
+    counts = [0] * KIND_COUNT
+    for t in hand:
+        counts[kind_of(t)] += 1
+    visible = k.visible[:]
+    for kind, n in shown.items():
+        visible[kind] += n
+    return dataclasses.replace(
+        k, hand=hand, counts=counts, melds=melds, visible=visible, closed=all(not m.is_open for m in melds)
+    )
+
+
+def after_pon(k: Knowledge, action: Pon, called: Tile) -> Knowledge:
+    """The seat's knowledge after ``action`` on ``called`` (11 tiles in hand)."""
+    taken, rest = _take(k, action.kind, 2, action.red)
+    meld = Meld(MeldType.PON, (*taken, called), called=called, from_seat=None)
+    return _with(k, rest, [*k.melds, meld], {action.kind: 2})
+
+
+def after_kan(k: Knowledge, kind: TileKind, called: Tile | None) -> Knowledge | None:
+    """The seat's knowledge after a kan of ``kind`` (before its replacement draw): an open
+    kan on ``called``, a closed kan of four in hand, or a pon grown by the fourth tile;
+    ``None`` when the hand holds none of these."""
+    held = k.counts[kind]
+    if called is not None and held == 3:
+        taken, rest = _take(k, kind, 3, None)
+        meld = Meld(MeldType.DAIMINKAN, (*taken, called), called=called, from_seat=None)
+        return _with(k, rest, [*k.melds, meld], {kind: 3})
+    if called is None and held == 4:
+        taken, rest = _take(k, kind, 4, None)
+        return _with(k, rest, [*k.melds, Meld(MeldType.ANKAN, tuple(taken))], {kind: 4})
+    pon = next((m for m in k.melds if m.type is MeldType.PON and m.kind == kind), None)
+    if called is None and held == 1 and pon is not None:
+        taken, rest = _take(k, kind, 1, None)
+        grown = Meld(MeldType.KAKAN, (*pon.tiles, taken[0]), called=pon.called, from_seat=pon.from_seat, added=taken[0])
+        melds = [grown if m is pon else m for m in k.melds]
+        return _with(k, rest, melds, {kind: 1})
+    return None
+
+
+def after_kita(k: Knowledge) -> Knowledge:
+    """The seat's knowledge after setting a North aside (before the replacement draw)."""
+    _, rest = _take(k, NORTH, 1, None)
+    return _with(k, rest, list(k.melds), {NORTH: 1})
 
 
 def priced_as(action: Action, values: dict[Action, float]) -> Action | None:
