@@ -3,7 +3,8 @@ fast decomposition (``sanma.engine.decompose``), so that the engine loads them i
 building them at import.
 
 The tables are computed by ``decompose.build_tables`` (the same code the engine falls back to
-when the file cannot be read) and written zlib-compressed ``marshal`` after a magic line.
+when the file cannot be read) and written by ``decompose.table_file_bytes``: a hash index of
+the suit keys and one ``marshal`` record per key, read at import and decoded key by key.
 tests/test_decompose.py checks that the file's tables equal the computed ones; rerun this
 script whenever the table code changes.  Run: ``.venv/bin/python scripts/gen_decompose_tables.py``.
 """

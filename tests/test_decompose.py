@@ -3,9 +3,7 @@ plain recursive search ``standard_decompositions``, and the facts its tables pre
 
 from __future__ import annotations
 
-import marshal
 import random
-import zlib
 from pathlib import Path
 
 import pytest
@@ -117,24 +115,45 @@ def test_decompositions_lists_special_forms() -> None:
 
 
 def test_data_file_holds_the_computed_tables() -> None:
-    """The committed data file (scripts/gen_decompose_tables.py) is what the code computes,
-    readings in the same order, and it is what the module loaded (not the fallback build)."""
-    with open(decompose.TABLE_FILE, "rb") as f:
-        raw = f.read()
-    assert raw.startswith(decompose.TABLE_MAGIC)
-    suit, isolated = marshal.loads(zlib.decompress(raw[len(decompose.TABLE_MAGIC) :]))
+    """The committed data file (scripts/gen_decompose_tables.py) is what the code computes:
+    every key's record decodes to the built readings in the same order, bools bools and ints
+    ints; no other key is found; and it is what the module loaded (not the fallback build)."""
+    loaded = decompose._load_tables(decompose.TABLE_FILE)
+    assert loaded is not None
+    index, isolated = loaded
     built_suit, built_isolated = decompose.build_tables()
-    assert suit == built_suit and isolated == built_isolated
-    for key, readings in suit.items():  # bools stay bools, ints ints
-        for got, want in zip(readings, built_suit[key], strict=True):
-            assert [type(v) for v in got] == [type(v) for v in want]
-    assert built_suit == decompose._SUIT_TABLE and built_isolated == decompose._ISOLATED_TABLE
+    assert isolated == built_isolated == decompose._ISOLATED_TABLE
+    for key, want in built_suit.items():
+        got = index.find(key)
+        assert got == want, key
+        for g, w in zip(got, want, strict=True):
+            assert [type(v) for v in g] == [type(v) for v in w]
+    rng = random.Random(5)
+    for _ in range(5000):  # counts of 0..4 per kind: mostly not a pattern of sets and a pair
+        key = sum(rng.randrange(5) << (8 * i) for i in range(9))
+        assert index.find(key) == built_suit.get(key)
+    assert index.find(5 << 64) is None and index.find(1 << 80) is None
+    assert decompose.table_file_bytes(decompose.build_tables()) == Path(decompose.TABLE_FILE).read_bytes()
+
+
+def test_lookups_decode_once_and_keep() -> None:
+    key = packed_counts(_counts("123p11p")[P1 : P1 + 9])
+    decompose._SUIT_CACHE.pop(key, None)
+    first = decompose.suit_readings(key)
+    assert first is not None and decompose._SUIT_CACHE[key] is first
+    assert decompose.suit_readings(key) is first
+    assert decompose.suit_readings(packed_counts([1, 1])) is None  # no reading: not kept
+    assert packed_counts([1, 1]) not in decompose._SUIT_CACHE
 
 
 def test_unreadable_data_file_falls_back_to_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    good = Path(decompose.TABLE_FILE).read_bytes()
     bad = tmp_path / "decompose_tables.bin"
-    bad.write_bytes(decompose.TABLE_MAGIC + b"not zlib")
+    for raw in (decompose.TABLE_MAGIC + b"not marshal", good[:-100], b"SANMA-DECOMPOSE-1\n" + good[18:], b""):
+        bad.write_bytes(raw)
+        assert decompose._load_tables(str(bad)) is None
+    assert decompose._load_tables(str(tmp_path / "missing.bin")) is None
     monkeypatch.setattr(decompose, "TABLE_FILE", str(bad))
-    assert decompose._load_tables() == decompose.build_tables()
-    monkeypatch.setattr(decompose, "TABLE_FILE", str(tmp_path / "missing.bin"))
-    assert decompose._load_tables()[0] == decompose._SUIT_TABLE
+    index, suit, isolated = decompose._suit_tables()
+    assert (suit, isolated) == decompose.build_tables()
+    assert index.find(next(iter(suit))) is None

@@ -16,7 +16,8 @@ from __future__ import annotations
 import gc
 import marshal
 import os
-import zlib
+import sys
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -270,39 +271,163 @@ def build_tables() -> Tables:
             gc.enable()
 
 
-# The tables are precomputed (scripts/gen_decompose_tables.py) into a data file: loading it
-# takes about a fifth of the time of building them, which is most of a one-shot process's
-# start-up (``sanma score`` on a few lines).  The format is ``marshal`` (C speed, no import);
-# marshal may change between Python versions, so any failure to read the file falls back to
-# building, and a test checks the loaded tables equal the built ones.
+# The tables are precomputed (scripts/gen_decompose_tables.py) into a data file.  Decoding the
+# whole suit table (~75,000 objects) took most of a one-shot process's start-up (``sanma score`` on
+# a file), although a process looks up only the suits its hands have (a few thousand in 5,000
+# random hands), so the file is an index read at import without decoding: an open-addressing
+# hash table of the keys, and each key's readings as its own ``marshal`` record, decoded on the
+# key's first lookup and kept.  The small isolated table is stored whole.  ``marshal`` may change
+# between Python versions, so a file that cannot be read makes the module build the tables
+# instead, and a test checks every record equals the built tables.
 TABLE_FILE: Final = os.path.join(os.path.dirname(__file__), "data", "decompose_tables.bin")
-TABLE_MAGIC: Final = b"SANMA-DECOMPOSE-1\n"
+TABLE_MAGIC: Final = b"SANMA-DECOMPOSE-2\n"
+_LOW64: Final = (1 << 64) - 1
+# Records are marshal version 2: no back-references, which makes a small record twice as quick
+# to decode as version 4 (the file is larger, and read without decompressing).
+_RECORD_VERSION: Final = 2
+
+
+# Array type codes of the index with their sizes in the file: key bits, record numbers, offsets.
+_KEY_WORD, _RECORD_WORD, _OFFSET_WORD = ("Q", 8), ("H", 2), ("I", 4)
+
+
+def _words(code: tuple[str, int], values: list[int]) -> array[int]:
+    """Unsigned words of one size in the file's (little-endian) order."""
+    words = array(code[0], values)
+    if words.itemsize != code[1]:
+        raise ValueError(f"array type {code[0]!r} is not {code[1]} bytes here")
+    if sys.byteorder == "big":
+        words.byteswap()
+    return words
+
+
+def _slot_count(keys: int) -> int:
+    """A prime at least twice the number of keys: short probe runs."""
+    n = 2 * keys + 1
+    while any(n % d == 0 for d in range(2, int(n**0.5) + 1)):
+        n += 2
+    return n
 
 
 def table_file_bytes(tables: Tables) -> bytes:
     """The data file's contents for ``tables`` (as ``build_tables`` returns them)."""
-    return TABLE_MAGIC + zlib.compress(marshal.dumps(tables, 4), 9)
+    suit, isolated = tables
+    keys = sorted(suit)
+    slots = _slot_count(len(keys))
+    tops = bytearray(slots)  # per slot: 0 empty, else the key's top byte (count of kind 8) + 1
+    lows = [0] * slots  # the key's low 64 bits
+    records = [0] * slots  # the key's record number
+    for number, key in enumerate(keys):
+        if key >> 64 > 4:
+            raise ValueError("a suit key with a count above 4")
+        slot = key % slots
+        while tops[slot]:
+            slot = (slot + 1) % slots
+        tops[slot], lows[slot], records[slot] = (key >> 64) + 1, key & _LOW64, number
+    blobs = [marshal.dumps(suit[key], _RECORD_VERSION) for key in keys]
+    offsets = [0]
+    for blob in blobs:
+        offsets.append(offsets[-1] + len(blob))
+    parts = (
+        bytes(tops),
+        _words(_KEY_WORD, lows).tobytes(),
+        _words(_RECORD_WORD, records).tobytes(),
+        _words(_OFFSET_WORD, offsets).tobytes(),
+    )
+    return TABLE_MAGIC + marshal.dumps((*parts, b"".join(blobs), isolated), _RECORD_VERSION)
 
 
-def _load_tables() -> Tables:
-    was_enabled = gc.isenabled()
-    gc.disable()  # as in the build: ~100,000 acyclic objects
+def _read_words(code: tuple[str, int], raw: bytes) -> array[int]:
+    words = _words(code, [])
+    words.frombytes(raw)
+    if sys.byteorder == "big":
+        words.byteswap()
+    return words
+
+
+class SuitIndex:
+    """The data file's suit index: ``find(key)`` decodes one key's readings (``None`` for a key
+    that has none).  ``SuitIndex.empty()`` finds nothing (the tables were built instead)."""
+
+    __slots__ = ("_blob", "_lows", "_offsets", "_records", "_slots", "_tops")
+
+    def __init__(self, tops: bytes, lows: array[int], records: array[int], offsets: array[int], blob: bytes) -> None:
+        if not len(tops) == len(lows) == len(records) or offsets[-1] != len(blob) or not tops.count(0):
+            raise ValueError("index and records do not match")
+        if len(tops) - tops.count(0) != len(offsets) - 1 or max(records) >= max(1, len(offsets) - 1):
+            raise ValueError("a record number past the records")
+        self._slots = len(tops)
+        self._tops = tops
+        self._lows = lows
+        self._records = records
+        self._offsets = offsets
+        self._blob = blob
+
+    @classmethod
+    def empty(cls) -> SuitIndex:
+        """An index of no keys."""
+        return cls(b"\0", _words(_KEY_WORD, [0]), _words(_RECORD_WORD, [0]), _words(_OFFSET_WORD, [0]), b"")
+
+    def find(self, key: int) -> tuple[SuitReading, ...] | None:
+        """The readings of one suit's packed counts, decoded from the file."""
+        top, low = (key >> 64) + 1, key & _LOW64
+        tops, lows = self._tops, self._lows
+        slot = key % self._slots
+        while tops[slot]:
+            if tops[slot] == top and lows[slot] == low:
+                n = self._records[slot]
+                readings: tuple[SuitReading, ...] = marshal.loads(self._blob[self._offsets[n] : self._offsets[n + 1]])
+                return readings
+            slot += 1
+            if slot == self._slots:
+                slot = 0
+        return None
+
+
+def _load_tables(path: str) -> tuple[SuitIndex, dict[int, tuple[int, tuple[int, ...]]]] | None:
+    """The suit index and the isolated table of the data file at ``path``; ``None`` when it
+    cannot be read (missing, damaged or from another marshal version)."""
     try:
-        with open(TABLE_FILE, "rb") as f:
+        with open(path, "rb") as f:
             raw = f.read()
-        if raw.startswith(TABLE_MAGIC):
-            suit, isolated = marshal.loads(zlib.decompress(raw[len(TABLE_MAGIC) :]))
-            if isinstance(suit, dict) and isinstance(isolated, dict):
-                return suit, isolated
-    except (OSError, ValueError, EOFError, TypeError, zlib.error):
-        pass  # missing, unreadable or from another marshal version: build instead
-    finally:
-        if was_enabled:
-            gc.enable()
-    return build_tables()
+        if not raw.startswith(TABLE_MAGIC):
+            return None
+        tops, lows, records, offsets, blob, isolated = marshal.loads(memoryview(raw)[len(TABLE_MAGIC) :])
+        if not isinstance(tops, bytes) or not isinstance(blob, bytes) or not isinstance(isolated, dict):
+            return None
+        index = SuitIndex(
+            tops,
+            _read_words(_KEY_WORD, lows),
+            _read_words(_RECORD_WORD, records),
+            _read_words(_OFFSET_WORD, offsets),
+            blob,
+        )
+        return index, isolated
+    except (OSError, ValueError, EOFError, TypeError, IndexError):
+        return None
 
 
-_SUIT_TABLE, _ISOLATED_TABLE = _load_tables()
+def _suit_tables() -> tuple[SuitIndex, dict[int, tuple[SuitReading, ...]], dict[int, tuple[int, tuple[int, ...]]]]:
+    """(index, decoded suit readings so far, isolated table): from the data file, else built."""
+    loaded = _load_tables(TABLE_FILE)
+    if loaded is not None:
+        return loaded[0], {}, loaded[1]
+    suit, isolated = build_tables()
+    return SuitIndex.empty(), suit, isolated
+
+
+_SUIT_INDEX, _SUIT_CACHE, _ISOLATED_TABLE = _suit_tables()
+
+
+def suit_readings(key: int) -> tuple[SuitReading, ...] | None:
+    """The readings of one suit's nine counts packed one byte per kind (``None``: no reading
+    of sets and at most one pair), decoded once and kept."""
+    readings = _SUIT_CACHE.get(key)
+    if readings is None:
+        readings = _SUIT_INDEX.find(key)
+        if readings is not None:
+            _SUIT_CACHE[key] = readings
+    return readings
 
 
 def standard_readings(packed: int) -> list[StandardReading]:
@@ -313,10 +438,12 @@ def standard_readings(packed: int) -> list[StandardReading]:
     isolated = _ISOLATED_TABLE.get(packed & _ISOLATED_MASK)
     if isolated is None:
         return []
-    pin = _SUIT_TABLE.get((packed >> _PIN_SHIFT) & _NINE)
+    key = (packed >> _PIN_SHIFT) & _NINE
+    pin = _SUIT_CACHE.get(key) or suit_readings(key)  # the cache inline: most lookups hit it
     if pin is None:
         return []
-    sou = _SUIT_TABLE.get((packed >> _SOU_SHIFT) & _NINE)
+    key = (packed >> _SOU_SHIFT) & _NINE
+    sou = _SUIT_CACHE.get(key) or suit_readings(key)
     if sou is None:
         return []
     pair, trips = isolated
