@@ -9,6 +9,8 @@ import { BOT_NAMES } from "./render/table.js";
 
 /** The replay viewer, loaded on its first use: the first table does not wait for it. */
 const viewer = () => import("./replay.js");
+/** The master's review, loaded on its first use too. */
+const reviewer = () => import("./review.js");
 
 const LOCAL_KEY = "sanma.history";
 const PRESETS = ["", "tenhou", "mahjongsoul", "default"];
@@ -80,7 +82,7 @@ function row(entry, withReplay) {
   const id = entry.match;
   const dl = (kind) => html`<button type="button" class="choice" data-act="hist-download" data-match="${id}" data-download="${kind}" aria-label="${t("acct.history.download")}: ${t(`acct.history.${kind}`)}">⬇ ${t(`acct.history.${kind}`)}</button>`;
   const tools = withReplay
-    ? html`<td class="hist-tools"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></td>`
+    ? html`<td class="hist-tools"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button><button type="button" class="choice" data-act="hist-review" data-review="${id}">${t("acct.history.review")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></td>`
     : html`<td></td>`;
   const points = entry.points !== null && entry.points !== undefined ? entry.points.toLocaleString("en-US") : "";
   return html`<tr data-match="${id}"><td class="hist-when">${whenText(entry.ended_at)}</td><td>${rulesText(entry.rules)}</td><td class="hist-seats">${seatsText(entry)}</td><td class="hist-place place-${entry.placement}">${entry.placement ? t(`place.${entry.placement}`) : ""}</td><td>${points}</td>${tools}</tr>`;
@@ -113,6 +115,7 @@ export async function historyTab() {
 export function historyActions(say) {
   return {
     "hist-replay": (el, ev) => ev.type === "click" && shown.has(el.dataset.replay) && openReplay(shown.get(el.dataset.replay), say),
+    "hist-review": (el, ev) => ev.type === "click" && shown.has(el.dataset.review) && review(shown.get(el.dataset.review), el, say),
     "hist-download": (el, ev) => ev.type === "click" && download(el.dataset.match, el.dataset.download, say),
     "hist-share": (el, ev) => ev.type === "click" && share(el.dataset.share, el, say),
     "share-copy": (el, ev) => ev.type === "click" && copyLink(say),
@@ -130,12 +133,18 @@ export function historyActions(say) {
   };
 }
 
-async function openReplay(entry, say) {
+/** `review`: the master's review of the player's seat, listed beside the replay (review.js). */
+async function openReplay(entry, say, review = null) {
   const { status, data } = await api("GET", `/api/matches/${encodeURIComponent(entry.match)}/replay`);
   if (status !== 200) return say("", errorText(data, status));
   // A room match names its seats as they were at the table; practice keeps its bots' names.
   const players = entry.kind === "room" ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
-  (await viewer()).openViewer(data, { players, title: t("replay.title"), when: whenText(entry.ended_at), say });
+  (await viewer()).openViewer(data, { players, title: t("replay.title"), when: whenText(entry.ended_at), say, review });
+}
+
+/** Ask for the match's review (its progress in the row), then open the replay beside it. */
+async function review(entry, pressed, say) {
+  (await reviewer()).askReview(entry.match, pressed, say, (result) => openReplay(entry, say, result));
 }
 
 // --- downloads and share links ------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { delegate, html, join, meldHtml, mount, nodeOf, signed, tileHtml } from 
 import { handEndHtml, matchEndHtml } from "./render/panels.js";
 import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
 import { handAt, handStart, indexHands, nextStop, prevStop, stateAt, turnStops } from "./replay-model.js";
+import { reviewActions, reviewHtml } from "./review.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 const TURN_MS = 900; // one turn at speed 1
@@ -30,6 +31,7 @@ const view = {
   log: null, // an opened file: {text, preset} (for "Save to my history"), else null
   saved: "", // what saving the opened file answered (shown under the controls)
   back: null, // the element to focus when the viewer closes
+  review: null, // the master's review of the seat (review.js), listed beside the table
   say: () => {},
 };
 
@@ -41,11 +43,12 @@ export function replayOpen() {
 /**
  * Open the viewer on `data` (a replay answer of the server).  `players`: the seats' names for
  * the renderer (null: practice); `spectator`: no seat is "You"; `log`: {text, preset} of an
- * opened file, offered for saving; `say(note, error)`: where messages go.
+ * opened file, offered for saving; `say(note, error)`: where messages go; `review`: the master's
+ * review of the seat (review.js), listed beside the table.
  */
-export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {} } = {}) {
+export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {}, review = null } = {}) {
   stopPlay();
-  Object.assign(view, { data, players, spectator, title, when, log, say, openHands: data.open, saved: "" });
+  Object.assign(view, { data, players, spectator, title, when, log, say, review, openHands: data.open, saved: "" });
   view.hands = indexHands(data.events);
   view.stops = turnStops(data.events);
   view.pos = view.hands.length ? handStart(view.hands, 0) : Math.min(1, data.events.length);
@@ -185,6 +188,10 @@ const ACTIONS = {
     draw();
   },
   save: (el, ev) => ev.type === "click" && saveLog(),
+  ...reviewActions((pos) => {
+    stopPlay();
+    go(pos);
+  }, draw),
 };
 
 function drawNow() {
@@ -198,7 +205,7 @@ function drawNow() {
   const saved = view.saved ? html`<p class="acct-note" id="replay-saved" role="status">${view.saved}</p>` : null;
   mount(
     el,
-    html`<div class="panel acct replay-panel"><div id="replay">${headRow(at)}<div class="replay-main">${handList(at)}<div class="replay-stage">${stage(state)}</div></div><p class="replay-event" id="replay-event" aria-live="polite">${said}</p>${controls()}${saved}${notes(at)}</div></div>`,
+    html`<div class="panel acct replay-panel"><div id="replay">${headRow(at)}<div class="replay-main">${handList(at)}<div class="replay-stage">${stage(state)}</div>${reviewHtml(view.review, view.pos)}</div><p class="replay-event" id="replay-event" aria-live="polite">${said}</p>${controls()}${saved}${notes(at)}</div></div>`,
   );
   if (focused && document.activeElement?.id !== focused) document.getElementById(focused)?.focus();
 }
