@@ -1,10 +1,10 @@
-"""Generate sanma/engine/data/decompose_tables.bin, the suit and isolated-kind tables of the
-fast decomposition (``sanma.engine.decompose``), so that the engine loads them instead of
-building them at import.
+"""Generate sanma/engine/data/decompose_tables.bin, the suit table of the
+fast decomposition (``sanma.engine.decompose``), so that the engine maps the suit table
+instead of building it at import.
 
 The tables are computed by ``decompose.build_tables`` (the same code the engine falls back to
-when the file cannot be read) and written by ``decompose.table_file_bytes``: a hash index of
-the suit keys and one ``marshal`` record per key, read at import and decoded key by key.
+when the file cannot be used) and written by ``decompose.table_file_bytes``: a hash index of
+the suit keys and one ``marshal`` record per key, mapped into memory and decoded key by key.
 tests/test_decompose.py checks that the file's tables equal the computed ones; rerun this
 script whenever the table code changes.  Run: ``.venv/bin/python scripts/gen_decompose_tables.py``.
 """
@@ -17,8 +17,12 @@ from sanma.engine.decompose import TABLE_FILE, build_tables, table_file_bytes
 
 
 def main() -> None:
-    data = table_file_bytes(build_tables())
-    Path(TABLE_FILE).write_bytes(data)
+    data = table_file_bytes(build_tables()[0])
+    # A new file renamed over the old one: a running process keeps its mapping of the old file
+    # (rewriting the file in place would pull the pages from under it).
+    part = Path(TABLE_FILE + ".part")
+    part.write_bytes(data)
+    part.replace(TABLE_FILE)
     print(f"wrote {TABLE_FILE}: {len(data)} bytes")
 
 

@@ -117,12 +117,11 @@ def test_decompositions_lists_special_forms() -> None:
 def test_data_file_holds_the_computed_tables() -> None:
     """The committed data file (scripts/gen_decompose_tables.py) is what the code computes:
     every key's record decodes to the built readings in the same order, bools bools and ints
-    ints; no other key is found; and it is what the module loaded (not the fallback build)."""
-    loaded = decompose._load_tables(decompose.TABLE_FILE)
-    assert loaded is not None
-    index, isolated = loaded
+    ints; no other key is found; and it is what the module uses (not the fallback build)."""
+    index = decompose._load_index(decompose.TABLE_FILE)
+    assert index is not None
     built_suit, built_isolated = decompose.build_tables()
-    assert isolated == built_isolated == decompose._ISOLATED_TABLE
+    assert built_isolated == decompose._ISOLATED_TABLE
     for key, want in built_suit.items():
         got = index.find(key)
         assert got == want, key
@@ -133,7 +132,8 @@ def test_data_file_holds_the_computed_tables() -> None:
         key = sum(rng.randrange(5) << (8 * i) for i in range(9))
         assert index.find(key) == built_suit.get(key)
     assert index.find(5 << 64) is None and index.find(1 << 80) is None
-    assert decompose.table_file_bytes(decompose.build_tables()) == Path(decompose.TABLE_FILE).read_bytes()
+    assert decompose.table_file_bytes(built_suit) == Path(decompose.TABLE_FILE).read_bytes()
+    assert decompose._SUIT_INDEX.find(next(iter(built_suit))) is not None
 
 
 def test_lookups_decode_once_and_keep() -> None:
@@ -146,14 +146,15 @@ def test_lookups_decode_once_and_keep() -> None:
     assert packed_counts([1, 1]) not in decompose._SUIT_CACHE
 
 
-def test_unreadable_data_file_falls_back_to_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unusable_data_file_falls_back_to_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     good = Path(decompose.TABLE_FILE).read_bytes()
     bad = tmp_path / "decompose_tables.bin"
-    for raw in (decompose.TABLE_MAGIC + b"not marshal", good[:-100], b"SANMA-DECOMPOSE-1\n" + good[18:], b""):
+    magic = len(decompose.TABLE_MAGIC)
+    for raw in (decompose.TABLE_MAGIC + b"short", good[:-100], b"SANMA-DECOMPOSE-2\n" + good[magic:], b""):
         bad.write_bytes(raw)
-        assert decompose._load_tables(str(bad)) is None
-    assert decompose._load_tables(str(tmp_path / "missing.bin")) is None
+        assert decompose._load_index(str(bad)) is None
+    assert decompose._load_index(str(tmp_path / "missing.bin")) is None
     monkeypatch.setattr(decompose, "TABLE_FILE", str(bad))
-    index, suit, isolated = decompose._suit_tables()
-    assert (suit, isolated) == decompose.build_tables()
+    index, suit = decompose._suit_tables()
+    assert suit == decompose.build_tables()[0]
     assert index.find(next(iter(suit))) is None

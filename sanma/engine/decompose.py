@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import gc
 import marshal
+import mmap
 import os
 import sys
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -271,34 +271,26 @@ def build_tables() -> Tables:
             gc.enable()
 
 
-# The tables are precomputed (scripts/gen_decompose_tables.py) into a data file.  Decoding the
-# whole suit table (~75,000 objects) took most of a one-shot process's start-up (``sanma score`` on
+# The suit table is precomputed (scripts/gen_decompose_tables.py) into a data file.  Decoding
+# the whole table (~75,000 objects) took most of a one-shot process's start-up (``sanma score`` on
 # a file), although a process looks up only the suits its hands have (a few thousand in 5,000
-# random hands), so the file is an index read at import without decoding: an open-addressing
-# hash table of the keys, and each key's readings as its own ``marshal`` record, decoded on the
-# key's first lookup and kept.  The small isolated table is stored whole.  ``marshal`` may change
-# between Python versions, so a file that cannot be read makes the module build the tables
-# instead, and a test checks every record equals the built tables.
+# random hands), so the file is an index that is mapped into memory, not read: an
+# open-addressing hash table of the keys, and each key's readings as its own ``marshal``
+# record, decoded on the key's first lookup and kept.  Only the pages a lookup touches are ever
+# read.  ``marshal`` may change between Python versions, so a file that cannot be used makes
+# the module build the table instead, and a test checks every record equals the built table.
+# The isolated table is small: it is built at import (quicker than decoding it).
+#
+# Layout, little-endian: magic, 6 zero bytes, the slot count and the key count (8 bytes each),
+# then per slot the key's low 64 bits (8 bytes), per key + 1 the record offsets (4 bytes), per
+# slot the record number (2 bytes) and the key's top byte + 1 (0 = empty slot), then the records.
 TABLE_FILE: Final = os.path.join(os.path.dirname(__file__), "data", "decompose_tables.bin")
-TABLE_MAGIC: Final = b"SANMA-DECOMPOSE-2\n"
+TABLE_MAGIC: Final = b"SANMA-DECOMPOSE-3\n"
+_HEADER: Final = len(TABLE_MAGIC) + 6 + 16
 _LOW64: Final = (1 << 64) - 1
-# Records are marshal version 2: no back-references, which makes a small record twice as quick
-# to decode as version 4 (the file is larger, and read without decompressing).
+# Records are marshal version 2: no back-references, which makes a small record about twice as
+# quick to decode as version 4 (the file is larger; only its touched pages are read).
 _RECORD_VERSION: Final = 2
-
-
-# Array type codes of the index with their sizes in the file: key bits, record numbers, offsets.
-_KEY_WORD, _RECORD_WORD, _OFFSET_WORD = ("Q", 8), ("H", 2), ("I", 4)
-
-
-def _words(code: tuple[str, int], values: list[int]) -> array[int]:
-    """Unsigned words of one size in the file's (little-endian) order."""
-    words = array(code[0], values)
-    if words.itemsize != code[1]:
-        raise ValueError(f"array type {code[0]!r} is not {code[1]} bytes here")
-    if sys.byteorder == "big":
-        words.byteswap()
-    return words
 
 
 def _slot_count(keys: int) -> int:
@@ -309,14 +301,17 @@ def _slot_count(keys: int) -> int:
     return n
 
 
-def table_file_bytes(tables: Tables) -> bytes:
-    """The data file's contents for ``tables`` (as ``build_tables`` returns them)."""
-    suit, isolated = tables
+def _le(values: list[int], size: int) -> bytes:
+    return b"".join(v.to_bytes(size, "little") for v in values)
+
+
+def table_file_bytes(suit: dict[int, tuple[SuitReading, ...]]) -> bytes:
+    """The data file's contents for the suit table (as ``build_tables`` returns it)."""
     keys = sorted(suit)
     slots = _slot_count(len(keys))
-    tops = bytearray(slots)  # per slot: 0 empty, else the key's top byte (count of kind 8) + 1
-    lows = [0] * slots  # the key's low 64 bits
-    records = [0] * slots  # the key's record number
+    tops = bytearray(slots)
+    lows = [0] * slots
+    records = [0] * slots
     for number, key in enumerate(keys):
         if key >> 64 > 4:
             raise ValueError("a suit key with a count above 4")
@@ -328,45 +323,42 @@ def table_file_bytes(tables: Tables) -> bytes:
     offsets = [0]
     for blob in blobs:
         offsets.append(offsets[-1] + len(blob))
-    parts = (
-        bytes(tops),
-        _words(_KEY_WORD, lows).tobytes(),
-        _words(_RECORD_WORD, records).tobytes(),
-        _words(_OFFSET_WORD, offsets).tobytes(),
-    )
-    return TABLE_MAGIC + marshal.dumps((*parts, b"".join(blobs), isolated), _RECORD_VERSION)
-
-
-def _read_words(code: tuple[str, int], raw: bytes) -> array[int]:
-    words = _words(code, [])
-    words.frombytes(raw)
-    if sys.byteorder == "big":
-        words.byteswap()
-    return words
+    head = TABLE_MAGIC + bytes(6) + _le([slots, len(keys)], 8)
+    return head + _le(lows, 8) + _le(offsets, 4) + _le(records, 2) + bytes(tops) + b"".join(blobs)
 
 
 class SuitIndex:
     """The data file's suit index: ``find(key)`` decodes one key's readings (``None`` for a key
-    that has none).  ``SuitIndex.empty()`` finds nothing (the tables were built instead)."""
+    that has none).  ``SuitIndex.empty()`` finds nothing (the table was built instead)."""
 
     __slots__ = ("_blob", "_lows", "_offsets", "_records", "_slots", "_tops")
 
-    def __init__(self, tops: bytes, lows: array[int], records: array[int], offsets: array[int], blob: bytes) -> None:
-        if not len(tops) == len(lows) == len(records) or offsets[-1] != len(blob) or not tops.count(0):
-            raise ValueError("index and records do not match")
-        if len(tops) - tops.count(0) != len(offsets) - 1 or max(records) >= max(1, len(offsets) - 1):
-            raise ValueError("a record number past the records")
-        self._slots = len(tops)
+    def __init__(self, data: memoryview) -> None:
+        """``data``: the file's bytes (a mapped file); raises ``ValueError`` if they do not
+        hold an index of this layout."""
+        if data[: len(TABLE_MAGIC)].tobytes() != TABLE_MAGIC or sys.byteorder != "little":
+            raise ValueError("not a suit index of this layout (or not a little-endian machine)")
+        slots = int.from_bytes(data[_HEADER - 16 : _HEADER - 8], "little")
+        keys = int.from_bytes(data[_HEADER - 8 : _HEADER], "little")
+        pos = _HEADER
+        sections = []
+        for size, count in ((8, slots), (4, keys + 1), (2, slots), (1, slots)):
+            sections.append(data[pos : pos + size * count])
+            pos += size * count
+        lows, offsets, records, tops = sections
+        self._lows = lows.cast("Q")
+        self._offsets = offsets.cast("I")
+        self._records = records.cast("H")
         self._tops = tops
-        self._lows = lows
-        self._records = records
-        self._offsets = offsets
-        self._blob = blob
+        self._blob = data[pos:]
+        self._slots = slots
+        if not slots or len(self._tops) != slots or self._offsets[-1] != len(self._blob) or not tops.tobytes().count(0):
+            raise ValueError("index and records do not match")
 
     @classmethod
     def empty(cls) -> SuitIndex:
         """An index of no keys."""
-        return cls(b"\0", _words(_KEY_WORD, [0]), _words(_RECORD_WORD, [0]), _words(_OFFSET_WORD, [0]), b"")
+        return cls(memoryview(table_file_bytes({})))
 
     def find(self, key: int) -> tuple[SuitReading, ...] | None:
         """The readings of one suit's packed counts, decoded from the file."""
@@ -384,39 +376,27 @@ class SuitIndex:
         return None
 
 
-def _load_tables(path: str) -> tuple[SuitIndex, dict[int, tuple[int, tuple[int, ...]]]] | None:
-    """The suit index and the isolated table of the data file at ``path``; ``None`` when it
-    cannot be read (missing, damaged or from another marshal version)."""
+def _load_index(path: str) -> SuitIndex | None:
+    """The suit index of the data file at ``path``, mapped into memory; ``None`` when it cannot
+    be used (missing, damaged, another layout)."""
     try:
         with open(path, "rb") as f:
-            raw = f.read()
-        if not raw.startswith(TABLE_MAGIC):
-            return None
-        tops, lows, records, offsets, blob, isolated = marshal.loads(memoryview(raw)[len(TABLE_MAGIC) :])
-        if not isinstance(tops, bytes) or not isinstance(blob, bytes) or not isinstance(isolated, dict):
-            return None
-        index = SuitIndex(
-            tops,
-            _read_words(_KEY_WORD, lows),
-            _read_words(_RECORD_WORD, records),
-            _read_words(_OFFSET_WORD, offsets),
-            blob,
-        )
-        return index, isolated
-    except (OSError, ValueError, EOFError, TypeError, IndexError):
+            data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+        return SuitIndex(data)
+    except (OSError, ValueError, TypeError, IndexError):
         return None
 
 
-def _suit_tables() -> tuple[SuitIndex, dict[int, tuple[SuitReading, ...]], dict[int, tuple[int, tuple[int, ...]]]]:
-    """(index, decoded suit readings so far, isolated table): from the data file, else built."""
-    loaded = _load_tables(TABLE_FILE)
-    if loaded is not None:
-        return loaded[0], {}, loaded[1]
-    suit, isolated = build_tables()
-    return SuitIndex.empty(), suit, isolated
+def _suit_tables() -> tuple[SuitIndex, dict[int, tuple[SuitReading, ...]]]:
+    """(index, the suit readings decoded so far): from the data file, else built whole."""
+    index = _load_index(TABLE_FILE)
+    if index is not None:
+        return index, {}
+    return SuitIndex.empty(), build_tables()[0]
 
 
-_SUIT_INDEX, _SUIT_CACHE, _ISOLATED_TABLE = _suit_tables()
+_SUIT_INDEX, _SUIT_CACHE = _suit_tables()
+_ISOLATED_TABLE: Final = _isolated_table()
 
 
 def suit_readings(key: int) -> tuple[SuitReading, ...] | None:
