@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from sanma.bots.ev import EVBot
 from sanma.bots.ev_models import (
     DATA,
     MODEL_NAMES,
@@ -16,9 +20,14 @@ from sanma.bots.ev_models import (
     load,
     models,
 )
+from sanma.bots.expert import ExpertBot
 from sanma.bots.heuristics import know
+from sanma.engine.actions import Discard
 from sanma.engine.events import HandStarted, MatchStarted, TileDiscarded, TileDrawn
+from sanma.engine.hand import Meld, MeldType
+from sanma.engine.kyoku import LegalActions
 from sanma.engine.rules import Rules
+from sanma.engine.shanten import shanten
 from sanma.engine.tiles import parse_tiles
 from sanma.engine.view import SeatView
 
@@ -137,3 +146,136 @@ def test_the_ev_master_answers_legally_in_whole_matches() -> None:
                     bot.observe(redact(e, s))
     assert set(statuses) == {"ok"} and statuses["ok"] > 40, statuses
     assert priced > 10
+
+
+def _play_one_hand(
+    seed: int, make: Callable[[int], EVBot], watch: Callable[[EVBot, LegalActions], None]
+) -> dict[str, int]:
+    """A one-hand match of three EV masters; ``watch`` sees every seat after each decision."""
+    from sanma.bots.base import ask
+    from sanma.engine.match import Match
+    from sanma.engine.visibility import redact
+
+    statuses: dict[str, int] = {}
+    match = Match(seed, Rules(length="one-hand"))
+    bots = [make(s) for s in range(3)]
+    for e in match.events:
+        for s, bot in enumerate(bots):
+            bot.observe(redact(e, s))
+    while not match.finished:
+        seat = match.awaiting()[0]
+        legal = match.legal_actions(seat)
+        answer = ask(bots[seat], legal)
+        statuses[answer.status] = statuses.get(answer.status, 0) + 1
+        watch(bots[seat], legal)
+        for e in match.apply(seat, answer.action):
+            for s, bot in enumerate(bots):
+                bot.observe(redact(e, s))
+    return statuses
+
+
+def _master(seat: int, seed: int) -> EVBot:
+    return EVBot(seat, seed)
+
+
+def test_calls_kita_and_kans_are_priced_with_the_discards() -> None:
+    from sanma.engine.actions import Kan, Kita, Pass, Pon
+
+    seen: dict[str, int] = {"pon": 0, "kita": 0, "kan": 0}
+
+    def watch(bot: EVBot, legal: LegalActions) -> None:
+        v = bot.last_values
+        assert all(a in legal for a in v)  # only legal actions are priced
+        if Pass() in v:
+            seen["pon"] += 1
+            assert any(isinstance(a, Pon | Kan) for a in v) and not any(isinstance(a, Discard) for a in v)
+        if Kita() in v:
+            seen["kita"] += 1
+            assert any(isinstance(a, Discard) for a in v)  # kita now against each discard (kita later)
+        seen["kan"] += any(isinstance(a, Kan) for a in v)
+
+    for seed in (14, 15, 18):
+        statuses = _play_one_hand(seed, functools.partial(_master, seed=seed), watch)
+        assert set(statuses) == {"ok"}, statuses
+    assert seen["pon"] >= 3 and seen["kita"] >= 3 and seen["kan"] >= 1, seen
+
+
+def _seat_view(hand: str, melds: tuple[Meld, ...] = ()) -> SeatView:
+    view = SeatView(0)
+    view.apply(MatchStarted(seed=1, rules=Rules(), wall_algorithm="x"))
+    tiles = tuple(parse_tiles(hand))
+    others: tuple[int, ...] = ()
+    view.apply(HandStarted(1, 0, 0, 0, (35000, 35000, 35000), (tiles, others, others), 0, "", 55))
+    view.melds[0] = list(melds)
+    return view
+
+
+def test_hypothetical_hands_after_a_pon_a_kan_and_a_kita() -> None:
+    from sanma.bots.ev import after_kan, after_kita, after_pon, closest
+    from sanma.engine.actions import Pon
+
+    view = _seat_view("1m9m1p2p3p055p4s4s4s7z7z")  # 13 tiles, a pair of 7z (chun)
+    k = know(view)
+    chun, p5, s4, north = 26, 6, 14, 23
+    called = chun * 4 + 3
+    pon = after_pon(k, Pon(chun), called)
+    assert sum(pon.counts) == 11 and pon.counts[chun] == 0 and not pon.closed
+    assert pon.melds[-1].type is MeldType.PON and called in pon.melds[-1].tiles
+    assert pon.visible[chun] == k.visible[chun] + 2  # the two from the hand now show
+    red = after_pon(k, Pon(p5, red=True), p5 * 4 + 3)
+    assert any(t == p5 * 4 for t in red.melds[-1].tiles)  # the red five goes into the meld
+    big = after_kan(k, s4, s4 * 4 + 3)  # an open kan on a discard: three from the hand
+    assert big is not None and big.melds[-1].type is MeldType.DAIMINKAN and sum(big.counts) == 10
+    assert after_kan(k, p5, None) is None  # three in hand and no discard: no kan to build
+    four = _seat_view("1m9m1p2p3p055p4s4s4s4s7z7z")
+    closed = after_kan(know(four), s4, None)
+    assert closed is not None and closed.closed and closed.melds[-1].type is MeldType.ANKAN
+    pon4s = Meld(MeldType.PON, (s4 * 4 + 1, s4 * 4 + 2, s4 * 4 + 3), called=s4 * 4 + 3, from_seat=1)
+    grown = after_kan(know(_seat_view("1m9m1p2p3p055p4s7z7z", (pon4s,))), s4, None)
+    assert grown is not None and grown.melds[0].type is MeldType.KAKAN and len(grown.melds[0].tiles) == 4
+    assert sum(grown.counts) == 10 and not grown.closed
+    kita = after_kita(know(_seat_view("1m9m1p2p3p4s5s6s7z7z4z4z4z")))
+    assert kita.counts[north] == 2 and sum(kita.counts) == 12
+    assert closest(k) == shanten(k.counts, k.meld_count)
+
+
+def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
+    """A decision whose clock runs past ``time_budget`` is priced again on the short horizon
+    (hands one shanten or closer followed); past twice the budget, the Expert's answer."""
+    captured: list[tuple[EVBot, LegalActions]] = []
+
+    def watch(bot: EVBot, legal: LegalActions) -> None:
+        near = closest(know(bot.view)) == 1  # the short horizon follows this hand too
+        if bot.last_horizon == "full" and near and any(isinstance(a, Discard) for a in bot.last_values):
+            captured.append((copy.deepcopy(bot), legal))
+
+    from sanma.bots.ev import closest
+
+    _play_one_hand(11, functools.partial(_master, seed=11), watch)
+    assert captured
+    bot, legal = captured[0]
+
+    class Ticks:
+        """One tick per reading: the program reads the clock once per hand it expands."""
+
+        def __init__(self) -> None:
+            self.now = 0.0
+
+        def __call__(self) -> float:
+            self.now += 1.0
+            return self.now
+
+    def run(budget: float | None) -> EVBot:
+        b = copy.deepcopy(bot)
+        b.time_budget, b.clock = budget, Ticks()
+        b.decide(legal)
+        return b
+
+    full = run(None)
+    assert full.last_horizon == "full" and run(1e9).last_values == full.last_values
+    assert run(0.5).last_horizon == "none" and run(0.5).last_values == {}
+    short = next(b for b in (run(float(n)) for n in range(1, 400)) if b.last_horizon == "short")
+    plain = copy.deepcopy(bot)
+    plain.max_shanten = 1  # the short horizon is the program of a master that follows 1-shanten hands
+    assert short.last_values == plain.price(legal, plain.last_expert or ExpertBot.decide(plain, legal))
+    assert short.decide(legal) in legal
