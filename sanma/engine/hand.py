@@ -34,12 +34,13 @@ class Meld:
     added: Tile | None = None
 
     def __post_init__(self) -> None:
+        tiles = self.tiles
         want = 3 if self.type is MeldType.PON else 4
-        if len(self.tiles) != want:
-            raise InvalidHand(f"a {self.type.value} has {want} tiles, not {len(self.tiles)}")
-        if len({kind_of(t) for t in self.tiles}) != 1:
-            raise InvalidHand(f"a {self.type.value} must be one kind: {tiles_to_mpsz(self.tiles)}")
-        if len(set(self.tiles)) != len(self.tiles):
+        if len(tiles) != want:
+            raise InvalidHand(f"a {self.type.value} has {want} tiles, not {len(tiles)}")
+        if len({t >> 2 for t in tiles}) != 1:  # >> 2: kind_of, inline (every meld a reader builds)
+            raise InvalidHand(f"a {self.type.value} must be one kind: {tiles_to_mpsz(tiles)}")
+        if len(set(tiles)) != want:
             raise InvalidHand("a meld holds the same physical tile twice")
 
     @property

@@ -165,6 +165,8 @@ def _item_table() -> dict[str, tuple[TileKind, bool]]:
 
 
 _ITEMS: Final = _item_table()
+# Suit letter -> digit -> (kind, red): one lookup per digit, with no string built.
+_BY_SUIT: Final = {suit: {key[0]: item for key, item in _ITEMS.items() if key[1] == suit} for suit in "mpsz"}
 _SHORT: dict[str, tuple[tuple[TileKind, bool], ...]] = {}
 _PLAIN_MPSZ: Final = re.compile(r"(?:[0-9]+[mpsz])+")
 _MPSZ_GROUP: Final = re.compile(r"([0-9]+)([mpsz])")
@@ -183,8 +185,10 @@ def parse(text: str) -> list[tuple[TileKind, bool]]:
         if short is not None:
             return list(short)
         if _PLAIN_MPSZ.fullmatch(text):
+            out: list[tuple[TileKind, bool]] = []
             try:
-                out = [_ITEMS[d + suit] for digits, suit in _MPSZ_GROUP.findall(text) for d in digits]
+                for digits, suit in _MPSZ_GROUP.findall(text):
+                    out += map(_BY_SUIT[suit].__getitem__, digits)
             except KeyError:
                 return _parse_slow(text)
             if len(text) <= 5 and len(_SHORT) < 4096:
