@@ -14,7 +14,7 @@ let onSwitch = () => {};
 
 /** Wire the account pages to the app: `getToken`/`setToken` read and change the browser's
  * token; `switched()` is called after the browser changes account (recover, import). */
-export function initAccount({ getToken, setToken, switched }) {
+export function initAccount({ getToken, setToken, switched, after = Promise.resolve() }) {
   session.getToken = getToken;
   session.setToken = setToken;
   onSwitch = switched || (() => {});
@@ -25,7 +25,13 @@ export function initAccount({ getToken, setToken, switched }) {
     // The viewer (over the sheet) closes first.
     if (view.open && ev.key === "Escape" && !document.getElementById("replay-view")) closeAccount();
   });
-  refreshProfile().then(() => syncHistory()).catch((err) => console.warn(err));
+  // The profile and history are not needed for the first table: asked once it is up (`after`,
+  // at most two seconds), so they do not compete with the socket's hello and backlog (the look
+  // comes from early.js meanwhile).
+  Promise.race([after, new Promise((resolve) => setTimeout(resolve, 2000))])
+    .then(() => refreshProfile())
+    .then(() => syncHistory())
+    .catch((err) => console.warn(err));
   // A share link (/?replay=<id>) opens its replay over whatever the page shows.
   const shared = new URLSearchParams(location.search).get("replay");
   if (shared) import("./replay.js").then((viewer) => viewer.openSharedReplay(shared)).catch((err) => console.warn(err));

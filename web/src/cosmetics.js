@@ -1,6 +1,7 @@
 // The equipped cosmetics on the page: CSS variables read by the style sheet (docs/accounts.md
 // "At the table"), and the tile-back pattern both the table and the shop's swatches draw.
 import { api, session } from "./account-core.js";
+import { rememberLook } from "./early.js";
 
 /** The shop's catalogue, read once per page. */
 export async function loadShop() {
@@ -18,20 +19,23 @@ export async function applyEquipment() {
   const items = await loadShop();
   const back = items.find((i) => i.id === p.tile_back);
   const cloth = items.find((i) => i.id === p.cloth);
-  const root = document.documentElement.style;
+  const vars = {};
   if (back) {
-    root.setProperty("--back-a", back.colors[0]);
-    root.setProperty("--back-b", back.colors[1]);
-    root.setProperty("--back-c", back.colors[2]);
-    root.setProperty("--back-pattern", patternCss(back.pattern, back.colors[2]));
+    vars["--back-a"] = back.colors[0];
+    vars["--back-b"] = back.colors[1];
+    vars["--back-c"] = back.colors[2];
+    vars["--back-pattern"] = patternCss(back.pattern, back.colors[2]);
   }
   if (cloth) {
-    root.setProperty("--cloth-a", cloth.colors[0]);
-    root.setProperty("--felt", cloth.colors[1]);
-    root.setProperty("--felt-dark", cloth.colors[2]);
+    vars["--cloth-a"] = cloth.colors[0];
+    vars["--felt"] = cloth.colors[1];
+    vars["--felt-dark"] = cloth.colors[2];
   }
-  document.documentElement.dataset.tileBack = p.tile_back;
-  document.documentElement.dataset.cloth = p.cloth;
+  const root = document.documentElement;
+  for (const [name, value] of Object.entries(vars)) root.style.setProperty(name, value);
+  const data = { tileBack: p.tile_back, cloth: p.cloth };
+  Object.assign(root.dataset, data);
+  rememberLook(vars, data); // the next page load starts with it (early.js)
 }
 
 /** The CSS background of a tile back's pattern ("none" for a plain back). */

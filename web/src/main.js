@@ -9,6 +9,7 @@ import { html, join, mount, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
+import { earlyCurrent } from "./early.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
@@ -86,8 +87,16 @@ function renderStart() {
   );
 }
 
+// Settled when the player first has something to click (the start screen, or a table asking
+// for a move): the account's calls wait for it (account.js initAccount).
+let firstScreenUp;
+const firstScreen = new Promise((resolve) => {
+  firstScreenUp = resolve;
+});
+
 function show(screen) {
   app.screen = screen;
+  if (screen === "start") firstScreenUp();
   $("start").hidden = screen !== "start";
   $("game").hidden = screen !== "game";
   if (screen === "start") renderStart();
@@ -376,6 +385,7 @@ function schedule() {
     pending = false;
     if (app.screen !== "game") return;
     renderGame();
+    if (app.prompt) firstScreenUp();
     const fx = app.fx;
     app.fx = [];
     if (!fx.length) return;
@@ -628,7 +638,7 @@ async function boot() {
   // less before the first table.
   const dictionaries = loadI18n();
   const known = ensureToken();
-  const asked = known.then((token) => currentMatch(token));
+  const asked = known.then((token) => (earlyCurrent?.token === token ? earlyCurrent.answer : currentMatch(token)));
   asked.catch(() => {}); // an error is met below, after the dictionaries
   await dictionaries;
   try {
@@ -638,7 +648,7 @@ async function boot() {
       app.token = await newToken();
       current = await currentMatch(app.token);
     }
-    initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart() });
+    initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart(), after: firstScreen });
     // Friend rooms: an invite link opens its lobby; a room match in play is resumed first.
     const rooms = await initRooms({ getToken: () => app.token, enterMatch: (match) => connect(match) });
     if (app.conn) return; // the invited room was already playing, with this guest seated: it is open

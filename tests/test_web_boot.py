@@ -1,0 +1,81 @@
+"""The page's first seconds (issue 11, the first interactive table): the guest's current match
+is asked once, by web/src/early.js as soon as its two small modules load, the account's calls (profile,
+shop, history) wait until the player has something to click, and the look equipped last time
+(tile back, cloth) is on from the first frame, even when the account cannot answer at all."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tests.test_accounts_e2e import fresh_page
+from tests.test_web_e2e import browser, live, start_match  # noqa: F401 - the fixtures are used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser, Page
+
+    from tests.test_server import LiveServer
+
+# When the first hand tile the player may click entered the page (performance.now()).
+FIRST_CLICKABLE = """
+window.__firstClickable = null;
+new MutationObserver(() => {
+  if (window.__firstClickable === null && document.querySelector('.hand.my-turn .hand-tile:not(.blocked)')) {
+    window.__firstClickable = performance.now();
+  }
+}).observe(document, { childList: true, subtree: true, attributes: true });
+"""
+STARTS = "(path) => performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === path).map(e => e.startTime)"
+
+
+def equip_indigo_back(page: Page) -> None:
+    page.click("[data-cmd=account]")
+    page.click("[data-acct-tab=shop]")
+    page.click("#checkin")
+    page.wait_for_function("() => document.getElementById('coin-balance').textContent.includes('100')")
+    page.click("[data-buy=back-indigo]")
+    page.click("[data-equip=back-indigo]")
+    page.wait_for_selector("[data-item=back-indigo].on")
+    page.keyboard.press("Escape")
+
+
+def root_look(page: Page) -> dict[str, str]:
+    return dict(
+        page.evaluate(
+            """() => ({ back: document.documentElement.dataset.tileBack || '',
+                        a: document.documentElement.style.getPropertyValue('--back-a') })"""
+        )
+    )
+
+
+def test_the_look_of_last_time_is_on_before_the_account_answers(browser: Browser, live: LiveServer) -> None:  # noqa: F811
+    page = fresh_page(browser, live)
+    equip_indigo_back(page)
+    # The account and the shop refuse to answer: the look can only come from the page's memory.
+    page.route("**/api/account", lambda route: route.abort())
+    page.route("**/api/shop", lambda route: route.abort())
+    page.reload()
+    page.wait_for_selector("#play")
+    assert root_look(page) == {"back": "back-indigo", "a": "#3a4fb8"}
+    # Without the remembered look the same load keeps the default back.
+    page.evaluate("() => localStorage.removeItem('sanma.look')")
+    page.reload()
+    page.wait_for_selector("#play")
+    assert root_look(page) == {"back": "", "a": ""}
+    page.context.close()
+
+
+def test_the_first_table_waits_for_no_account_call(browser: Browser, live: LiveServer) -> None:  # noqa: F811
+    page = fresh_page(browser, live)
+    start_match(page)
+    page.add_init_script(FIRST_CLICKABLE)
+    page.reload()  # the match resumes by itself: this load is the one looked at
+    page.wait_for_selector(".hand.my-turn .hand-tile:not(.blocked)")
+    page.wait_for_function(f"() => ({STARTS})('/api/account/history').length > 0")
+    clickable = float(page.evaluate("() => window.__firstClickable"))
+    current = page.evaluate(STARTS, "/api/practice/current")
+    assert len(current) == 1  # early.js's call, the one boot waits for (not asked twice)
+    for path in ("/api/account", "/api/shop", "/api/account/history"):
+        starts = page.evaluate(STARTS, path)
+        assert starts and min(starts) >= clickable, (path, starts, clickable)
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
