@@ -193,10 +193,11 @@ def _melds(request: dict[str, Any]) -> list[tuple[MeldType, list[tuple[TileKind,
 def _flags(request: dict[str, Any]) -> dict[str, bool]:
     """The flags given (absent ones are false), each checked to be a boolean."""
     given = {f: request[f] for f in request.keys() & _FLAG_SET}
-    for f in FLAGS:  # in this order, so the first bad flag is the one named
-        value = given.get(f, False)
-        if value is not True and value is not False:
-            raise InvalidHand(f"{f} must be true or false")
+    if any(value is not True and value is not False for value in given.values()):
+        for f in FLAGS:  # in this order, so the first bad flag is the one named
+            value = given.get(f, False)
+            if value is not True and value is not False:
+                raise InvalidHand(f"{f} must be true or false")
     return given
 
 
