@@ -5,7 +5,8 @@ At every own turn: nothing wider than the page, every hand tile inside the woode
 no button over a tile, the minimum sizes (hand tiles >= 36 px wide on a landscape phone and
 >= 25 px upright, river tiles >= 22 px), the board not moving as the rivers grow; phones
 are touch contexts whose controls must be at least 44 x 44 CSS px and show no keyboard
-hints.  The hand-end and match-end panels show their main button without scrolling."""
+hints.  The hand-end and match-end panels show their main button without scrolling, and so
+does the replay viewer's result panel on a phone held sideways, with the viewer's controls."""
 
 from __future__ import annotations
 
@@ -131,4 +132,63 @@ def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: s
     # The rivers grew turn after turn; the centre and your river stayed where they were.
     assert len(positions) == 1, (name, positions)
     assert errors == [], errors
+    context.close()
+
+
+# The replay viewer's result panel on a phone held sideways: its main button (Next hand) and
+# the viewer's controls in view without scrolling, as the table's hand-end panel is.
+REPLAY_VIEWPORTS = ("landscape-844", "landscape-667")
+
+SHOWN = """(sel) => { const el = document.querySelector(sel);
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+  const hit = document.elementFromPoint(x, y);
+  const scrolled = [...document.querySelectorAll('#replay-view, #replay-view .replay-panel, #replay-result')]
+    .map((e) => e.scrollTop);
+  return {t: r.top, b: r.bottom, l: r.left, r: r.right, h: innerHeight, w: innerWidth,
+          on_top: hit !== null && (hit === el || el.contains(hit)), scrolled}; }"""
+
+
+def check_shown(page: Page, selector: str, name: str) -> None:
+    """``selector`` lies inside the viewport, is the element under its own centre (nothing clips
+    or covers it), and nothing of the viewer had to scroll to get there."""
+    shown = page.evaluate(SHOWN, selector)
+    assert shown is not None, (name, selector)
+    inside = shown["t"] >= 0 and shown["b"] <= shown["h"] and shown["l"] >= 0 and shown["r"] <= shown["w"]
+    assert inside, (name, selector, shown)
+    assert shown["on_top"] and not any(shown["scrolled"]), (name, selector, shown)
+
+
+@pytest.mark.parametrize("name", REPLAY_VIEWPORTS)
+def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, live: LiveServer, name: str) -> None:
+    from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
+
+    width, height, touch = VIEWPORTS[name]
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    page = context.new_page()
+    page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
+    page.goto(live.http + "/")
+    page.wait_for_selector("#play")
+    match, _ = ended_match_in_history(page, live)
+    open_replay(page, match)
+    controls = ["#replay-prev-hand", "#replay-play", "#replay-next-turn", "#replay-next-hand"]
+    # The first hand's result (one event before the second hand's deal), then the last's.
+    page.click("#replay-hand-2")
+    page.keyboard.press("Shift+ArrowLeft")
+    page.wait_for_selector("#replay-result .hand-end")
+    for selector in ["#replay-result [data-panel=next]", *controls]:
+        check_shown(page, selector, name)
+    page.keyboard.press("End")
+    page.wait_for_selector("#replay-result .match-end")
+    page.keyboard.press("Shift+ArrowLeft")
+    page.wait_for_selector("#replay-result .hand-end")
+    assert "results" in page.inner_text("#replay-result [data-panel=next]").lower()  # the last hand: To the results
+    for selector in ["#replay-result [data-panel=next]", *controls]:
+        check_shown(page, selector, name)
+    # The standings at the end: the controls still in view.
+    page.keyboard.press("End")
+    page.wait_for_selector("#replay-result .match-end")
+    for selector in controls:
+        check_shown(page, selector, name)
     context.close()
