@@ -79,7 +79,8 @@ def test_the_hand_end_and_match_end_panels_say_the_walls_were_checked(page: Any)
         raise AssertionError("the hand did not end")
     line = page.wait_for_selector("[data-testid=hand-end] [data-testid=fair]", timeout=20_000)
     assert line.get_attribute("data-fair") == "ok"
-    assert line.inner_text() == "Wall checked: this hand's wall was fixed before it began."
+    ok = "Wall checked: this hand's wall was fixed before it began, and every tile you saw matches it."
+    assert line.inner_text() == ok
     page.click("[data-panel=next]")
     line = page.wait_for_selector("[data-testid=match-end] [data-testid=fair][data-fair=ok]", timeout=20_000)
     assert "rebuilt from the revealed seed" in line.inner_text()

@@ -91,6 +91,112 @@ export async function checkReveal(commit, reveal) {
   return digest === commit.wall_digest && opened === commit.commitment ? "ok" : "mismatch";
 }
 
+/**
+ * Where the tiles seen during one hand disagree with `deal` (a reveal's deal, tile ids); []:
+ * they all agree.  `events`: the hand's events from its HandStarted on, in the socket's form
+ * (tiles by name, "?" for a hidden one), as this seat saw them; `redFives`: the match's rule
+ * (whether ids 24 and 60 are named 0p / 0s).  Port of sanma/engine/fairness.py `check_seen`:
+ * hidden tiles are skipped; every shown tile must be where the deal put it: the hands, each
+ * draw in wall order, each discard, call, kita and shown hand from its seat's own tiles, the
+ * dora and ura indicators.  The page sees names, not copies: a tile is checked by its name.
+ */
+export function checkSeen(deal, events, redFives = true) {
+  const name = (id) => tileName(id, redFives);
+  const problems = [];
+  const pools = deal.hands.map((hand) => counts(hand.map(name)));
+  let live = 0;
+  let repl = 0;
+  let dora = 1;
+  const take = (seat, tile, what) => {
+    if (tile === "?" || tile === null || tile === undefined) return;
+    const left = pools[seat].get(tile) || 0;
+    if (left <= 0) problems.push(`${what} ${tile} of seat ${seat} was never dealt or drawn by it`);
+    else pools[seat].set(tile, left - 1);
+  };
+  for (const e of events) {
+    if (e.type === "HandStarted") {
+      for (let seat = 0; seat < 3; seat++) {
+        const shown = e.hands[seat].some((x) => x !== "?");
+        if (shown && e.hands[seat].join(",") !== deal.hands[seat].map(name).join(",")) problems.push(`seat ${seat}'s starting hand differs`);
+      }
+      if (e.dora_indicator !== name(deal.dora_indicators[0])) problems.push("the first dora indicator differs");
+    } else if (e.type === "TileDrawn") {
+      const [wall, i] = e.replacement ? [deal.replacements, repl] : [deal.live, live];
+      if (i >= wall.length) {
+        problems.push("a draw beyond the revealed wall");
+        continue;
+      }
+      if (e.tile !== "?" && e.tile !== name(wall[i])) problems.push(`draw ${i} (${e.replacement ? "replacement" : "live"}) differs`);
+      pools[e.seat].set(name(wall[i]), (pools[e.seat].get(name(wall[i])) || 0) + 1);
+      if (e.replacement) repl += 1;
+      else live += 1;
+    } else if (e.type === "TileDiscarded" || e.type === "KitaDeclared") {
+      take(e.seat, e.tile, e.type === "TileDiscarded" ? "discard" : "kita");
+    } else if (e.type === "MeldCalled") {
+      const meld = e.meld;
+      let own;
+      if (meld.type === "kakan") own = meld.added ? [meld.added] : [];
+      else {
+        own = [...meld.tiles];
+        const at = meld.called ? own.indexOf(meld.called) : -1;
+        if (at >= 0) own.splice(at, 1);
+      }
+      for (const tile of own) take(e.seat, tile, "called set tile");
+    } else if (e.type === "DoraRevealed") {
+      if (dora >= deal.dora_indicators.length || e.indicator !== name(deal.dora_indicators[dora])) problems.push(`dora indicator ${dora} differs`);
+      dora += 1;
+    } else if (e.type === "HandWon") {
+      const ura = deal.ura_indicators.slice(0, e.ura_indicators.length).map(name);
+      if (e.ura_indicators.join(",") !== ura.join(",")) problems.push("the ura indicators differ");
+      for (const tile of e.hand) take(e.seat, tile, "shown tile");
+    } else if (e.type === "HandDrawn") {
+      e.tenpai_hands.forEach((hand, seat) => hand.forEach((tile) => take(seat, tile, "shown tile")));
+    }
+  }
+  return problems;
+}
+
+function counts(names) {
+  const out = new Map();
+  for (const n of names) out.set(n, (out.get(n) || 0) + 1);
+  return out;
+}
+
+/**
+ * The whole check of one revealed hand: the reveal opens the hand's commitment (checkReveal)
+ * and every tile the seat saw agrees with the deal (checkSeen).  {result, problems}: result
+ * "ok", "mismatch" (the commitment does not open), "seen" (it opens, but a tile seen differs)
+ * or "unavailable" (no SHA-256 on this page: nothing is said to be checked).
+ */
+export async function checkHand(commit, reveal, events, redFives = true) {
+  const opened = await checkReveal(commit, reveal);
+  if (opened !== "ok") return { result: opened, problems: [] };
+  const problems = checkSeen(reveal.deal, events, redFives);
+  return { result: problems.length ? "seen" : "ok", problems };
+}
+
+/**
+ * A finished match's replay checked against the seed it shows (MatchStarted.seed, a
+ * sanma-wall-v1 match): each hand's wall rebuilt from the seed, and every tile of the
+ * replay where that wall put it.  The replay has no commitments (the fair_* frames are sent
+ * during play, not stored), so this says the log and the seed agree, not that the seed was
+ * fixed in advance.  [{hand, result: "ok"|"seen"|"unavailable", problems}], one per hand;
+ * [] when the replay shows no seed (a running match, an opened tenhou.net/6 log).
+ */
+export async function checkReplay(events, hands) {
+  const start = events.find((e) => e.type === "MatchStarted");
+  if (!start || typeof start.seed !== "string" || start.wall_algorithm !== "sanma-wall-v1") return [];
+  if (!canCheck()) return hands.map((_, hand) => ({ hand, result: "unavailable", problems: [] }));
+  const redFives = start.rules?.red_fives !== false;
+  const out = [];
+  for (let k = 0; k < hands.length; k++) {
+    const deal = await dealFromSeed(start.seed, k);
+    const problems = checkSeen(deal, events.slice(hands[k].start, hands[k].end + 1), redFives);
+    out.push({ hand: k, result: problems.length ? "seen" : "ok", problems });
+  }
+  return out;
+}
+
 /** Check the match-end reveal: the commitment opens and every revealed deal is rebuilt. */
 export async function checkSeed(matchCommit, seedFrame, reveals) {
   if (!canCheck()) return "unavailable";

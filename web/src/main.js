@@ -292,6 +292,7 @@ function connect(match) {
     },
     onEvent: (frame) => {
       fold(app.state, frame.e);
+      keepForFair(frame.e);
       if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
       performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)
       if (frame.e.type === "MatchEnded") syncHistory(); // the local history keeps a copy
@@ -342,7 +343,16 @@ function connect(match) {
 const fairness = () => import("./fairness.js");
 
 function newFair() {
-  return { match: null, hands: {}, reveals: [], results: {}, seedResult: null };
+  // events: each hand's events as this seat saw them, for the tile-by-tile check of its reveal.
+  return { match: null, hands: {}, reveals: [], results: {}, seedResult: null, events: {} };
+}
+
+/** Each event of a hand, kept under the hand's index (every hand played counts, as the fair
+ * frames count them) until its reveal is checked. */
+function keepForFair(e) {
+  const index = app.state.hand?.index;
+  if (index === undefined || e.type === "MatchStarted" || e.type === "MatchEnded") return;
+  (app.fair.events[index] ||= []).push(e);
 }
 
 /** A commitment is kept; a reveal is checked against it (asynchronously: SHA-256 in the
@@ -355,8 +365,11 @@ function onFair(frame) {
     const commit = fair.hands[frame.hand];
     if (!commit || fair.reveals.some((r) => r.hand === frame.hand)) return; // a resync sends it again
     fair.reveals.push(frame);
+    const seen = fair.events[frame.hand] || [];
+    delete fair.events[frame.hand]; // checked once: the hand's events are not kept longer
+    const redFives = app.state.rules?.red_fives !== false;
     fairness()
-      .then((f) => f.checkReveal(commit, frame))
+      .then((f) => f.checkHand(commit, frame, seen, redFives))
       .then((result) => {
         if (app.fair === fair) {
           fair.results[frame.hand] = result;

@@ -7,7 +7,8 @@ import { api, errorText } from "./account-core.js";
 import { request } from "./api.js";
 import { has, t, tileName } from "./i18n.js";
 import { delegate, html, join, meldHtml, mount, nodeOf, signed, tileHtml } from "./render/common.js";
-import { handEndHtml, matchEndHtml } from "./render/panels.js";
+import { checkReplay } from "./fairness.js";
+import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
 import { handAt, handStart, indexHands, nextStop, prevStop, stateAt, turnStops } from "./replay-model.js";
 import { reviewActions, reviewHtml } from "./review.js";
@@ -30,6 +31,7 @@ const view = {
   when: "", // the match's end, in the page's language (data, not a text of ours)
   log: null, // an opened file: {text, preset} (for "Save to my history"), else null
   saved: "", // what saving the opened file answered (shown under the controls)
+  fair: [], // per hand, its tiles checked against the wall rebuilt from the seed (fairness.js)
   back: null, // the element to focus when the viewer closes
   review: null, // the master's review of the seat (review.js), listed beside the table
   say: () => {},
@@ -48,13 +50,23 @@ export function replayOpen() {
  */
 export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {}, review = null } = {}) {
   stopPlay();
-  Object.assign(view, { data, players, spectator, title, when, log, say, review, openHands: data.open, saved: "" });
+  Object.assign(view, { data, players, spectator, title, when, log, say, review, openHands: data.open, saved: "", fair: [] });
   view.hands = indexHands(data.events);
   view.stops = turnStops(data.events);
   view.pos = view.hands.length ? handStart(view.hands, 0) : Math.min(1, data.events.length);
   view.back = document.activeElement;
   draw();
   document.getElementById("replay-next-turn")?.focus();
+  checkWalls(data);
+}
+
+/** A finished match's walls, rebuilt from its seed, against every tile of the replay (in the
+ * background: SHA-256 is asynchronous); each hand's result panel gets its line. */
+async function checkWalls(data) {
+  const checks = await checkReplay(data.events, view.hands);
+  if (view.data !== data || !checks.length) return;
+  view.fair = checks;
+  draw();
 }
 
 /** Players for the renderer from a replay answer's names and bot levels. */
@@ -265,7 +277,8 @@ function resultHtml(state) {
     return html`${matchEndHtml(state.matchEnd, me, false, state.rules, "", { buttons: false, subtitle: !view.spectator })}${umaLine}`;
   }
   const last = handAt(view.hands, view.pos) === view.hands.length - 1 && view.data.events[n() - 1]?.type === "MatchEnded";
-  return join(state.ending.map((item, i) => handEndHtml(item, me, last && i === state.ending.length - 1)));
+  const fair = fairHtml("replay", view.fair[handAt(view.hands, view.pos)]);
+  return join(state.ending.map((item, i) => handEndHtml(item, me, last && i === state.ending.length - 1, i === 0 ? fair : "")));
 }
 
 // The controls' pictures, drawn here (a font may lack the media symbols ⏮ ⏭ ⏸).
