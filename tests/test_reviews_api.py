@@ -247,6 +247,7 @@ def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
     assert store.claim_next(any_engine, "b", 30.0) is None  # nothing else queued
     assert store.renew(any_engine, match, 1, "a", done=7, total=40, lease_s=0.0)
     assert not store.renew(any_engine, match, 1, "b", done=8, total=40, lease_s=30.0)  # not b's
+    assert store.recover(any_engine, max_attempts=2, spare="a") == (0, 0)  # a knows its own is alive
     assert store.recover(any_engine, max_attempts=2) == (1, 0)  # its lease ran out: queued again
     assert store.claim_next(any_engine, "b", 30.0) is not None
     assert store.recover(any_engine, max_attempts=2) == (0, 0)  # b's lease holds

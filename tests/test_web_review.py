@@ -127,6 +127,6 @@ def test_review_from_the_history_then_on_a_phone(browser, live, shots):  # noqa:
         texts = other.evaluate(VISIBLE_TEXTS, ["#replay-view"])
         assert outside_dictionaries(texts, lang, {"Kenji", "Sari"}) == [], name
         assert other.errors == [], name  # type: ignore[attr-defined]
-        other.screenshot(path=str(shots / f"review-{name}.png"))
+        other.screenshot(path=str(shots / f"review-{name}-{lang}.png"))
         other.context.close()
     assert live.app.state.reviews.computed == 1  # kept: never computed again

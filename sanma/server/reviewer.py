@@ -222,7 +222,7 @@ class Reviewer:
         swept = time.monotonic()
         while True:
             await asyncio.sleep(BEAT_S)
-            sweep = time.monotonic() - swept >= SWEEP_S
+            sweep = not self.sole and time.monotonic() - swept >= SWEEP_S  # alone: nobody else to outlive
             swept = time.monotonic() if sweep else swept
             try:
                 await self._renew(sweep)
@@ -238,7 +238,7 @@ class Reviewer:
                 store.renew, self.engine, match_id, seat, self.node, done=done, total=total, lease_s=self.lease_s
             )
         if sweep:
-            again, _ = await asyncio.to_thread(store.recover, self.engine, max_attempts=MAX_ATTEMPTS)
+            again, _ = await asyncio.to_thread(store.recover, self.engine, max_attempts=MAX_ATTEMPTS, spare=self.node)
             if again:
                 self.wake()
 

@@ -228,14 +228,19 @@ def release(engine: Engine, match_id: str, seat: int, node: str) -> bool:
     return bool(hit.rowcount)
 
 
-def recover(engine: Engine, *, max_attempts: int, everything: bool = False) -> tuple[int, int]:
+def recover(
+    engine: Engine, *, max_attempts: int, everything: bool = False, spare: str | None = None
+) -> tuple[int, int]:
     """Running reviews whose process is gone (its lease ran out; ``everything``: every running
     one, for a server that is the database's only process and has just started): queued again,
-    or ``failed`` once started ``max_attempts`` times.  ``(queued again, failed)``."""
+    or ``failed`` once started ``max_attempts`` times.  ``spare``: the asking process, whose own
+    reviews are alive whatever their lease says.  ``(queued again, failed)``."""
     now = datetime.now(UTC)
     gone = match_reviews.c.state == "running"
     if not everything:
         gone = and_(gone, or_(match_reviews.c.lease_until.is_(None), match_reviews.c.lease_until < now))
+    if spare is not None:
+        gone = and_(gone, or_(match_reviews.c.node.is_(None), match_reviews.c.node != spare))
     lapsed = {"node": None, "lease_until": None, "updated_at": now}
     with engine.begin() as conn:
         failed = conn.execute(
