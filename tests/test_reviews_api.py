@@ -1,7 +1,8 @@
 """The master's review over HTTP, on a real uvicorn server with real worker processes: asked
 for, its progress, computed once and kept (a second ask and a restarted server read the
 store), the bounds (one unfinished review per guest, the queue's cap: 429), the typed errors,
-a review left running by a server that died (queued again, or failed after its last try),
+a review past its time limit (failed, its worker stopped and replaced), a review left running
+by a server that died (queued again, or failed after its last try),
 and the store's review table on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -206,6 +207,21 @@ def test_a_log_the_review_cannot_read_fails_with_its_reason(tmp_path, running):
     last = until_finished(live, record.id, token)[-1]
     assert last["state"] == "failed" and last["result"] is None and last["error"]
     assert live.app.state.reviews.computed == 1
+
+
+def test_a_review_past_its_time_limit_fails_and_frees_the_worker(tmp_path, running):
+    live = start(running, base_settings(tmp_path))
+    reviews = live.app.state.reviews
+    reviews.limit_s = 0.05  # far less than a worker takes to start
+    _, token, match = ended_match(live, 31)
+    assert ask(live, match, token).status_code == 202
+    last = until_finished(live, match, token)[-1]
+    assert last["state"] == "failed" and "longer than 0.05 s" in last["error"]
+    reviews.limit_s = 600.0
+    _, other, second = ended_match(live, 32)
+    assert ask(live, second, other).status_code == 202
+    assert until_finished(live, second, other)[-1]["state"] == "done"  # a new worker took it
+    assert reviews.computed == 2
 
 
 def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_path, running):

@@ -41,6 +41,7 @@ BEAT_S: Final = 1.0  # progress written and leases renewed this often
 POLL_S: Final = 2.0  # the queue is looked at this often (and at once after a request)
 SWEEP_S: Final = 10.0  # lapsed leases of other processes are looked for this often
 MAX_ATTEMPTS: Final = 2  # starts of a review before a dead worker marks it failed
+LIMIT_S: Final = 600.0  # a review still running after this long has its worker stopped: failed
 PROGRESS_EVERY_S: Final = 0.25  # a worker tells its progress at most this often
 
 # -- in the worker process ----------------------------------------------------------------------
@@ -82,7 +83,15 @@ class Reviewer:
     review left ``running`` was the previous run's and is queued again at once."""
 
     def __init__(
-        self, engine: Engine, *, workers: int, queue_cap: int, node: str, sole: bool, lease_s: float = LEASE_S
+        self,
+        engine: Engine,
+        *,
+        workers: int,
+        queue_cap: int,
+        node: str,
+        sole: bool,
+        lease_s: float = LEASE_S,
+        limit_s: float = LIMIT_S,
     ) -> None:
         if workers < 0 or queue_cap < 1:
             raise ValueError("workers >= 0 and queue_cap >= 1")
@@ -92,6 +101,7 @@ class Reviewer:
         self.node = node[:80]  # the column's width
         self.sole = sole
         self.lease_s = lease_s
+        self.limit_s = limit_s  # seconds one review may take (a hung worker frees its slot)
         self.computed = 0  # reviews this process handed to a worker (each is computed once)
         self._running: dict[Key, tuple[int, int]] = {}  # -> (done, total), as the worker last said
         self._jobs: dict[Key, asyncio.Task[None]] = {}
@@ -174,10 +184,15 @@ class Reviewer:
             pool = self._pool_now()
             self.computed += 1
             future = await asyncio.to_thread(pool.submit, compute, key, stored, row.seat)
-            result: dict[str, Any] = await asyncio.wrap_future(future)
+            result: dict[str, Any] = await asyncio.wait_for(asyncio.wrap_future(future), self.limit_s)
+        except TimeoutError:
+            log.warning("reviews: %s ran past %g s: its worker is stopped", key, self.limit_s)
+            await asyncio.to_thread(self._stop_pool, pool)
+            error = f"the review took longer than {self.limit_s:g} s"
+            await asyncio.to_thread(store.fail, self.engine, *key, self.node, error)
         except BrokenProcessPool:
             log.warning("reviews: the worker died under %s", key)
-            await asyncio.to_thread(self._pool_broken)
+            await asyncio.to_thread(self._stop_pool, pool)  # the next review makes a new pool
             await asyncio.to_thread(
                 store.retry, self.engine, *key, self.node, max_attempts=MAX_ATTEMPTS, error="the review's worker died"
             )
@@ -198,11 +213,11 @@ class Reviewer:
             )
         return self._pool
 
-    def _pool_broken(self) -> None:
-        """A worker died: the pool is unusable; the next review makes a new one."""
-        self._stop_pool()
-
-    def _stop_pool(self) -> None:
+    def _stop_pool(self, only: ProcessPoolExecutor | None = None) -> None:
+        """Stop the pool (``only``: if it is still that one: the other reviews that ran in a
+        broken pool must not stop the new one) and its workers, busy or not."""
+        if only is not None and self._pool is not only:
+            return
         pool, self._pool = self._pool, None
         if pool is not None:
             # A review runs for seconds to a minute: stopping the server does not wait for it
