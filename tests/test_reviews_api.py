@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 
 from sanma.bots.review import review
 from sanma.cli.review_cmd import read_log
+from sanma.engine.errors import SanmaError
 from sanma.server.reviewer import MAX_ATTEMPTS
 from sanma.server.settings import Settings
 from sanma.store import db
@@ -273,3 +274,12 @@ def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
     assert done is not None and done.state == "done" and done.done == 40 and done.result == {"seat": 1, "mistakes": []}
     assert done.attempts == 2 and done.node is None
     assert store.get_review(any_engine, match, 0) is None
+
+
+def test_the_settings_of_the_reviews() -> None:
+    found = Settings.from_env({"SANMA_REVIEW_WORKERS": "0", "SANMA_REVIEW_QUEUE": "3"})
+    assert (found.review_workers, found.review_queue) == (0, 3)
+    assert (Settings().review_workers, Settings().review_queue) == (1, 16)
+    for bad in ({"SANMA_REVIEW_WORKERS": "-1"}, {"SANMA_REVIEW_QUEUE": "0"}, {"SANMA_REVIEW_WORKERS": "two"}):
+        with pytest.raises(SanmaError, match="SANMA_REVIEW"):
+            Settings.from_env(bad)
