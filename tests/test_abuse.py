@@ -374,7 +374,7 @@ def test_a_lapsed_lease_does_not_stop_a_room_with_the_in_process_bus(live_factor
     live.server.servers[0].get_loop().call_soon_threadsafe(time.sleep, 1.5)
     live.run(host.tick())  # the first tick after the stall: the lease had lapsed
     assert rooms._rooms.get(match) is room and room.failed is None
-    assert live.run(host.bus.owner(f"lease:room:{match}")) == host.node
+    assert live.run(host.bus.leases.owner(f"lease:room:{match}")) == host.node
     client.send({"t": "act", "seq": prompt["seq"], "a": choose(prompt)})
     assert client.next_prompt_or_end() is not None  # and the match plays on
     assert not [f for f in client.frames if f["t"] == "error"]

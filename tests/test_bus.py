@@ -64,13 +64,13 @@ async def take(sub: Any, n: int, timeout: float = 5.0) -> list[dict[str, Any]]:
 
 def test_a_message_published_after_subscribe_arrives_in_order(pair):
     async def body(a: Bus, b: Bus) -> None:
-        sub = await a.subscribe("room:1")
-        other = await a.subscribe("room:2")
+        sub = await a.pubsub.subscribe("room:1")
+        other = await a.pubsub.subscribe("room:2")
         sent = [{"op": "act", "n": i, "nested": {"tiles": ["1m", "?"]}} for i in range(50)]
         for message in sent:
-            assert await b.publish("room:1", message) == 1  # one listening bus
+            assert await b.pubsub.publish("room:1", message) == 1  # one listening bus
         assert await take(sub, 50) == sent
-        await b.publish("room:2", {"op": "leave"})
+        await b.pubsub.publish("room:2", {"op": "leave"})
         assert await take(other, 1) == [{"op": "leave"}]
         assert sub._queue.empty()  # nothing of room:2 leaked into room:1
 
@@ -79,9 +79,9 @@ def test_a_message_published_after_subscribe_arrives_in_order(pair):
 
 def test_every_subscriber_of_a_channel_gets_each_message(pair):
     async def body(a: Bus, b: Bus) -> None:
-        first, second = await a.subscribe("conn:n:1"), await a.subscribe("conn:n:1")
-        third = await b.subscribe("conn:n:1")
-        receivers = await b.publish("conn:n:1", {"t": "event", "v": 1})
+        first, second = await a.pubsub.subscribe("conn:n:1"), await a.pubsub.subscribe("conn:n:1")
+        third = await b.pubsub.subscribe("conn:n:1")
+        receivers = await b.pubsub.publish("conn:n:1", {"t": "event", "v": 1})
         assert receivers == (1 if a is b else 2)  # buses (processes), not subscriptions
         for sub in (first, second, third):
             assert await take(sub, 1) == [{"t": "event", "v": 1}]
@@ -91,13 +91,13 @@ def test_every_subscriber_of_a_channel_gets_each_message(pair):
 
 def test_publish_many_keeps_order_across_channels(pair):
     async def body(a: Bus, b: Bus) -> None:
-        x, y = await a.subscribe("x"), await a.subscribe("y")
+        x, y = await a.pubsub.subscribe("x"), await a.pubsub.subscribe("y")
         items = [("x" if i % 3 else "y", {"i": i}) for i in range(30)]
-        assert await b.publish_many(items) == [1] * 30
-        assert await b.publish_many([]) == []
+        assert await b.pubsub.publish_many(items) == [1] * 30
+        assert await b.pubsub.publish_many([]) == []
         assert await take(x, 20) == [m for c, m in items if c == "x"]
         assert await take(y, 10) == [m for c, m in items if c == "y"]
-        assert await b.publish_many([("x", {"i": -1}), ("nobody", {})]) == [1, 0]
+        assert await b.pubsub.publish_many([("x", {"i": -1}), ("nobody", {})]) == [1, 0]
         assert await take(x, 1) == [{"i": -1}]
 
     run(pair, body)
@@ -105,7 +105,7 @@ def test_publish_many_keeps_order_across_channels(pair):
 
 def test_closing_a_subscription_stops_it_and_unsubscribes(pair):
     async def body(a: Bus, b: Bus) -> None:
-        sub = await a.subscribe("room:9")
+        sub = await a.pubsub.subscribe("room:9")
         received: list[dict[str, Any]] = []
 
         async def read() -> None:
@@ -113,7 +113,7 @@ def test_closing_a_subscription_stops_it_and_unsubscribes(pair):
                 received.append(message)
 
         reader = asyncio.create_task(read())
-        await b.publish("room:9", {"n": 1})
+        await b.pubsub.publish("room:9", {"n": 1})
         await asyncio.sleep(0.2)
         await sub.close()
         await asyncio.wait_for(reader, 5)  # the iterator ends on close
@@ -121,9 +121,9 @@ def test_closing_a_subscription_stops_it_and_unsubscribes(pair):
         with pytest.raises(EOFError):
             await sub.get()
         await asyncio.sleep(0.1)  # Redis confirms the unsubscribe
-        assert await b.publish("room:9", {"n": 2}) == 0  # nobody listens any more
-        again = await a.subscribe("room:9")
-        assert await b.publish("room:9", {"n": 3}) == 1
+        assert await b.pubsub.publish("room:9", {"n": 2}) == 0  # nobody listens any more
+        again = await a.pubsub.subscribe("room:9")
+        assert await b.pubsub.publish("room:9", {"n": 3}) == 1
         assert await take(again, 1) == [{"n": 3}]
 
     run(pair, body)
@@ -131,101 +131,101 @@ def test_closing_a_subscription_stops_it_and_unsubscribes(pair):
 
 def test_a_message_is_a_json_object(pair):
     async def body(a: Bus, b: Bus) -> None:
-        sub = await a.subscribe("c")
+        sub = await a.pubsub.subscribe("c")
         message: dict[str, Any] = {"list": [1, 2]}
-        await b.publish("c", message)
+        await b.pubsub.publish("c", message)
         got = await take(sub, 1)
         message["list"].append(3)  # the subscriber never shares the publisher's object
         assert got == [{"list": [1, 2]}]
         with pytest.raises(TypeError):
-            await b.publish("c", [1, 2])  # type: ignore[arg-type]
+            await b.pubsub.publish("c", [1, 2])  # type: ignore[arg-type]
         with pytest.raises(TypeError):
-            await b.publish("c", {"x": object()})
+            await b.pubsub.publish("c", {"x": object()})
 
     run(pair, body)
 
 
 def test_a_lease_is_exclusive_until_released(pair):
     async def body(a: Bus, b: Bus) -> None:
-        assert await a.owner("lease:room:1") is None
-        assert await a.acquire("lease:room:1", "node-a", 10)
-        assert not await b.acquire("lease:room:1", "node-b", 10)
-        assert not await a.acquire("lease:room:1", "node-a", 10)  # not re-entrant either
-        assert await b.owner("lease:room:1") == "node-a"
-        assert not await b.release("lease:room:1", "node-b")  # only the owner releases
-        assert await b.owner("lease:room:1") == "node-a"
-        assert await a.release("lease:room:1", "node-a")
-        assert not await a.release("lease:room:1", "node-a")
-        assert await b.owner("lease:room:1") is None
-        assert await b.acquire("lease:room:1", "node-b", 10)
-        assert await a.owner("lease:room:1") == "node-b"
+        assert await a.leases.owner("lease:room:1") is None
+        assert await a.leases.acquire("lease:room:1", "node-a", 10)
+        assert not await b.leases.acquire("lease:room:1", "node-b", 10)
+        assert not await a.leases.acquire("lease:room:1", "node-a", 10)  # not re-entrant either
+        assert await b.leases.owner("lease:room:1") == "node-a"
+        assert not await b.leases.release("lease:room:1", "node-b")  # only the owner releases
+        assert await b.leases.owner("lease:room:1") == "node-a"
+        assert await a.leases.release("lease:room:1", "node-a")
+        assert not await a.leases.release("lease:room:1", "node-a")
+        assert await b.leases.owner("lease:room:1") is None
+        assert await b.leases.acquire("lease:room:1", "node-b", 10)
+        assert await a.leases.owner("lease:room:1") == "node-b"
 
     run(pair, body)
 
 
 def test_only_the_owner_renews_and_a_lease_expires_without_renewal(pair):
     async def body(a: Bus, b: Bus) -> None:
-        assert await a.acquire("lease:x", "node-a", 0.4)
-        assert not await b.renew("lease:x", "node-b", 5)
+        assert await a.leases.acquire("lease:x", "node-a", 0.4)
+        assert not await b.leases.renew("lease:x", "node-b", 5)
         for _ in range(3):  # kept alive past its first TTL by renewing
             await asyncio.sleep(0.2)
-            assert await a.renew("lease:x", "node-a", 0.4)
-        assert await b.owner("lease:x") == "node-a"
+            assert await a.leases.renew("lease:x", "node-a", 0.4)
+        assert await b.leases.owner("lease:x") == "node-a"
         await asyncio.sleep(0.6)  # no renewal: it expires
-        assert await b.owner("lease:x") is None
-        assert not await a.renew("lease:x", "node-a", 0.4)  # too late: not the owner any more
-        assert await b.acquire("lease:x", "node-b", 5)
-        assert not await a.renew("lease:x", "node-a", 5)
-        assert await a.owner("lease:x") == "node-b"
+        assert await b.leases.owner("lease:x") is None
+        assert not await a.leases.renew("lease:x", "node-a", 0.4)  # too late: not the owner any more
+        assert await b.leases.acquire("lease:x", "node-b", 5)
+        assert not await a.leases.renew("lease:x", "node-a", 5)
+        assert await a.leases.owner("lease:x") == "node-b"
 
     run(pair, body)
 
 
 def test_renew_many_renews_only_the_owners_live_leases(pair):
     async def body(a: Bus, b: Bus) -> None:
-        assert await a.acquire("lease:m1", "node-a", 0.5)
-        assert await b.acquire("lease:m2", "node-b", 5)
-        assert await a.acquire("lease:m3", "node-a", 0.5)
-        assert await a.renew_many([], "node-a", 5) == []
-        assert await a.renew_many(["lease:m1", "lease:m2", "lease:m3", "lease:none"], "node-a", 5) == [
+        assert await a.leases.acquire("lease:m1", "node-a", 0.5)
+        assert await b.leases.acquire("lease:m2", "node-b", 5)
+        assert await a.leases.acquire("lease:m3", "node-a", 0.5)
+        assert await a.leases.renew_many([], "node-a", 5) == []
+        assert await a.leases.renew_many(["lease:m1", "lease:m2", "lease:m3", "lease:none"], "node-a", 5) == [
             True,
             False,
             True,
             False,
         ]
         await asyncio.sleep(0.7)  # past the first TTL: the renewed leases live on
-        assert [await b.owner(f"lease:m{i}") for i in (1, 2, 3)] == ["node-a", "node-b", "node-a"]
+        assert [await b.leases.owner(f"lease:m{i}") for i in (1, 2, 3)] == ["node-a", "node-b", "node-a"]
 
     run(pair, body)
 
 
 def test_owners_and_a_shared_set(pair):
     async def body(a: Bus, b: Bus) -> None:
-        assert await a.acquire("lease:o1", "node-a", 5)
-        assert await b.acquire("lease:o3", "node-b", 5)
-        assert await b.owners(["lease:o1", "lease:o2", "lease:o3"]) == ["node-a", None, "node-b"]
-        assert await b.owners([]) == []
-        assert await a.members("rooms:live") == set()
-        await a.add_member("rooms:live", "m1")
-        await b.add_member("rooms:live", "m2")
-        await b.add_member("rooms:live", "m1")
-        assert await b.members("rooms:live") == {"m1", "m2"}
-        await a.remove_member("rooms:live", "m1")
-        await a.remove_member("rooms:live", "absent")
-        assert await b.members("rooms:live") == {"m2"}
+        assert await a.leases.acquire("lease:o1", "node-a", 5)
+        assert await b.leases.acquire("lease:o3", "node-b", 5)
+        assert await b.leases.owners(["lease:o1", "lease:o2", "lease:o3"]) == ["node-a", None, "node-b"]
+        assert await b.leases.owners([]) == []
+        assert await a.sets.members("rooms:live") == set()
+        await a.sets.add_member("rooms:live", "m1")
+        await b.sets.add_member("rooms:live", "m2")
+        await b.sets.add_member("rooms:live", "m1")
+        assert await b.sets.members("rooms:live") == {"m1", "m2"}
+        await a.sets.remove_member("rooms:live", "m1")
+        await a.sets.remove_member("rooms:live", "absent")
+        assert await b.sets.members("rooms:live") == {"m2"}
 
     run(pair, body)
 
 
 def test_listeners_counts_listening_buses(pair):
     async def body(a: Bus, b: Bus) -> None:
-        assert await b.listeners([]) == []
-        assert await b.listeners(["conn:x:1", "conn:x:2"]) == [0, 0]
-        sub = await a.subscribe("conn:x:1")
-        await a.subscribe("conn:x:1")  # a second local subscriber: still one bus
-        assert await b.listeners(["conn:x:1", "conn:x:2"]) == [1, 0]
+        assert await b.pubsub.listeners([]) == []
+        assert await b.pubsub.listeners(["conn:x:1", "conn:x:2"]) == [0, 0]
+        sub = await a.pubsub.subscribe("conn:x:1")
+        await a.pubsub.subscribe("conn:x:1")  # a second local subscriber: still one bus
+        assert await b.pubsub.listeners(["conn:x:1", "conn:x:2"]) == [1, 0]
         await sub.close()
-        assert await b.listeners(["conn:x:1"]) == [1]
+        assert await b.pubsub.listeners(["conn:x:1"]) == [1]
 
     run(pair, body)
 
@@ -235,11 +235,11 @@ def test_concurrent_acquires_give_exactly_one_owner(pair):
         for round_ in range(5):
             key = f"lease:race:{round_}"
             results = await asyncio.gather(
-                *(bus.acquire(key, f"node-{i}", 5) for i, bus in enumerate([a, b, a, b, a, b]))
+                *(bus.leases.acquire(key, f"node-{i}", 5) for i, bus in enumerate([a, b, a, b, a, b]))
             )
             assert sum(results) == 1
             winner = results.index(True)
-            assert await a.owner(key) == f"node-{winner}"
+            assert await a.leases.owner(key) == f"node-{winner}"
 
     run(pair, body)
 
@@ -248,25 +248,25 @@ def test_take_counts_one_token_bucket_for_every_process(pair):
     async def body(a: Bus, b: Bus) -> None:
         # 3 at once, then one more per 20 s: a fourth hit, on either handle, is refused.
         assert [
-            await a.take("limit:t:k", 3, 60),
-            await b.take("limit:t:k", 3, 60),
-            await a.take("limit:t:k", 3, 60),
+            await a.buckets.take("limit:t:k", 3, 60),
+            await b.buckets.take("limit:t:k", 3, 60),
+            await a.buckets.take("limit:t:k", 3, 60),
         ] == [
             True,
             True,
             True,
         ]
-        assert not await b.take("limit:t:k", 3, 60)
-        assert not await a.take("limit:t:k", 3, 60)
-        assert await b.take("limit:t:other", 3, 60)  # each key has its own bucket
+        assert not await b.buckets.take("limit:t:k", 3, 60)
+        assert not await a.buckets.take("limit:t:k", 3, 60)
+        assert await b.buckets.take("limit:t:other", 3, 60)  # each key has its own bucket
         # Refilled with time: 2 at once, one more per second.
-        assert await a.take("limit:t:r", 2, 2.0) and await b.take("limit:t:r", 2, 2.0)
-        assert not await a.take("limit:t:r", 2, 2.0)
+        assert await a.buckets.take("limit:t:r", 2, 2.0) and await b.buckets.take("limit:t:r", 2, 2.0)
+        assert not await a.buckets.take("limit:t:r", 2, 2.0)
         await asyncio.sleep(1.2)
-        assert await b.take("limit:t:r", 2, 2.0)
-        assert not await a.take("limit:t:r", 2, 2.0)
+        assert await b.buckets.take("limit:t:r", 2, 2.0)
+        assert not await a.buckets.take("limit:t:r", 2, 2.0)
         with pytest.raises(ValueError):
-            await a.take("limit:t:bad", 0, 60)
+            await a.buckets.take("limit:t:bad", 0, 60)
 
     run(pair, body)
 
@@ -301,7 +301,7 @@ def test_a_redis_that_stops_answering_holds_no_call_for_ever():
                 assert await asyncio.wait_for(limiter.hit("k"), 10) is True
                 assert await asyncio.wait_for(limiter.hit("k"), 10) is False
                 with pytest.raises(redis.exceptions.TimeoutError):  # Redis's own, not the guard's
-                    await asyncio.wait_for(bus.owner("lease:x"), 10)
+                    await asyncio.wait_for(bus.leases.owner("lease:x"), 10)
             finally:
                 await bus.close()
 
@@ -310,7 +310,7 @@ def test_a_redis_that_stops_answering_holds_no_call_for_ever():
 
 def test_bad_ttl_and_url_are_refused():
     with pytest.raises(ValueError):
-        asyncio.run(MemoryBus().acquire("k", "o", 0))
+        asyncio.run(MemoryBus().leases.acquire("k", "o", 0))
     assert isinstance(open_bus(None), MemoryBus)
     assert isinstance(open_bus("memory://"), MemoryBus)
     with pytest.raises(ValueError):

@@ -523,7 +523,7 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         rebuilt = rebuild_on(b, owned)
         assert await a.claim("m1") and not await b.claim("m1")
         a.serve(owned)
-        assert await bus.members(LIVE_ROOMS) == {"m1"}
+        assert await bus.sets.members(LIVE_ROOMS) == {"m1"}
         remote = await b.remote(owned.record, owned.v)
         assert isinstance(remote, RemoteRoom) and remote.owner == "a" and remote.v == 3
         inbox = Inbox()
@@ -543,7 +543,7 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         a._keeper.cancel()  # type: ignore[union-attr]
         a._served.clear()
         await settle(lambda: remote.moved, timeout=5)
-        assert await bus.owner("lease:room:m1") == "b"
+        assert await bus.leases.owner("lease:room:m1") == "b"
         assert rebuilt and rebuilt[0].calls == [("join", 4, 2)]
         assert inbox.frames[-1] == {"t": "welcome", "v": 4, "seat": 2}
         remote.submit(inbox, 8, {"type": "pass"})  # straight to the new room now
@@ -554,7 +554,7 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         # A finished match leaves rooms:live at the next tick.
         rebuilt[0].finished = True
         await b.tick()
-        assert await bus.members(LIVE_ROOMS) == set()
+        assert await bus.sets.members(LIVE_ROOMS) == set()
         await b.close()
 
     run_in_own_loop(main)
@@ -651,7 +651,7 @@ def test_a_stalled_loop_keeps_its_leases_on_memory_and_on_redis():
                 assert not lapsed
                 await host.tick()
                 assert lost == [] and host.owned == ["m9"]
-                assert await host.bus.owner("lease:room:m9") == "a"
+                assert await host.bus.leases.owner("lease:room:m9") == "a"
                 await host.close()
 
             run_in_own_loop(main)

@@ -1,35 +1,41 @@
-"""The room bus: pub/sub between server processes and leases on rooms (``docs/server.md``, "Scale-out").
+"""The room bus: what the server processes share (``docs/server.md``, "Scale-out"), split by role.
 
-Two implementations of one contract (``tests/test_bus.py`` runs the same tests on both):
+A caller asks only for the role it uses:
 
-- ``MemoryBus``: in-process, the default; a single server needs nothing else.
-- ``RedisBus``: redis-py asyncio on ``redis://``; several processes share rooms through it.
+- ``bus.pubsub`` (``PubSub``): channels of JSON objects, in publish order per channel
+  (``rooms/remote.py``, ``rooms/host.py``);
+- ``bus.leases`` (``Leases``): a key with an owner and a time to live: ``acquire`` is atomic
+  (one owner at a time), ``renew`` and ``release`` act only for the current owner, and a lease
+  that is not renewed expires (``rooms/host.py``, the meters);
+- ``bus.sets`` (``Sets``): shared sets of strings with no expiry (``rooms:live``);
+- ``bus.buckets`` (``limits.Buckets``): token buckets every process shares (``limits.SharedLimiter``).
 
-Messages are JSON objects; both buses send them as JSON text, so a subscriber never shares an
-object with the publisher.  Per channel, messages arrive in publish order.  A lease is a key
-with an owner and a time to live: ``acquire`` is atomic (one owner at a time), ``renew`` and
-``release`` act only for the current owner, and a lease that is not renewed expires.  ``take``
-counts hits on a shared token bucket (the rate limits every process shares).
+Each role has an in-process implementation and one on Redis; ``MemoryBus`` (the default: a
+single server needs nothing else) and ``RedisBus`` (redis-py asyncio on ``redis://``) put the
+four together on one connection.  ``tests/test_bus.py`` runs the same tests on both.  Both
+send messages as JSON text, so a subscriber never shares an object with the publisher.
 """
 
 from __future__ import annotations
 
-import abc
 import asyncio
 import contextlib
 import json
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Protocol
 
 from sanma.server.aio import cancel_and_wait
-from sanma.server.limits import KeyedLimiter
+from sanma.server.limits import Buckets, MemoryBuckets, RedisBuckets
 
 log = logging.getLogger(__name__)
 
 _END: Any = object()  # queued by close(): the subscription's iterator stops there
+
+Message = dict[str, Any] | str
+"""A bus message: a JSON object, or its JSON text already (a room's shared event frame)."""
 
 # Renew (set the TTL again) only while the key still names the caller as its owner.
 _RENEW_LUA = """
@@ -37,27 +43,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
-"""
-# A token bucket shared by every process: `capacity` at once, refilled at capacity/window per
-# millisecond of Redis's own clock (the processes' clocks need not agree); forgotten once idle
-# for a window (it would be full again by then).
-_TAKE_LUA = """
-local now_s = redis.call('TIME')
-local now = tonumber(now_s[1]) * 1000 + tonumber(now_s[2]) / 1000
-local capacity = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local held = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
-local tokens = tonumber(held[1]) or capacity
-local stamp = tonumber(held[2]) or now
-tokens = math.min(capacity, tokens + math.max(0, now - stamp) * capacity / window)
-local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(window))
-return allowed
 """
 # Delete only the caller's own lease, never one another process took over meanwhile.
 _RELEASE_LUA = """
@@ -68,7 +53,7 @@ return 0
 """
 
 
-def _encode(message: dict[str, Any] | str) -> str:
+def _encode(message: Message) -> str:
     if isinstance(message, str):  # already JSON text of an object (a room's shared event frame)
         return message
     if not isinstance(message, dict):
@@ -80,6 +65,89 @@ def _ttl_ms(ttl_s: float) -> int:
     if ttl_s <= 0:
         raise ValueError("a lease's time to live is positive")
     return max(1, round(ttl_s * 1000))
+
+
+# -- the roles -------------------------------------------------------------------------------
+
+
+class PubSub(Protocol):
+    """Channels of JSON objects.  Subscriptions of one process share one upstream subscription
+    per channel; ``publish`` answers how many processes (buses) were listening."""
+
+    async def publish(self, channel: str, message: Message) -> int:
+        """Send ``message`` to every subscriber of ``channel``; the number of buses that got it."""
+
+    async def publish_many(self, items: Sequence[tuple[str, Message]]) -> list[int]:
+        """Publish ``(channel, message)`` pairs in order, in one round trip where the bus can;
+        for each, how many buses got it."""
+
+    async def subscribe(self, channel: str) -> Subscription:
+        """Start receiving ``channel``: every message published after this returns arrives."""
+
+    async def listeners(self, channels: list[str]) -> list[int]:
+        """How many buses (processes) listen on each channel now (one round trip)."""
+
+
+class Leases(Protocol):
+    """Keys with one owner and a time to live."""
+
+    # Whether ``renew_many_blocking`` works: leases can be renewed from a thread of their own,
+    # off the event loop (``rooms/host.py``).  The in-process leases have no need: nobody else
+    # can take a lease of its process.
+    renews_from_threads: bool
+
+    async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
+        """Take the lease ``key`` for ``owner`` if nobody holds it (atomic)."""
+
+    async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
+        """Extend ``owner``'s lease by ``ttl_s`` from now; ``False`` if it is not ``owner``'s any more."""
+
+    async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """``renew`` each key (in one round trip where the bus can); the results in order."""
+
+    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """``renew_many`` from a plain thread (blocking; its own connection)."""
+
+    async def release(self, key: str, owner: str) -> bool:
+        """Give the lease up, only if ``owner`` holds it."""
+
+    async def owner(self, key: str) -> str | None:
+        """Who holds the lease ``key`` now (``None``: nobody, or it expired)."""
+
+    async def owners(self, keys: list[str]) -> list[str | None]:
+        """``owner`` of each key (in one round trip where the bus can)."""
+
+
+class Sets(Protocol):
+    """Sets of strings shared by every process (no expiry)."""
+
+    async def add_member(self, key: str, member: str) -> None:
+        """Put ``member`` in the set ``key``."""
+
+    async def remove_member(self, key: str, member: str) -> None:
+        """Take ``member`` out of the set ``key``."""
+
+    async def members(self, key: str) -> set[str]:
+        """The members of the set ``key``."""
+
+
+class Bus:
+    """The four roles on one connection, plus its health and its end."""
+
+    pubsub: PubSub
+    leases: Leases
+    sets: Sets
+    buckets: Buckets
+
+    async def ping(self) -> bool:
+        """Whether the bus answers now (the in-process bus always does)."""
+        return True
+
+    async def close(self) -> None:
+        """Close every subscription and the connection."""
+
+
+# -- subscriptions ---------------------------------------------------------------------------
 
 
 class Subscription:
@@ -129,91 +197,11 @@ class Subscription:
             await result
 
 
-class Bus(abc.ABC):
-    """Pub/sub plus leases.  Subscriptions of one process share one upstream subscription
-    per channel; ``publish`` answers how many processes (buses) were listening."""
+class _LocalChannels:
+    """The subscribers of this process, per channel (both pub/subs keep them alike)."""
 
     def __init__(self) -> None:
         self._local: dict[str, set[Subscription]] = {}
-
-    @abc.abstractmethod
-    async def publish(self, channel: str, message: dict[str, Any]) -> int:
-        """Send ``message`` to every subscriber of ``channel``; the number of buses that got it."""
-
-    @abc.abstractmethod
-    async def publish_many(self, items: list[tuple[str, dict[str, Any] | str]]) -> list[int]:
-        """Publish ``(channel, message)`` pairs in order, in one round trip where the bus can;
-        for each, how many buses got it (a message may be given as its JSON text already)."""
-
-    @abc.abstractmethod
-    async def subscribe(self, channel: str) -> Subscription:
-        """Start receiving ``channel``: every message published after this returns arrives."""
-
-    @abc.abstractmethod
-    async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
-        """Take the lease ``key`` for ``owner`` if nobody holds it (atomic)."""
-
-    @abc.abstractmethod
-    async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
-        """Extend ``owner``'s lease by ``ttl_s`` from now; ``False`` if it is not ``owner``'s any more."""
-
-    async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """``renew`` each key (in one round trip where the bus can); the results in order."""
-        return [await self.renew(key, owner, ttl_s) for key in keys]
-
-    # Whether ``renew_many_blocking`` works: leases can be renewed from a thread of their own,
-    # off the event loop (``rooms/host.py``).  The in-process bus has no need: nobody else can
-    # take a lease of its process.
-    renews_from_threads = False
-
-    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """``renew_many`` from a plain thread (blocking; its own connection)."""
-        raise NotImplementedError
-
-    @abc.abstractmethod
-    async def release(self, key: str, owner: str) -> bool:
-        """Give the lease up, only if ``owner`` holds it."""
-
-    @abc.abstractmethod
-    async def owner(self, key: str) -> str | None:
-        """Who holds the lease ``key`` now (``None``: nobody, or it expired)."""
-
-    async def owners(self, keys: list[str]) -> list[str | None]:
-        """``owner`` of each key (in one round trip where the bus can)."""
-        return [await self.owner(key) for key in keys]
-
-    @abc.abstractmethod
-    async def take(self, key: str, capacity: int, window_s: float) -> bool:
-        """Count one hit on the token bucket ``key`` (``capacity`` hits at once, refilled at
-        ``capacity`` per ``window_s``), shared by every process; whether the hit is allowed."""
-
-    async def ping(self) -> bool:
-        """Whether the bus answers now (the in-process bus always does)."""
-        return True
-
-    @abc.abstractmethod
-    async def listeners(self, channels: list[str]) -> list[int]:
-        """How many buses (processes) listen on each channel now (one round trip)."""
-
-    @abc.abstractmethod
-    async def add_member(self, key: str, member: str) -> None:
-        """Put ``member`` in the set ``key`` (shared by every process; no expiry)."""
-
-    @abc.abstractmethod
-    async def remove_member(self, key: str, member: str) -> None:
-        """Take ``member`` out of the set ``key``."""
-
-    @abc.abstractmethod
-    async def members(self, key: str) -> set[str]:
-        """The members of the set ``key``."""
-
-    async def close(self) -> None:
-        """Close every subscription and the connection."""
-        for subs in list(self._local.values()):
-            for sub in list(subs):
-                await sub.close()
-
-    # -- shared bookkeeping of local subscribers -------------------------------------------
 
     def _add_local(self, channel: str) -> tuple[Subscription, bool]:
         """A new local subscription; the flag says whether it is the channel's first."""
@@ -232,7 +220,7 @@ class Bus(abc.ABC):
             await self._last_gone(sub.channel)
 
     async def _last_gone(self, channel: str) -> None:
-        """The last local subscriber of ``channel`` left (RedisBus unsubscribes upstream)."""
+        """The last local subscriber of ``channel`` left (Redis unsubscribes upstream)."""
         return None
 
     def _dispatch(self, channel: str, text: str) -> int:
@@ -241,28 +229,44 @@ class Bus(abc.ABC):
             sub.deliver(text)
         return 1 if subs else 0
 
+    async def close_all(self) -> None:
+        """Close every local subscription."""
+        for subs in list(self._local.values()):
+            for sub in list(subs):
+                await sub.close()
 
-class MemoryBus(Bus):
-    """The in-process bus: a process is its only member.  Leases expire on the monotonic clock."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._leases: dict[str, tuple[str, float]] = {}
-        self._sets: dict[str, set[str]] = {}
-        self._buckets: dict[tuple[int, float], KeyedLimiter] = {}
+# -- in this process -------------------------------------------------------------------------
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> int:
-        """See ``Bus.publish``."""
+
+class MemoryPubSub(_LocalChannels):
+    """Channels of a process alone: a process is its only listener."""
+
+    async def publish(self, channel: str, message: Message) -> int:
+        """See ``PubSub.publish``."""
         return self._dispatch(channel, _encode(message))
 
-    async def publish_many(self, items: list[tuple[str, dict[str, Any] | str]]) -> list[int]:
-        """See ``Bus.publish_many``."""
+    async def publish_many(self, items: Sequence[tuple[str, Message]]) -> list[int]:
+        """See ``PubSub.publish_many``."""
         return [self._dispatch(channel, _encode(message)) for channel, message in items]
 
     async def subscribe(self, channel: str) -> Subscription:
-        """See ``Bus.subscribe``."""
+        """See ``PubSub.subscribe``."""
         sub, _first = self._add_local(channel)
         return sub
+
+    async def listeners(self, channels: list[str]) -> list[int]:
+        """See ``PubSub.listeners``."""
+        return [1 if self._local.get(c) else 0 for c in channels]
+
+
+class MemoryLeases:
+    """Leases of a process alone, expiring on the monotonic clock."""
+
+    renews_from_threads = False
+
+    def __init__(self) -> None:
+        self._leases: dict[str, tuple[str, float]] = {}
 
     def _holder(self, key: str) -> str | None:
         held = self._leases.get(key)
@@ -273,119 +277,108 @@ class MemoryBus(Bus):
             return None
         return held[0]
 
+    def _hold(self, key: str, owner: str, ttl_s: float) -> None:
+        self._leases[key] = (owner, time.monotonic() + _ttl_ms(ttl_s) / 1000)
+
     async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
-        """See ``Bus.acquire``."""
-        ttl_ms = _ttl_ms(ttl_s)
+        """See ``Leases.acquire``."""
+        _ttl_ms(ttl_s)
         if self._holder(key) is not None:
             return False
-        self._leases[key] = (owner, time.monotonic() + ttl_ms / 1000)
+        self._hold(key, owner, ttl_s)
         return True
 
     async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
-        """See ``Bus.renew``."""
-        ttl_ms = _ttl_ms(ttl_s)
+        """See ``Leases.renew``."""
+        _ttl_ms(ttl_s)
         if self._holder(key) != owner:
             return False
-        self._leases[key] = (owner, time.monotonic() + ttl_ms / 1000)
+        self._hold(key, owner, ttl_s)
         return True
 
+    async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """See ``Leases.renew_many``."""
+        return [await self.renew(key, owner, ttl_s) for key in keys]
+
+    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """Not needed in one process (``renews_from_threads`` is false)."""
+        raise NotImplementedError("the in-process leases are renewed on the event loop")
+
     async def release(self, key: str, owner: str) -> bool:
-        """See ``Bus.release``."""
+        """See ``Leases.release``."""
         if self._holder(key) != owner:
             return False
         del self._leases[key]
         return True
 
     async def owner(self, key: str) -> str | None:
-        """See ``Bus.owner``."""
+        """See ``Leases.owner``."""
         return self._holder(key)
 
-    async def take(self, key: str, capacity: int, window_s: float) -> bool:
-        """See ``Bus.take``."""
-        kind = (capacity, window_s)
-        limiter = self._buckets.get(kind)
-        if limiter is None:
-            limiter = self._buckets[kind] = KeyedLimiter(capacity, window_s)
-        return limiter.hit(key)
+    async def owners(self, keys: list[str]) -> list[str | None]:
+        """See ``Leases.owners``."""
+        return [self._holder(key) for key in keys]
 
-    async def listeners(self, channels: list[str]) -> list[int]:
-        """See ``Bus.listeners``."""
-        return [1 if self._local.get(c) else 0 for c in channels]
+
+class MemorySets:
+    """Sets of a process alone."""
+
+    def __init__(self) -> None:
+        self._sets: dict[str, set[str]] = {}
 
     async def add_member(self, key: str, member: str) -> None:
-        """See ``Bus.add_member``."""
+        """See ``Sets.add_member``."""
         self._sets.setdefault(key, set()).add(member)
 
     async def remove_member(self, key: str, member: str) -> None:
-        """See ``Bus.remove_member``."""
+        """See ``Sets.remove_member``."""
         self._sets.get(key, set()).discard(member)
 
     async def members(self, key: str) -> set[str]:
-        """See ``Bus.members``."""
+        """See ``Sets.members``."""
         return set(self._sets.get(key, ()))
 
 
-class RedisBus(Bus):
-    """The bus on a Redis server (``redis://host:port/db``).
+class MemoryBus(Bus):
+    """The in-process bus: a process is its only member."""
 
-    One pub/sub connection per process carries every channel the process listens to; a
-    reader task hands each message to the local subscribers of its channel.  ``subscribe``
-    returns once Redis has confirmed the subscription, so a message published afterwards,
-    from any process, is received.  Leases are ``SET key owner NX PX ttl``; renew and
-    release run as Lua scripts that first check the owner."""
+    def __init__(self) -> None:
+        self.pubsub = self._pubsub = MemoryPubSub()
+        self.leases = MemoryLeases()
+        self.sets = MemorySets()
+        self.buckets = MemoryBuckets()
 
-    def __init__(self, url: str, *, command_timeout_s: float = 5.0, connect_timeout_s: float = 2.0) -> None:
+    async def close(self) -> None:
+        """See ``Bus.close``."""
+        await self._pubsub.close_all()
+
+
+# -- on Redis --------------------------------------------------------------------------------
+
+
+class RedisPubSub(_LocalChannels):
+    """Channels on Redis.  One pub/sub connection per process carries every channel the
+    process listens to; a reader task hands each message to the local subscribers of its
+    channel.  ``subscribe`` returns once Redis has confirmed the subscription, so a message
+    published afterwards, from any process, is received."""
+
+    def __init__(self, client: Any, listener: Any) -> None:
         super().__init__()
-        import redis.asyncio as aioredis
-
-        self.url = url
-        # A Redis that stops answering (not refusing) must not hold a request, a keeper tick or
-        # a rate limit for ever: every command gives up after ``command_timeout_s``.  The
-        # pub/sub connection waits for messages as long as none come, so it has a client of
-        # its own with no read timeout.
-        self._redis = aioredis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=command_timeout_s, socket_connect_timeout=connect_timeout_s
-        )
-        self._listener = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=connect_timeout_s)
-        self._pubsub = self._listener.pubsub()
-        self._renew = self._redis.register_script(_RENEW_LUA)
-        self._release = self._redis.register_script(_RELEASE_LUA)
-        self._take = self._redis.register_script(_TAKE_LUA)
+        self._redis = client
+        # The pub/sub connection waits for messages as long as none come: a client of its own
+        # with no read timeout.
+        self._listener = listener
+        self._pubsub = listener.pubsub()
         self._reader: asyncio.Task[None] | None = None
         self._confirmed: dict[str, asyncio.Event] = {}
         self._upstream_lock = asyncio.Lock()
-        self._timeouts = (command_timeout_s, connect_timeout_s)
-        self._blocking: Any = None  # a synchronous client for the renewer thread, made on first use
-        self._blocking_lock = threading.Lock()
 
-    renews_from_threads = True
-
-    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """See ``Bus.renew_many_blocking`` (a synchronous client of its own, one pipeline)."""
-        if not keys:
-            return []
-        ttl_ms = _ttl_ms(ttl_s)
-        with self._blocking_lock:
-            if self._blocking is None:
-                import redis
-
-                command_s, connect_s = self._timeouts
-                client = redis.Redis.from_url(
-                    self.url, decode_responses=True, socket_timeout=command_s, socket_connect_timeout=connect_s
-                )
-                self._blocking = (client, client.register_script(_RENEW_LUA))
-            client, script = self._blocking
-            pipe = client.pipeline(transaction=False)
-            for key in keys:
-                script(keys=[key], args=[owner, ttl_ms], client=pipe)
-            return [bool(r) for r in pipe.execute()]
-
-    async def publish(self, channel: str, message: dict[str, Any]) -> int:
-        """See ``Bus.publish``."""
+    async def publish(self, channel: str, message: Message) -> int:
+        """See ``PubSub.publish``."""
         return int(await self._redis.publish(channel, _encode(message)))
 
-    async def publish_many(self, items: list[tuple[str, dict[str, Any] | str]]) -> list[int]:
-        """See ``Bus.publish_many`` (one pipeline, no transaction: order is kept either way)."""
+    async def publish_many(self, items: Sequence[tuple[str, Message]]) -> list[int]:
+        """See ``PubSub.publish_many`` (one pipeline, no transaction: order is kept either way)."""
         if not items:
             return []
         async with self._redis.pipeline(transaction=False) as pipe:
@@ -394,7 +387,7 @@ class RedisBus(Bus):
             return [int(n) for n in await pipe.execute()]
 
     async def subscribe(self, channel: str) -> Subscription:
-        """See ``Bus.subscribe``."""
+        """See ``PubSub.subscribe``."""
         async with self._upstream_lock:
             sub, first = self._add_local(channel)
             if first:
@@ -409,6 +402,13 @@ class RedisBus(Bus):
                 if pending is not None:
                     await asyncio.wait_for(pending.wait(), timeout=10.0)
         return sub
+
+    async def listeners(self, channels: list[str]) -> list[int]:
+        """See ``PubSub.listeners`` (``PUBSUB NUMSUB``)."""
+        if not channels:
+            return []
+        counts = dict(await self._redis.pubsub_numsub(*channels))
+        return [int(counts.get(c, 0)) for c in channels]
 
     async def _last_gone(self, channel: str) -> None:
         async with self._upstream_lock:
@@ -427,26 +427,51 @@ class RedisBus(Bus):
                 log.warning("redis bus: pub/sub read failed; retrying", exc_info=True)
                 await asyncio.sleep(0.2)
                 continue
-            if message is None:
-                continue
-            kind, channel = message.get("type"), message.get("channel")
-            if kind == "message" and isinstance(channel, str):
-                self._dispatch(channel, message["data"])
-            elif kind == "subscribe" and isinstance(channel, str):
-                event = self._confirmed.get(channel)
-                if event is not None:
-                    event.set()
+            if message is not None:
+                self._received(message)
+
+    def _received(self, message: dict[str, Any]) -> None:
+        kind, channel = message.get("type"), message.get("channel")
+        if kind == "message" and isinstance(channel, str):
+            self._dispatch(channel, message["data"])
+        elif kind == "subscribe" and isinstance(channel, str):
+            event = self._confirmed.get(channel)
+            if event is not None:
+                event.set()
+
+    async def close(self) -> None:
+        """Close every subscription, the reader and the pub/sub connection."""
+        await self.close_all()
+        await cancel_and_wait(self._reader)
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
+
+
+class RedisLeases:
+    """Leases on Redis: ``SET key owner NX PX ttl``; renew and release run as Lua scripts that
+    first check the owner."""
+
+    renews_from_threads = True
+
+    def __init__(self, client: Any, url: str, timeouts: tuple[float, float]) -> None:
+        self._redis = client
+        self._renew = client.register_script(_RENEW_LUA)
+        self._release = client.register_script(_RELEASE_LUA)
+        self._url = url
+        self._timeouts = timeouts  # (command, connect) seconds, for the renewer thread's client
+        self._blocking: Any = None  # a synchronous client for the renewer thread, made on first use
+        self._blocking_lock = threading.Lock()
 
     async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
-        """See ``Bus.acquire``."""
+        """See ``Leases.acquire``."""
         return bool(await self._redis.set(key, owner, nx=True, px=_ttl_ms(ttl_s)))
 
     async def renew(self, key: str, owner: str, ttl_s: float) -> bool:
-        """See ``Bus.renew``."""
+        """See ``Leases.renew``."""
         return bool(await self._renew(keys=[key], args=[owner, _ttl_ms(ttl_s)]))
 
     async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """See ``Bus.renew_many`` (one pipeline)."""
+        """See ``Leases.renew_many`` (one pipeline)."""
         if not keys:
             return []
         ttl_ms = _ttl_ms(ttl_s)
@@ -456,26 +481,87 @@ class RedisBus(Bus):
             results = await pipe.execute()
         return [bool(r) for r in results]
 
+    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
+        """See ``Leases.renew_many_blocking`` (a synchronous client of its own, one pipeline)."""
+        if not keys:
+            return []
+        ttl_ms = _ttl_ms(ttl_s)
+        with self._blocking_lock:
+            client, script = self._blocking_client()
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
+                script(keys=[key], args=[owner, ttl_ms], client=pipe)
+            return [bool(r) for r in pipe.execute()]
+
+    def _blocking_client(self) -> tuple[Any, Any]:
+        if self._blocking is None:
+            import redis
+
+            command_s, connect_s = self._timeouts
+            client = redis.Redis.from_url(
+                self._url, decode_responses=True, socket_timeout=command_s, socket_connect_timeout=connect_s
+            )
+            self._blocking = (client, client.register_script(_RENEW_LUA))
+        return self._blocking  # type: ignore[no-any-return]
+
     async def release(self, key: str, owner: str) -> bool:
-        """See ``Bus.release``."""
+        """See ``Leases.release``."""
         return bool(await self._release(keys=[key], args=[owner]))
 
     async def owner(self, key: str) -> str | None:
-        """See ``Bus.owner``."""
+        """See ``Leases.owner``."""
         value = await self._redis.get(key)
         return None if value is None else str(value)
 
     async def owners(self, keys: list[str]) -> list[str | None]:
-        """See ``Bus.owners`` (one ``MGET``)."""
+        """See ``Leases.owners`` (one ``MGET``)."""
         if not keys:
             return []
         return [None if v is None else str(v) for v in await self._redis.mget(keys)]
 
-    async def take(self, key: str, capacity: int, window_s: float) -> bool:
-        """See ``Bus.take`` (one Lua script: read, refill, take and write back atomically)."""
-        if capacity < 1 or window_s <= 0:
-            raise ValueError("capacity >= 1 and window_s > 0")
-        return bool(await self._take(keys=[key], args=[capacity, window_s * 1000]))
+    def close(self) -> None:
+        """Close the renewer thread's client, if one was made."""
+        if self._blocking is not None:
+            with contextlib.suppress(Exception):
+                self._blocking[0].close()
+
+
+class RedisSets:
+    """Sets on Redis (``SADD``, ``SREM``, ``SMEMBERS``)."""
+
+    def __init__(self, client: Any) -> None:
+        self._redis = client
+
+    async def add_member(self, key: str, member: str) -> None:
+        """See ``Sets.add_member``."""
+        await self._redis.sadd(key, member)
+
+    async def remove_member(self, key: str, member: str) -> None:
+        """See ``Sets.remove_member``."""
+        await self._redis.srem(key, member)
+
+    async def members(self, key: str) -> set[str]:
+        """See ``Sets.members``."""
+        return {str(m) for m in await self._redis.smembers(key)}
+
+
+class RedisBus(Bus):
+    """The bus on a Redis server (``redis://host:port/db``)."""
+
+    def __init__(self, url: str, *, command_timeout_s: float = 5.0, connect_timeout_s: float = 2.0) -> None:
+        import redis.asyncio as aioredis
+
+        self.url = url
+        # A Redis that stops answering (not refusing) must not hold a request, a keeper tick or
+        # a rate limit for ever: every command gives up after ``command_timeout_s``.
+        self._redis = aioredis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=command_timeout_s, socket_connect_timeout=connect_timeout_s
+        )
+        self._listener = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=connect_timeout_s)
+        self.pubsub = self._pubsub = RedisPubSub(self._redis, self._listener)
+        self.leases = self._leases = RedisLeases(self._redis, url, (command_timeout_s, connect_timeout_s))
+        self.sets = RedisSets(self._redis)
+        self.buckets = RedisBuckets(self._redis)
 
     async def ping(self) -> bool:
         """See ``Bus.ping`` (``PING``, refused or failed: ``False``)."""
@@ -484,37 +570,13 @@ class RedisBus(Bus):
         except Exception:
             return False
 
-    async def listeners(self, channels: list[str]) -> list[int]:
-        """See ``Bus.listeners`` (``PUBSUB NUMSUB``)."""
-        if not channels:
-            return []
-        counts = dict(await self._redis.pubsub_numsub(*channels))
-        return [int(counts.get(c, 0)) for c in channels]
-
-    async def add_member(self, key: str, member: str) -> None:
-        """See ``Bus.add_member``."""
-        await self._redis.sadd(key, member)
-
-    async def remove_member(self, key: str, member: str) -> None:
-        """See ``Bus.remove_member``."""
-        await self._redis.srem(key, member)
-
-    async def members(self, key: str) -> set[str]:
-        """See ``Bus.members``."""
-        return {str(m) for m in await self._redis.smembers(key)}
-
     async def close(self) -> None:
         """See ``Bus.close``."""
-        await super().close()
-        await cancel_and_wait(self._reader)
-        with contextlib.suppress(Exception):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self._pubsub.close()
         for client in (self._listener, self._redis):
             with contextlib.suppress(Exception):
                 await client.aclose()
-        if self._blocking is not None:
-            with contextlib.suppress(Exception):
-                self._blocking[0].close()
+        self._leases.close()
 
 
 def open_bus(url: str | None) -> Bus:

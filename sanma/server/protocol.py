@@ -7,7 +7,6 @@ frame that fails gets an ``error`` frame with a ``code``; nothing else happens.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -202,34 +201,3 @@ def fair_seed_frame(seed: int, salt: str, commitment: str, hands: int) -> dict[s
     """After ``MatchEnded``: the seed and the match salt (``hands`` hands were played).  The
     seed goes as a string: 64 bits do not fit a browser's JSON numbers."""
     return {"t": "fair_seed", "seed": str(seed), "salt": salt, "commitment": commitment, "hands": hands}
-
-
-# -- rate limiting -------------------------------------------------------------------------
-
-
-class TokenBucket:
-    """``rate`` frames per second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def _refill(self) -> None:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-
-    def take(self) -> bool:
-        """Whether one more frame is allowed now (and count it)."""
-        self._refill()
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
-
-    def wait_s(self) -> float:
-        """Seconds until the next frame would be allowed (0: now)."""
-        self._refill()
-        return max(0.0, (1.0 - self.tokens) / self.rate)

@@ -31,7 +31,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from sanma.server import netaddr, protocol
-from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, ServerFrame, Speed, TokenBucket
+from sanma.server.limits import TokenBucket
+from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, ServerFrame, Speed
 from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.rooms.table import TableRoom
 from sanma.server.settings import Settings

@@ -80,7 +80,7 @@ class RunningMatches:
         bus = self._app.rooms.bus
         held = match_ids
         if bus is not None:
-            owners = await bus.owners([lease_key(m) for m in match_ids])
+            owners = await bus.leases.owners([lease_key(m) for m in match_ids])
             held = [m for m, owner in zip(match_ids, owners, strict=True) if owner]
         return await asyncio.to_thread(match_store.playing_among, self._app.engine, held)
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sanma.server.aio import cancel_and_wait
-from sanma.server.bus import Bus, Subscription, open_bus
+from sanma.server.bus import Bus, PubSub, Subscription, open_bus
 from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
 from sanma.store.matches import MatchRecord
 
@@ -62,8 +62,8 @@ class _Publisher:
     """One ordered queue of ``(channel, frame)`` for the whole process, published in batches
     (one round trip per batch on Redis); order is kept per channel and overall."""
 
-    def __init__(self, bus: Bus, gone: Callable[[str], None]) -> None:
-        self._bus = bus
+    def __init__(self, pubsub: PubSub, gone: Callable[[str], None]) -> None:
+        self._pubsub = pubsub
         self._gone = gone  # told each channel a frame reached nobody on (its connection went)
         self._queue: asyncio.Queue[tuple[str, dict[str, Any] | str] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -83,7 +83,7 @@ class _Publisher:
                     break
                 batch.append(more)
             try:
-                receivers = await self._bus.publish_many(batch)
+                receivers = await self._pubsub.publish_many(batch)
             except Exception:  # the bus is down: the frames are lost, the log is not (resync)
                 log.warning("bus: %d frame(s) could not be published", len(batch), exc_info=True)
                 continue
@@ -142,7 +142,7 @@ class RoomHost:
         self.adopt_per_tick = 25
         self._served: dict[str, _Served] = {}
         self._remotes: set[RemoteRoom] = set()
-        self._publisher = _Publisher(bus, self._connection_gone)
+        self._publisher = _Publisher(bus.pubsub, self._connection_gone)
         # conn channel -> (room, (node, conn)) of every remote connection joined here
         self._channels: dict[str, tuple[str, tuple[str, str]]] = {}
         self._keeper: asyncio.Task[None] | None = None
@@ -180,13 +180,13 @@ class RoomHost:
         if match_id in self._served:
             return True
         key = lease_key(match_id)
-        if not await self.bus.acquire(key, self.node, self.lease_ttl_s):
-            if await self.bus.owner(key) != self.node:
+        if not await self.bus.leases.acquire(key, self.node, self.lease_ttl_s):
+            if await self.bus.leases.owner(key) != self.node:
                 return False
-            await self.bus.renew(key, self.node, self.lease_ttl_s)
-        sub = await self.bus.subscribe(room_channel(match_id))
+            await self.bus.leases.renew(key, self.node, self.lease_ttl_s)
+        sub = await self.bus.pubsub.subscribe(room_channel(match_id))
         self._served[match_id] = _Served(sub)
-        await self.bus.add_member(LIVE_ROOMS, match_id)
+        await self.bus.sets.add_member(LIVE_ROOMS, match_id)
         self._start_keeper()
         return True
 
@@ -210,7 +210,7 @@ class RoomHost:
         await served.sub.close()
         await cancel_and_wait(served.task)
         with contextlib.suppress(Exception):
-            await self.bus.release(lease_key(match_id), self.node)
+            await self.bus.leases.release(lease_key(match_id), self.node)
 
     async def _listen(self, match_id: str, served: _Served) -> None:
         async for message in served.sub:
@@ -281,8 +281,8 @@ class RoomHost:
     async def remote(self, record: MatchRecord, v: int) -> RemoteRoom:
         """A handle on a room another process owns (watched: should the owner go, the room is
         taken over and the handle's connections moved)."""
-        owner = await self.bus.owner(lease_key(record.id))
-        room = RemoteRoom(record, v, owner or "", self.bus, self.node)
+        owner = await self.bus.leases.owner(lease_key(record.id))
+        room = RemoteRoom(record, v, owner or "", self.bus.pubsub, self.node)
         if owner is None:
             room.orphaned = True  # the lease expired meanwhile: the next tick takes it over
         self._remotes.add(room)
@@ -299,7 +299,7 @@ class RoomHost:
     def _start_keeper(self) -> None:
         if self._keeper is None:
             self._keeper = asyncio.create_task(self._keep(), name="room-host-keeper")
-        if self._renewer is None and self.bus.renews_from_threads:
+        if self._renewer is None and self.bus.leases.renews_from_threads:
             self._renewer = threading.Thread(target=self._renew_in_thread, name="room-host-renewer", daemon=True)
             self._renewer.start()
 
@@ -312,7 +312,7 @@ class RoomHost:
             try:
                 keys = [lease_key(m) for m in list(self._served)]
                 if keys:
-                    self.bus.renew_many_blocking(keys, self.node, self.lease_ttl_s)
+                    self.bus.leases.renew_many_blocking(keys, self.node, self.lease_ttl_s)
             except Exception:
                 log.warning("room host: renewing leases from the thread failed", exc_info=True)
 
@@ -332,7 +332,7 @@ class RoomHost:
         """Renew this process's leases, check the owners of the rooms it relays, and adopt
         rooms still being played that nobody owns (their owner died with no player elsewhere)."""
         owned = list(self._served)
-        kept = await self.bus.renew_many([lease_key(m) for m in owned], self.node, self.lease_ttl_s)
+        kept = await self.bus.leases.renew_many([lease_key(m) for m in owned], self.node, self.lease_ttl_s)
         for match_id, ok in zip(owned, kept, strict=True):
             if not ok and match_id in self._served:
                 if await self._retake(match_id):
@@ -347,21 +347,21 @@ class RoomHost:
             if remote.idle or remote.moved or (remote.ticks > 1 and not remote.joined):
                 self._remotes.discard(remote)
                 continue
-            owner = await self.bus.owner(lease_key(remote.id))
+            owner = await self.bus.leases.owner(lease_key(remote.id))
             if owner != remote.owner or owner is None:
                 await self._take_over(remote)
-            elif remote.orphaned and await self.bus.publish(room_channel(remote.id), {"op": "probe"}) > 0:
+            elif remote.orphaned and await self.bus.pubsub.publish(room_channel(remote.id), {"op": "probe"}) > 0:
                 await remote.rejoin()  # the owner listens now: ask again
         # Remote connections whose process stopped listening (it died): let them go now,
         # rather than at the room's next frame, which a pending prompt may hold back a while.
         channels = list(self._channels)
-        for channel, n in zip(channels, await self.bus.listeners(channels), strict=True):
+        for channel, n in zip(channels, await self.bus.pubsub.listeners(channels), strict=True):
             if n == 0:
                 self._connection_gone(channel)
         for match_id, served in list(self._served.items()):
             if not served.ended and getattr(served.room, "finished", False):
                 served.ended = True
-                await self.bus.remove_member(LIVE_ROOMS, match_id)
+                await self.bus.sets.remove_member(LIVE_ROOMS, match_id)
         await self._adopt_orphans()
 
     async def _retake(self, match_id: str) -> bool:
@@ -369,7 +369,7 @@ class RoomHost:
         the in-process bus nobody else can): take it again and go on, if nobody wrote the log
         meanwhile.  ``False``: the room is another's now, or has moved on: stop it here."""
         key = lease_key(match_id)
-        if not await self.bus.acquire(key, self.node, self.lease_ttl_s):
+        if not await self.bus.leases.acquire(key, self.node, self.lease_ttl_s):
             return False
         if self._current is not None and not await self._current(match_id):
             return False  # abandon() gives the lease back
@@ -381,10 +381,10 @@ class RoomHost:
         on even when no player of theirs is connected anywhere."""
         if self._takeover is None:
             return
-        candidates = sorted(await self.bus.members(LIVE_ROOMS) - set(self._served))
+        candidates = sorted(await self.bus.sets.members(LIVE_ROOMS) - set(self._served))
         if not candidates:
             return
-        owners = await self.bus.owners([lease_key(m) for m in candidates])
+        owners = await self.bus.leases.owners([lease_key(m) for m in candidates])
         orphans = [m for m, owner in zip(candidates, owners, strict=True) if owner is None]
         # Shuffled, and a few per tick, so that the surviving processes share a dead one's rooms.
         random.shuffle(orphans)
@@ -395,7 +395,7 @@ class RoomHost:
                 log.warning("room %s: could not be adopted", match_id, exc_info=True)
                 continue
             if room is None:  # no such match (any more)
-                await self.bus.remove_member(LIVE_ROOMS, match_id)
+                await self.bus.sets.remove_member(LIVE_ROOMS, match_id)
 
     async def _take_over(self, remote: RemoteRoom) -> None:
         if self._takeover is None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sanma.server.aio import cancel_and_wait
-from sanma.server.bus import Bus, Subscription
+from sanma.server.bus import PubSub, Subscription
 from sanma.server.rooms.practice import Outbox
 from sanma.store.matches import MatchRecord
 
@@ -94,7 +94,7 @@ class RemoteRoom:
     before sending it, so a client can never hold more, and the gateway's ``last_v`` check
     stays right."""
 
-    def __init__(self, record: MatchRecord, v: int, owner: str, bus: Bus, node: str) -> None:
+    def __init__(self, record: MatchRecord, v: int, owner: str, pubsub: PubSub, node: str) -> None:
         self.record = record
         self.id = record.id
         self.owner = owner
@@ -102,7 +102,7 @@ class RemoteRoom:
         # True once a call reached no listening process: the owner may be dead.
         self.orphaned = False
         self._v = v
-        self._bus = bus
+        self._pubsub = pubsub
         self._node = node
         self._links: dict[Outbox, _Link] = {}
         self._ever_joined = False
@@ -154,7 +154,7 @@ class RemoteRoom:
         self._ever_joined = True
 
         async def subscribe_then_join() -> None:
-            link.sub = await self._bus.subscribe(conn_channel(self._node, link.conn))
+            link.sub = await self._pubsub.subscribe(conn_channel(self._node, link.conn))
             link.relay = asyncio.create_task(self._relay(outbox, link), name=f"relay-{self.id}-{link.conn}")
             await self._join_call(link)()
 
@@ -280,7 +280,7 @@ class RemoteRoom:
 
     async def _call(self, op: str, link: _Link | None, **fields: Any) -> None:
         message = {"op": op, "node": self._node, "conn": link.conn if link else None, **fields}
-        if await self._bus.publish(room_channel(self.id), message) == 0:
+        if await self._pubsub.publish(room_channel(self.id), message) == 0:
             self.orphaned = True
 
     async def _relay(self, outbox: Outbox, link: _Link) -> None:
