@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sanma.cli.score_cmd import score_line
-from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
+from sanma.engine.errors import InvalidHand, NotWinning, NoYaku, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import DEFAULT, preset
 from sanma.engine.scoring import WinContext, base_points, ron_payment, score_win, tsumo_payments
@@ -70,3 +70,34 @@ def test_score_win_with_meld_and_errors() -> None:
     bad = parse_tiles("234p567p234s678s19s")
     with pytest.raises(NotWinning):
         score_win(bad, bad[0], [], WinContext(), DEFAULT)
+
+
+def test_score_values_are_the_fields_of_score_win() -> None:
+    # sanma score reads score_values; every other caller gets the same numbers as a Score.
+    import random
+
+    from sanma.engine.scoring import score_values
+    from tests.test_scoring_oracle import random_win
+
+    rng = random.Random(77)
+    for _ in range(300):
+        w = random_win(rng)
+        args = (w.concealed, w.win_tile, w.melds, w.ctx, DEFAULT)
+        try:
+            score = score_win(*args)
+        except SanmaError as exc:
+            with pytest.raises(type(exc)):
+                score_values(*args)
+            continue
+        han, fu, yakuman, limit, yaku, base, payments, total, detail = score_values(*args)
+        assert (han, fu, yakuman, limit, yaku, base, total, detail) == (
+            score.han,
+            score.fu,
+            score.yakuman,
+            score.limit,
+            score.yaku,
+            score.base,
+            score.total,
+            score.detail,
+        )
+        assert payments == (score.payments.ron, score.payments.dealer, score.payments.non_dealer)

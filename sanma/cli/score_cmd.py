@@ -22,7 +22,7 @@ from sanma.engine.context import WinContext
 from sanma.engine.errors import InvalidHand, InvalidNotation, NotWinning, NoYaku, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import PRESET_NAMES, Rules, preset
-from sanma.engine.scoring import Score, score_win
+from sanma.engine.scoring import Payments, ScoreValues, score_values
 from sanma.engine.tiles import EAST, NORTH, SOUTH, WEST, Tile, TileKind, assign_tiles, parse, parse_one
 from sanma.engine.yaku import ORDER
 
@@ -128,15 +128,15 @@ def decode_line(line: str) -> object:
 
 def score_request(request: object, rules: Rules) -> dict[str, Any]:
     """Score one decoded request object (raises ``SanmaError`` subclasses on failure)."""
-    score, tsumo, dealer = score_parts(request, rules)
+    (han, fu, yakuman, limit, yaku, _, payments, total, _), tsumo, dealer = score_parts(request, rules)
     return {
-        "han": score.han,
-        "fu": score.fu,
-        "yakuman": score.yakuman,
-        "limit": score.limit,
-        "yaku": [[name, han] for name, han in sorted(score.yaku, key=_yaku_order)],
-        "payments": score.payments.as_dict(tsumo, dealer),
-        "total": score.total,
+        "han": han,
+        "fu": fu,
+        "yakuman": yakuman,
+        "limit": limit,
+        "yaku": [[name, h] for name, h in sorted(yaku, key=_yaku_order)],
+        "payments": Payments(*payments).as_dict(tsumo, dealer),
+        "total": total,
     }
 
 
@@ -201,8 +201,8 @@ def _flags(request: dict[str, Any]) -> dict[str, bool]:
     return given
 
 
-def score_parts(request: object, rules: Rules) -> tuple[Score, bool, bool]:
-    """Score one decoded request: (the score, tsumo, the winner is the dealer).  Raises
+def score_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool]:
+    """Score one decoded request: (``score_values``' result, tsumo, the winner is the dealer).  Raises
     ``SanmaError`` subclasses on failure; the checks run in a fixed order, so a line with
     several faults always reports the same one."""
     if not isinstance(request, dict):
@@ -254,7 +254,7 @@ def score_parts(request: object, rules: Rules) -> tuple[Score, bool, bool]:
         honba=_int(request, "honba"),
         deposits=_int(request, "deposits"),
     )
-    return score_win(concealed, win_tile, melds, ctx, rules), ctx.tsumo, ctx.seat_wind == EAST
+    return score_values(concealed, win_tile, melds, ctx, rules), ctx.tsumo, ctx.seat_wind == EAST
 
 
 _RULES_WITH_RED: dict[tuple[Rules, bool], Rules] = {}
@@ -292,15 +292,15 @@ def _yaku_text(yaku: tuple[tuple[str, int], ...]) -> str:
     return text
 
 
-def _score_json(score: Score, tsumo: bool, dealer: bool) -> str:
-    pay = score.payments
+def _score_json(values: ScoreValues, tsumo: bool, dealer: bool) -> str:
+    han, fu, yakuman, limit, yaku, _, (ron, dealer_pays, non_dealer_pays), total, _ = values
     if not tsumo:
-        payments = f'{{"ron": {pay.ron}}}'
+        payments = f'{{"ron": {ron}}}'
     elif dealer:
-        payments = f'{{"non_dealer": {pay.non_dealer}}}'
+        payments = f'{{"non_dealer": {non_dealer_pays}}}'
     else:
-        payments = f'{{"dealer": {pay.dealer}, "non_dealer": {pay.non_dealer}}}'
+        payments = f'{{"dealer": {dealer_pays}, "non_dealer": {non_dealer_pays}}}'
     return (
-        f'{{"han": {score.han}, "fu": {score.fu}, "yakuman": {score.yakuman}, "limit": "{score.limit}", '
-        f'"yaku": {_yaku_text(score.yaku)}, "payments": {payments}, "total": {score.total}}}'
+        f'{{"han": {han}, "fu": {fu}, "yakuman": {yakuman}, "limit": "{limit}", '
+        f'"yaku": {_yaku_text(yaku)}, "payments": {payments}, "total": {total}}}'
     )
