@@ -66,9 +66,9 @@ from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, Tile, TileKind, is_red, 
 
 BUDGET = 500  # hand states expanded per decision
 # Placement points (1.0 = 1,000 points of final score) the program's best must beat the
-# Expert's answer by: smaller edges are within the models' roughness (its chance to win a
-# 1- or 2-shanten hand is 25-55% under what such hands won, bench/ev_wincal.py; 0.1 overruled
-# the Expert in a quarter of the priced decisions, and 0.5 placed better on the same walls).
+# Expert's answer by: smaller edges are within the models' roughness (0.1 overruled the
+# Expert in a quarter of the priced decisions, with a median edge of 0.6, and 0.5 placed
+# better on the same walls; see docs/bots.md).
 MARGIN = 0.5
 MAX_SHANTEN = 2  # the program prices hands this close to tenpai; further, the Expert decides
 URA_BONUS = 1.15  # a riichi win's ura and ippatsu on top of the scored hand
