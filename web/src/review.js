@@ -18,20 +18,37 @@ const WIDE = "(min-width: 900px) and (min-height: 521px)";
  * progress until it is done, then `open(result)` shows it beside the replay.  `say(note, error)`
  * reports under the account sheet's tabs. */
 export async function askReview(match, pressed, say, open) {
+  if (asking.has(match)) return; // a second press while it is computed: the row already tells
+  asking.add(match);
+  try {
+    const found = await progressOf(match, pressed);
+    if (!found) return;
+    const { status, data } = found;
+    if (status !== 200) return say("", errorText(data, status));
+    if (data.state === "failed") return say("", t("review.failed"));
+    say("");
+    await open(data.result);
+  } finally {
+    asking.delete(match);
+  }
+}
+
+const asking = new Set(); // matches whose review this page is waiting for
+
+/** Ask, then poll until the review is done or failed ({status, data}); null when the history
+ * was closed meanwhile (asking again resumes it: the server kept it). */
+async function progressOf(match, pressed) {
   const path = `/api/matches/${encodeURIComponent(match)}/review`;
   let { status, data } = await api("POST", path);
   const line = statusLine(pressed, match);
   while (status === 202 || (status === 200 && (data.state === "queued" || data.state === "running"))) {
     showProgress(line, data);
     await new Promise((done) => setTimeout(done, POLL_MS));
-    if (!document.contains(line)) return; // the history was closed: asking again resumes it
+    if (!document.contains(line)) return null;
     ({ status, data } = await api("GET", path));
   }
   line.remove();
-  if (status !== 200) return say("", errorText(data, status));
-  if (data.state === "failed") return say("", t("review.failed"));
-  say("");
-  await open(data.result);
+  return { status, data };
 }
 
 /** The progress line after the row's Review button (made once). */
