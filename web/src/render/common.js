@@ -22,11 +22,21 @@ export class Markup {
 
 const EMPTY = new Markup("");
 
+// What needs escaping, tested before replacing: most values (classes, numbers, tile codes)
+// have none of these, and the table builds its markup on every frame.
+const SPECIAL = /[&<>"']/;
+
 function piece(value) {
   if (value instanceof Markup) return value.text;
   if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.map(piece).join("");
-  return esc(value);
+  if (typeof value === "number") return String(value);
+  if (Array.isArray(value)) {
+    let out = "";
+    for (const item of value) out += piece(item);
+    return out;
+  }
+  const text = String(value);
+  return SPECIAL.test(text) ? esc(text) : text;
 }
 
 /** Tagged template: `html\`<b>${name}</b>\`` escapes `name` (a player's name stays text)
