@@ -316,46 +316,6 @@ def _pattern_keys() -> list[bytes]:
     return [h + t for h in heads for t in tails_within[14 - sum(h)]]
 
 
-class GroupTable(dict[bytes, int]):
-    """Group pattern -> table value, a plain dict lookup for the patterns met so far.
-
-    A process meets a few tens of thousands of the 405,350 patterns, so the dict is filled on
-    a pattern's first lookup (``__missing__``) from the values in pattern order, instead of
-    being built whole at import (a fifth of a second, most of ``sanma shanten``'s start-up).
-    A pattern's place in that order is its first five counts' place among the heads plus
-    its last four counts' place among the tails the heads' total leaves room for.  A key that
-    is no pattern (a count above 4, more than 14 tiles, not 9 bytes) raises ``KeyError`` as
-    the full dict did.
-    """
-
-    __slots__ = ("_heads", "_tails", "_values")
-
-    def __init__(self, values: array.array[int]) -> None:
-        super().__init__()
-        tails = [bytes(t) for t in itertools.product(range(5), repeat=4)]
-        # per budget of tiles left: tail -> its place among the tails within the budget
-        self._tails = [{t: i for i, t in enumerate(t for t in tails if sum(t) <= b)} for b in range(15)]
-        self._heads: dict[bytes, tuple[int, int]] = {}  # head -> (place of its first pattern, budget)
-        start = 0
-        for head in itertools.product(range(5), repeat=5):
-            budget = 14 - sum(head)
-            if budget >= 0:
-                self._heads[bytes(head)] = (start, budget)
-                start += len(self._tails[budget])
-        if start != len(values):
-            raise ValueError("the values are not one per pattern")
-        self._values = values
-
-    def __missing__(self, key: bytes) -> int:
-        try:
-            start, budget = self._heads[key[:5]]
-            value: int = self._values[start + self._tails[budget][key[5:]]]
-        except (KeyError, TypeError):
-            raise KeyError(key) from None
-        self[key] = value
-        return value
-
-
 @dataclass(frozen=True, slots=True)
 class _Tables:
     # pattern -> tiles << 24 | kinds held 2+ << 20 | kinds held << 16 | suit class << 8 | isolated class
@@ -375,7 +335,7 @@ def _split(blob: bytes, size: int) -> tuple[bytes, ...]:
 def table_bytes() -> bytes:
     """The decompressed table file (its SHA-256 is ``TABLE_SHA256``)."""
     # A plain path beside this module, as decompose reads its file: importlib.resources would
-    # import zipfile and more, a tenth of ``sanma shanten``'s start-up.
+    # import zipfile and more for the one read.
     with open(os.path.join(os.path.dirname(__file__), "data", _TABLE_FILE), "rb") as f:
         return zlib.decompress(f.read())
 
@@ -396,7 +356,8 @@ def _load_tables() -> _Tables:
         at += size
     suit_vectors, iso_vectors, _, values, pair = parts
     final = raw[at:]
-    if len(final) != n_pair * _STRIDE * 8:
+    keys = _pattern_keys()
+    if len(keys) != n_patterns or len(final) != n_pair * _STRIDE * 8:
         raise RuntimeError(stale)
     numbers = array.array("I")
     if numbers.itemsize != 4:
@@ -404,12 +365,10 @@ def _load_tables() -> _Tables:
     numbers.frombytes(values)
     if sys.byteorder == "big":
         numbers.byteswap()
-    try:
-        group = GroupTable(numbers)
-    except ValueError:
-        raise RuntimeError(stale) from None
+    # Many patterns share a value; sharing the int objects saves about 12 MB.
+    shared: dict[int, int] = {}
     return _Tables(
-        group=group,
+        group=dict(zip(keys, map(shared.setdefault, numbers, numbers), strict=True)),
         pair=pair,
         final=final,
         suit_vectors=_split(suit_vectors, _VECTOR_LEN),
