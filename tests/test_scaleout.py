@@ -27,6 +27,7 @@ from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
 from sanma.server.bus import MemoryBus
 from sanma.server.codec import action_to_wire, event_from_store, event_to_wire
+from sanma.server.protocol import wire_text
 from sanma.server.rooms.host import LIVE_ROOMS, RoomHost
 from sanma.server.rooms.remote import RemoteRoom
 from sanma.store import db
@@ -449,22 +450,22 @@ class FakeRoom:
     def join(self, outbox: Any, last_v: int, seat: int | None = None) -> None:
         self.calls.append(("join", last_v, seat))
         self.outboxes[outbox] = seat
-        outbox.push({"t": "welcome", "v": self.v, "seat": seat})
+        outbox.push(wire_text({"t": "welcome", "v": self.v, "seat": seat}))
         for frame in self.log[last_v:]:
-            outbox.push(frame)
+            outbox.push(wire_text(frame))
 
     def submit(self, outbox: Any, seq: int, action: dict[str, Any]) -> None:
         self.calls.append(("act", seq, action))
         self.log.append({"t": "event", "v": self.v + 1, "e": {"type": "Acted", "seq": seq}})
         for box in self.outboxes:
-            box.push(self.log[-1])
+            box.push(wire_text(self.log[-1]))
 
     def watch(self, outbox: Any, last_v: int) -> None:
         self.calls.append(("watch", last_v))
         self.outboxes[outbox] = None
-        outbox.push({"t": "welcome", "v": self.v, "spectator": True})
+        outbox.push(wire_text({"t": "welcome", "v": self.v, "spectator": True}))
         for frame in self.log[last_v:]:
-            outbox.push(frame)
+            outbox.push(wire_text(frame))
 
     def resync(self, outbox: Any, from_v: int) -> None:
         self.calls.append(("resync", from_v))
@@ -484,8 +485,8 @@ class Inbox:
     def __init__(self) -> None:
         self.frames: list[dict[str, Any]] = []
 
-    def push(self, frame: dict[str, Any]) -> None:
-        self.frames.append(frame)
+    def push(self, frame: str) -> None:
+        self.frames.append(json.loads(frame))  # frames arrive as their JSON text
 
 
 async def settle(until: Any, timeout: float = 5.0) -> None:

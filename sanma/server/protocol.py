@@ -1,4 +1,5 @@
-"""The wire protocol's frames (``docs/protocol.md``): parsing client frames, building server ones.
+"""The wire protocol's frames (``docs/protocol.md``): parsing client frames, and one class per
+server frame (``to_wire()`` gives its JSON object, ``encode()`` its text).
 
 Every client frame is checked here before anything acts on it: size, JSON, schema.  A
 frame that fails gets an ``error`` frame with a ``code``; nothing else happens.
@@ -7,7 +8,7 @@ frame that fails gets an ``error`` frame with a ``code``; nothing else happens.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sanma.server.codec import BadAction, normalize_action
@@ -154,50 +155,247 @@ def _count(data: dict[str, Any], name: str, default: int | None) -> int:
 # -- server frames -------------------------------------------------------------------------
 
 
-ServerFrame = dict[str, Any] | str
-"""A frame for a client: a dict, or the same already encoded as JSON text (a room's events,
+class Frame:
+    """A server frame: ``to_wire()`` is its JSON object (keys in the documented order)."""
+
+    __slots__ = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        """The frame as a JSON object."""
+        raise NotImplementedError
+
+    def encode(self) -> str:
+        """The frame's JSON text, as it goes on the socket.
+
+        >>> Pong().encode()
+        '{"t":"pong"}'
+        """
+        return wire_text(self.to_wire())
+
+
+ServerFrame = Frame | str
+"""A frame for a client: a ``Frame``, or one already encoded as JSON text (a room's events,
 encoded once per viewer and shared by every connection of that viewer)."""
+
+
+def wire_text(data: dict[str, Any]) -> str:
+    """Compact JSON text of a frame's object (also of one relayed from another process)."""
+    return json.dumps(data, separators=(",", ":"))
 
 
 def encode(frame: ServerFrame) -> str:
     """The JSON text of a server frame (an encoded one as it is).
 
-    >>> encode({"t": "pong"}), encode('{"t":"pong"}')
+    >>> encode(Pong()), encode('{"t":"pong"}')
     ('{"t":"pong"}', '{"t":"pong"}')
     """
-    return frame if isinstance(frame, str) else json.dumps(frame, separators=(",", ":"))
+    return frame if isinstance(frame, str) else frame.encode()
 
 
-def error_frame(code: str, detail: str, **extra: Any) -> dict[str, Any]:
-    """``{"t": "error", "code": ..., "detail": ...}`` (plus e.g. the ``seq`` it concerns)."""
-    return {"t": "error", "code": code, "detail": detail, **extra}
+@dataclass(frozen=True, slots=True)
+class Pong(Frame):
+    """The answer to a ``ping``."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "pong"}
 
 
-def event_frame(v: int, event: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Error(Frame):
+    """A refused frame (``code``: one of the error codes above), with the ``seq`` of the
+    answer it concerns, or the ``retry_ms`` before the next frame is accepted."""
+
+    code: str
+    detail: str
+    seq: int | None = None
+    retry_ms: int | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        wire: dict[str, Any] = {"t": "error", "code": self.code, "detail": self.detail}
+        if self.seq is not None:
+            wire["seq"] = self.seq
+        if self.retry_ms is not None:
+            wire["retry_ms"] = self.retry_ms
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat of a friend room's welcome: a guest's display name, or a bot's level."""
+
+    seat: int
+    name: str | None
+    bot_level: str | None
+
+    def to_wire(self) -> dict[str, Any]:
+        """The welcome's ``players`` entry."""
+        return {"seat": self.seat, "name": self.name, "bot_level": self.bot_level}
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome(Frame):
+    """After a good hello: the match at version ``v``, seen from ``seat``.  A spectator's has
+    ``spectator`` (and seat 0); a friend room's has its ``players``."""
+
+    match: str
+    kind: str
+    seat: int
+    v: int
+    bot_level: str
+    spectator: bool = False
+    players: tuple[Player, ...] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        wire: dict[str, Any] = {
+            "t": "welcome",
+            "protocol": PROTOCOL_VERSION,
+            "match": self.match,
+            "kind": self.kind,
+            "seat": self.seat,
+        }
+        if self.spectator:
+            wire["spectator"] = True
+        wire |= {"v": self.v, "bot_level": self.bot_level}
+        if self.players is not None:
+            wire["players"] = [p.to_wire() for p in self.players]
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """The time a prompt leaves: ``turn_s`` of the turn, then ``bank_s`` of the hand's bank."""
+
+    turn_s: float
+    bank_s: float
+
+    def to_wire(self) -> dict[str, Any]:
+        """The prompt's ``timer`` (hundredths of a second)."""
+        return {"turn_s": round(self.turn_s, 2), "bank_s": round(self.bank_s, 2)}
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt(Frame):
+    """A human seat is awaited: prompt ``seq`` at version ``v``, its legal actions (wire form),
+    the default, the aids, and the ``timer`` where the match has turn timers."""
+
+    seq: int
+    v: int
+    legal: tuple[dict[str, Any], ...]
+    default: dict[str, Any]
+    aids: dict[str, Any] = field(default_factory=dict)
+    timer: Timer | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        wire: dict[str, Any] = {
+            "t": "prompt",
+            "seq": self.seq,
+            "v": self.v,
+            "legal": list(self.legal),
+            "default": self.default,
+            "aids": self.aids,
+        }
+        if self.timer is not None:
+            wire["timer"] = self.timer.to_wire()
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Expired(Frame):
+    """Prompt ``seq``'s time ran out (or its seat is away): ``action`` was played for it."""
+
+    seq: int
+    action: dict[str, Any]
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "expired", "seq": self.seq, "a": self.action}
+
+
+@dataclass(frozen=True, slots=True)
+class Presence(Frame):
+    """What the others see of ``seat``: ``connected``, ``away``, ``auto`` or ``bot``."""
+
+    seat: int
+    state: str
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "presence", "seat": self.seat, "state": self.state}
+
+
+@dataclass(frozen=True, slots=True)
+class EventFrame(Frame):
     """One event (wire form, already redacted) at version ``v``."""
-    return {"t": "event", "v": v, "e": event}
+
+    v: int
+    event: dict[str, Any]
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "event", "v": self.v, "e": self.event}
 
 
 # -- provably fair walls (sanma-fair-v1; docs/protocol.md, "Fair walls") -----------------------
 # Not events: they carry no ``v``; each goes right after the event it belongs to.
 
 
-def fair_match_frame(commitment: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class FairMatch(Frame):
     """After ``MatchStarted``: the commitment to the match seed."""
-    return {"t": "fair_match", "algorithm": "sanma-fair-v1", "commitment": commitment}
+
+    commitment: str
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "fair_match", "algorithm": "sanma-fair-v1", "commitment": self.commitment}
 
 
-def fair_hand_frame(hand: int, wall_digest: str, commitment: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class FairHand(Frame):
     """After hand ``hand``'s ``HandStarted``: its commitment."""
-    return {"t": "fair_hand", "hand": hand, "wall_digest": wall_digest, "commitment": commitment}
+
+    hand: int
+    wall_digest: str
+    commitment: str
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "fair_hand", "hand": self.hand, "wall_digest": self.wall_digest, "commitment": self.commitment}
 
 
-def fair_reveal_frame(hand: int, salt: str, deal: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class FairReveal(Frame):
     """After the event that ends hand ``hand``: its deal (tile ids) and salt."""
-    return {"t": "fair_reveal", "hand": hand, "salt": salt, "deal": deal}
+
+    hand: int
+    salt: str
+    deal: dict[str, Any]
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "fair_reveal", "hand": self.hand, "salt": self.salt, "deal": self.deal}
 
 
-def fair_seed_frame(seed: int, salt: str, commitment: str, hands: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class FairSeed(Frame):
     """After ``MatchEnded``: the seed and the match salt (``hands`` hands were played).  The
     seed goes as a string: 64 bits do not fit a browser's JSON numbers."""
-    return {"t": "fair_seed", "seed": str(seed), "salt": salt, "commitment": commitment, "hands": hands}
+
+    seed: int
+    salt: str
+    commitment: str
+    hands: int
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {
+            "t": "fair_seed",
+            "seed": str(self.seed),
+            "salt": self.salt,
+            "commitment": self.commitment,
+            "hands": self.hands,
+        }

@@ -11,7 +11,7 @@ The work one connection can cause is bounded (``docs/server.md``, "Limits of one
   a connection asks meanwhile merge into one;
 - frames out wait in a bounded queue: a client that reads too slowly is closed
   (``CLOSE_TOO_SLOW``) instead of holding memory, and reconnects with its last ``v``; the room
-  encodes each event once per seat (``rooms/table.py``), so a frame costs a socket nothing
+  encodes each event once per seat (``rooms/audience.py``), so a frame costs a socket nothing
   but the write, and the writer yields to the event loop after every frame;
 - sockets per guest and per client address are capped, and a socket that has not joined a
   match within ``hello_timeout_s`` is closed (``CLOSE_HELLO_TIMEOUT``).
@@ -27,6 +27,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Engine
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -34,11 +35,10 @@ from sanma.server import netaddr, protocol
 from sanma.server.limits import TokenBucket
 from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, ServerFrame, Speed
 from sanma.server.rooms import Room, RoomRegistry
-from sanma.server.rooms.table import TableRoom
+from sanma.server.rooms.matchlog import StoreSeatRecords
+from sanma.server.rooms.table import TableRoom, seating_for
 from sanma.server.settings import Settings
-from sanma.store import rooms as room_store
 from sanma.store.guests import guest_for_token
-from sanma.store.matches import players_of
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class Connection:
         self._kicker: asyncio.Task[None] | None = None
 
     def push(self, frame: ServerFrame) -> None:
-        """Queue ``frame`` to be sent (a dict, or JSON text shared with other connections)."""
+        """Queue ``frame`` to be sent (a ``protocol.Frame``, or JSON text shared with other connections)."""
         if self.dead:
             return
         if self.behind >= self.max_queue:
@@ -293,25 +293,25 @@ async def serve_socket(websocket: WebSocket, settings: Settings, rooms: RoomRegi
                     conn.kick(protocol.CLOSE_FLOOD, "flood")
                     continue
                 retry_ms = max(1, round(bucket.wait_s() * 1000))
-                conn.push(protocol.error_frame(protocol.RATE_LIMITED, "too many frames; slow down", retry_ms=retry_ms))
+                conn.push(protocol.Error(protocol.RATE_LIMITED, "too many frames; slow down", retry_ms=retry_ms))
                 continue
             flooded = 0
             text = message.get("text")
             if text is None:
                 detail = "a text frame is UTF-8" if message.get(BAD_UTF8) else "only text frames are accepted"
-                conn.push(protocol.error_frame(protocol.BAD_FRAME, detail))
+                conn.push(protocol.Error(protocol.BAD_FRAME, detail))
                 continue
             try:
                 frame = protocol.parse_client_frame(text, settings.max_frame_bytes)
                 await _handle(frame, conn, session, rooms, settings, book)
             except _Refused as exc:
-                conn.push(protocol.error_frame(exc.code, exc.detail))
+                conn.push(protocol.Error(exc.code, exc.detail))
                 await conn.close()  # the error frame first
                 with contextlib.suppress(Exception):
                     await websocket.close(code=exc.close_code, reason=exc.detail[:120])
                 break
             except ProtocolError as exc:
-                conn.push(protocol.error_frame(exc.code, exc.detail))
+                conn.push(protocol.Error(exc.code, exc.detail))
     except WebSocketDisconnect:
         pass
     finally:
@@ -346,7 +346,7 @@ async def _handle(
     """Act on one valid frame (a hello sets the session's room)."""
     room = session.room
     if isinstance(frame, Ping):
-        conn.push({"t": "pong"})
+        conn.push(protocol.Pong())
         return
     if isinstance(frame, Hello):
         if room is not None:
@@ -381,7 +381,7 @@ async def _join(
         raise ProtocolError(protocol.ROOM_FAILED, "this match could not be resumed") from None
     # The same answer for a match that does not exist and one the guest has no seat in.
     seat = None if room is None else await _seat_of(room, guest, engine)
-    if room is not None and seat is None and room.record.kind == "room" and not await _removed(room, guest, engine):
+    if room is not None and seat is None and await _may_watch(room, guest, engine):
         # A friend room's match: watched a hand behind (docs/rooms.md), here or through the bus.
         _count_guest(book, session, guest, room, conn)
         room.watch(conn, hello.last_v)
@@ -402,23 +402,21 @@ def _count_guest(book: SocketBook, session: _Session, guest: str, room: Room, co
     conn.resync_buckets = book.resync_buckets(guest, session.address)
 
 
-async def _removed(room: Room, guest: str, engine: Any) -> bool:
-    """Whether the host removed ``guest`` from the lobby of this friend room's match: such a
-    guest may not watch it either."""
-    lobby = await asyncio.to_thread(room_store.room_of_match, engine, room.id)
-    return lobby is not None and guest in lobby.barred
+async def _may_watch(room: Room, guest: str, engine: Engine) -> bool:
+    """Whether ``guest`` (no seat in the match) may watch it: a friend room's match, unless the
+    host removed the guest from its lobby."""
+    if not seating_for(room.record.kind).watchable:
+        return False
+    barred = await asyncio.to_thread(StoreSeatRecords(engine).barred, room.id)
+    return guest not in barred
 
 
-async def _seat_of(room: Any, guest: str, engine: Any) -> int | None:
+async def _seat_of(room: Room, guest: str, engine: Engine) -> int | None:
     """The guest's seat in the room's match: the seat always comes from the token, never a message."""
     if isinstance(room, TableRoom):
-        seat: int | None = room.seat_of_guest(guest)
-        return seat
-    record = room.record
-    if record.kind != "room":
-        return int(record.human_seat) if record.guest_id == guest else None
-    players = await asyncio.to_thread(players_of, engine, record.id)
-    return next((p.seat for p in players if p.guest_id == guest), None)
+        return room.seat_of_guest(guest)
+    seating = seating_for(room.record.kind)
+    return await asyncio.to_thread(seating.seat_of_guest, room.record, guest, StoreSeatRecords(engine))
 
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):

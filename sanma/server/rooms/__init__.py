@@ -15,17 +15,17 @@ from sqlalchemy import Engine
 
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
-from sanma.server import protocol
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus
 from sanma.server.codec import event_to_store, rules_to_json
+from sanma.server.rooms.clock import TurnTimers
 from sanma.server.rooms.host import RoomHost
-from sanma.server.rooms.practice import BotFactory, PracticeRoom, bot_seed
 from sanma.server.rooms.remote import RemoteRoom, Room
-from sanma.server.rooms.table import TurnTimers
+from sanma.server.rooms.seating import BotFactory
+from sanma.server.rooms.table import TableRoom
 from sanma.store import matches as store
 
-__all__ = ["PracticeRoom", "RemoteRoom", "Room", "RoomHost", "RoomRegistry"]
+__all__ = ["RemoteRoom", "Room", "RoomHost", "RoomRegistry", "TableRoom"]
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class RoomRegistry:
         self._engine = engine
         self._make_bot = make_bot
         self._timing: dict[str, float] = {"bot_delay_s": bot_delay_s, "bot_budget_s": bot_budget_s}
-        self._rooms: dict[str, PracticeRoom] = {}
+        self._rooms: dict[str, TableRoom] = {}
         self._lock = asyncio.Lock()
         # Rooms whose match ended stay this long (the end panels, late reconnects), then are
         # dropped: a later hello rebuilds them from the store. Keeps memory and the collector's
@@ -80,10 +80,9 @@ class RoomRegistry:
 
     async def create_practice(
         self, *, guest_id: str, rules: Rules, level: str, human_seat: int, seed: int, timers: TurnTimers | None = None
-    ) -> PracticeRoom:
+    ) -> TableRoom:
         """Store a new practice match with its first events, and start its room (``timers``:
         the turn timers the player chose; none by default)."""
-        bots = {s: self._make_bot(level, s, bot_seed(seed, s)) for s in range(3) if s != human_seat}
         match = Match(seed, rules)
         record = await asyncio.to_thread(
             store.create_match,
@@ -97,9 +96,7 @@ class RoomRegistry:
         )
         first = [event_to_store(e) for e in match.events]
         await asyncio.to_thread(store.append_events, self._engine, record.id, 1, first, ended=False)
-        room = PracticeRoom(record, match, self._engine, bots, **self._timing)
-        if timers is not None:
-            room.seat_guests({human_seat: guest_id}, timers)
+        room = TableRoom.open(record, match, self._engine, self._make_bot, **self._timing)
         if self._host is not None:
             await self._host.claim(record.id)  # a new id: nobody else can hold its lease
             self._host.serve(room)
@@ -108,7 +105,7 @@ class RoomRegistry:
             self._run(room)
         return room
 
-    async def get(self, match_id: str) -> PracticeRoom | RemoteRoom | None:
+    async def get(self, match_id: str) -> TableRoom | RemoteRoom | None:
         """The room of ``match_id``, rebuilt from the store when not live (``None``: no such match).
         With a host, a room another live process owns is a ``RemoteRoom``; one nobody owns
         (new, or its owner died) is claimed and rebuilt here."""
@@ -127,7 +124,7 @@ class RoomRegistry:
             try:
                 stored: list[dict[str, Any]] = await asyncio.to_thread(store.load_events, self._engine, match_id)
                 room = await asyncio.to_thread(
-                    PracticeRoom.rebuild, record, stored, self._engine, self._make_bot, **self._timing
+                    TableRoom.rebuild, record, stored, self._engine, self._make_bot, **self._timing
                 )
             except BaseException:
                 if self._host is not None:
@@ -138,7 +135,7 @@ class RoomRegistry:
             self._run(room)
             return room
 
-    def _run(self, room: PracticeRoom) -> None:
+    def _run(self, room: TableRoom) -> None:
         self._rooms[room.id] = room
         self._ended_at.pop(room.id, None)
 
@@ -167,7 +164,7 @@ class RoomRegistry:
         idle = [
             room
             for room in self._rooms.values()
-            if room.kind == "practice"
+            if room.seating.leaves_memory_when_idle
             and room.failed is None
             and room.idle_since is not None
             and room.idle_since <= cutoff
@@ -225,8 +222,7 @@ class RoomRegistry:
         self._ended_at.pop(match_id, None)
         if room is not None:
             await room.stop()
-            room.failed = RuntimeError("the room moved to another server process")
-            room._broadcast(protocol.error_frame(protocol.ROOM_FAILED, "the match moved; reconnect to resume"))
+            room.fail(RuntimeError("the room moved to another server process"), "the match moved; reconnect to resume")
 
     async def close(self) -> None:
         """Stop every room task (server shutdown)."""

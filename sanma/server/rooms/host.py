@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanma.server import protocol
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus, PubSub, Subscription, open_bus
 from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
@@ -65,10 +66,10 @@ class _Publisher:
     def __init__(self, pubsub: PubSub, gone: Callable[[str], None]) -> None:
         self._pubsub = pubsub
         self._gone = gone  # told each channel a frame reached nobody on (its connection went)
-        self._queue: asyncio.Queue[tuple[str, dict[str, Any] | str] | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
-    def put(self, channel: str, frame: dict[str, Any] | str) -> None:
+    def put(self, channel: str, frame: str) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="bus-publisher")
         self._queue.put_nowait((channel, frame))
@@ -104,9 +105,9 @@ class BusOutbox:
         self._publisher = publisher
         self.channel = channel
 
-    def push(self, frame: dict[str, Any] | str) -> None:
+    def push(self, frame: protocol.ServerFrame) -> None:
         """Publish ``frame`` to the connection's channel (never blocks)."""
-        self._publisher.put(self.channel, frame)
+        self._publisher.put(self.channel, protocol.encode(frame))
 
     def push_many(self, frames: list[str]) -> None:
         """Publish a backlog, frame by frame in order."""

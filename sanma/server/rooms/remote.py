@@ -21,9 +21,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sanma.server import protocol
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import PubSub, Subscription
-from sanma.server.rooms.practice import Outbox
+from sanma.server.rooms.table import Outbox
 from sanma.store.matches import MatchRecord
 
 log = logging.getLogger(__name__)
@@ -288,7 +289,7 @@ class RemoteRoom:
         async for frame in link.sub:
             if frame.get("t") == "event" and isinstance(frame.get("v"), int):
                 link.last_v = max(link.last_v, frame["v"])
-            outbox.push(frame)
+            outbox.push(protocol.wire_text(frame))  # the owner's frame, as the owner encoded it
 
     async def _unlink(self, link: _Link) -> None:
         if link.sub is not None:
