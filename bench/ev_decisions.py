@@ -46,6 +46,8 @@ class Probe(EVBot):
     def decide(self, legal: LegalActions) -> Action:
         chosen = super().decide(legal)
         expert = self.last_expert
+        if isinstance(expert, Discard) and expert.riichi:
+            self.notes.append(("(the Expert riichis)", 0.0))  # a count, not an override
         if chosen != expert and isinstance(chosen, Discard) and isinstance(expert, Discard):
             self.notes.append((_kind(self, expert, chosen), self._edge(expert, chosen)))
         elif chosen != expert and expert is not None:
@@ -113,7 +115,7 @@ def play(seed: int, factory: Callable[[int, int], Probe]) -> tuple[Counter[str],
         action = ask(bots[seat], match.legal_actions(seat)).action
         for cls, edge in probe.notes[n:]:
             classes[cls] += 1
-            if cls != "same":
+            if cls not in ("same", "(the Expert riichis)"):
                 seen.add(cls)
                 edges.append(edge)
         for e in match.apply(seat, action):
@@ -141,7 +143,7 @@ def main() -> int:
         classes.update(got_classes)
         ends.update(got_ends)
         edges += got_edges
-    priced = sum(classes.values())
+    priced = sum(n for c, n in classes.items() if not c.startswith("("))
     print(f"{args.matches} East matches, {priced} priced decisions of the EV seat")
     for cls, n in classes.most_common():
         print(f"  {cls:18s} {n:5d}  {100 * n / max(1, priced):5.1f}%")

@@ -24,13 +24,22 @@ discard with the highest one; a riichi discard cannot fold later and pays its de
 
 Further from tenpai the Expert's efficiency decides, unless an opponent threatens (50%
 likely tenpai or more): then the far hand is priced too, as a hand that will not win, so
-each tile is worth its own deal-in risk.  Calls, kita, kans and nine terminals are the
-Expert's.
+each tile is worth its own deal-in risk.  Nine terminals are the Expert's.
+
+Calls, kita and kans are priced by the same program: pass is the hand as it stands, a pon
+the hand after it and its best discard, a kita or a kan the hand it leaves with the
+replacement draw on top of our own draws (against every discard, which is "kita later").
+A hand after such an action is compared only when it is on the root's side of the depth
+followed (beyond it a hand never improves in the program).
+
 The work is bounded by hands expanded, not seconds (deterministic on any machine):
-``budget`` caps the hands expanded per decision, and a 2-shanten hand follows only the
+``budget`` caps the hands expanded per program, and a 2-shanten hand follows only the
 least useful discard after each improving draw (``WIDE``); a candidate cut short by the
-budget is not priced.  ``margin``: the Expert's tile stands unless another beats it by that
-much; ``max_shanten``: the furthest hand priced while nobody threatens.
+budget is not priced.  ``margin``: the Expert's answer stands unless another beats it by
+that much; ``max_shanten``: the furthest hand priced while nobody threatens.  With
+``time_budget`` (seconds of the injectable ``clock``) a decision that runs past it is priced
+again on a shorter horizon (hands one shanten or closer followed), and past twice it the
+Expert's answer stands; without it (the default) there is no clock.
 """
 
 from __future__ import annotations
@@ -737,8 +746,8 @@ class _Run:
         it, the called kind barred) and an open kan (the hand after it, with its replacement
         draw), when the hand is close enough to tenpai or an opponent threatens."""
         k, legal = self.k, self.legal
-        if Pass() not in legal:
-            return {}
+        if Pass() not in legal or not any(isinstance(a, Pon | Kan) for a in legal):
+            return {}  # nothing to call (a win or a plain pass is not priced)
         stay = self.program(k, k.closed)
         self.near = closest(k) <= self.depth
         if not self.near and not self.threatened(stay):
