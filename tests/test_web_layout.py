@@ -98,6 +98,31 @@ def check_panel_button(page: Page, selector: str, name: str) -> None:
     assert shown["l"] >= 0 and shown["r"] <= shown["w"], (name, selector, shown)
 
 
+# Points over a panel on a grid: the element under each must be the panel's own (a river tile's
+# tsumogiri dot once painted through the hand-end panels: z-index 1 outside the tile).
+UNCOVERED = """(sel) => { const panel = document.querySelector(sel); const p = panel.getBoundingClientRect();
+  const points = [];
+  for (let i = 1; i < 12; i++) for (let j = 1; j < 12; j++) points.push([p.left + (p.width * i) / 12, p.top + (p.height * j) / 12]);
+  // Every tile under the panel, at its centre and where a tsumogiri dot sits (top centre).
+  for (const t of document.querySelectorAll('.tile')) {
+    if (panel.contains(t)) continue;
+    const r = t.getBoundingClientRect();
+    points.push([(r.left + r.right) / 2, (r.top + r.bottom) / 2], [(r.left + r.right) / 2, r.top + r.width * 0.14]);
+  }
+  const over = [];
+  for (const [x, y] of points) {
+    if (x <= p.left || y <= p.top || x >= p.right || y >= p.bottom || x >= innerWidth || y >= innerHeight) continue;
+    const hit = document.elementFromPoint(x, y);
+    if (hit && !panel.contains(hit)) over.push([Math.round(x), Math.round(y), hit.className.baseVal ?? hit.className]);
+  }
+  return over; }"""
+
+
+def check_uncovered(page: Page, selector: str, name: str) -> None:
+    """Nothing of the page lies over the panel ``selector`` anywhere on it."""
+    assert page.evaluate(UNCOVERED, selector) == [], (name, selector)
+
+
 @pytest.mark.parametrize("name", list(VIEWPORTS))
 def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: str) -> None:
     width, height, touch = VIEWPORTS[name]
@@ -123,6 +148,7 @@ def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: s
         if what == "hand-end":
             seen[what] += 1
             check_panel_button(page, "[data-panel=next]", name)
+            check_uncovered(page, "#overlay .panel", name)
             page.click("[data-panel=next]")
         elif what == "match-end":
             seen[what] += 1
@@ -179,6 +205,7 @@ def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, liv
     page.wait_for_selector("#replay-result .hand-end")
     for selector in ["#replay-result [data-panel=next]", *controls]:
         check_shown(page, selector, name)
+    check_uncovered(page, "#replay-result .panel", name)
     page.keyboard.press("End")
     page.wait_for_selector("#replay-result .match-end")
     page.keyboard.press("Shift+ArrowLeft")
@@ -191,4 +218,23 @@ def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, liv
     page.wait_for_selector("#replay-result .match-end")
     for selector in controls:
         check_shown(page, selector, name)
+    context.close()
+
+
+@pytest.mark.parametrize("name", ["desktop-1280", "portrait-390"])
+def test_nothing_of_the_board_shows_through_the_replay_result(browser: Browser, live: LiveServer, name: str) -> None:
+    from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
+
+    width, height, touch = VIEWPORTS[name]
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+    page = context.new_page()
+    page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
+    page.goto(live.http + "/")
+    page.wait_for_selector("#play")
+    match, _ = ended_match_in_history(page, live)
+    open_replay(page, match)
+    page.click("#replay-hand-2")  # the first hand's result: its rivers full of tsumogiri tiles below
+    page.keyboard.press("Shift+ArrowLeft")
+    page.wait_for_selector("#replay-result .hand-end")
+    check_uncovered(page, "#replay-result .panel", name)
     context.close()
