@@ -24,7 +24,8 @@ new MutationObserver(() => {
   }
 }).observe(document, { childList: true, subtree: true, attributes: true });
 """
-STARTS = "(path) => performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === path).map(e => e.startTime)"
+STARTS = """(path) => performance.getEntriesByType('resource')
+  .filter(e => new URL(e.name).pathname === path).map(e => e.startTime)"""
 
 
 def equip_indigo_back(page: Page) -> None:

@@ -102,7 +102,9 @@ def check_panel_button(page: Page, selector: str, name: str) -> None:
 # tsumogiri dot once painted through the hand-end panels: z-index 1 outside the tile).
 UNCOVERED = """(sel) => { const panel = document.querySelector(sel); const p = panel.getBoundingClientRect();
   const points = [];
-  for (let i = 1; i < 12; i++) for (let j = 1; j < 12; j++) points.push([p.left + (p.width * i) / 12, p.top + (p.height * j) / 12]);
+  for (let i = 1; i < 12; i++) {
+    for (let j = 1; j < 12; j++) points.push([p.left + (p.width * i) / 12, p.top + (p.height * j) / 12]);
+  }
   // Every tile under the panel, at its centre and where a tsumogiri dot sits (top centre).
   for (const t of document.querySelectorAll('.tile')) {
     if (panel.contains(t)) continue;
