@@ -48,8 +48,8 @@ async def run(hits: int, keys: int, redis_url: str) -> None:
         await shared.hit("warm-up")
         rows = [
             ("in-process bucket (KeyedLimiter)", await per_hit_us(local.hit, hits, keys)),
-            ("in-process bus (MemoryBus.take)", await per_hit_us(memory.hit, hits, keys)),
-            ("shared on Redis (RedisBus.take)", await per_hit_us(shared.hit, hits, keys)),
+            ("in-process bus (MemoryBuckets.take)", await per_hit_us(memory.hit, hits, keys)),
+            ("shared on Redis (RedisBuckets.take)", await per_hit_us(shared.hit, hits, keys)),
         ]
     finally:
         await redis_bus.close()
