@@ -9,31 +9,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from sanma.engine import fairness as fair
 from sanma.engine.tiles import tile_name
 from sanma.engine.visibility import redact
 from sanma.engine.wall import deal_from_seed
 from sanma.server.codec import event_to_wire
+from tests.test_fair_walls_e2e import page as page  # the fixture: a loaded page, no page errors
 from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
 from tests.test_replays import hands_of, played_match
 from tests.test_server import LiveServer
-from tests.test_web_e2e import DESKTOP, open_page, start_match, step
+from tests.test_web_e2e import DESKTOP, start_match, step
 from tests.test_web_e2e import browser as browser
 from tests.test_web_e2e import live as live
-
-
-@pytest.fixture
-def page(browser: Any, live: LiveServer) -> Iterator[Any]:
-    page = open_page(browser, live, DESKTOP)
-    page.wait_for_function("() => document.readyState === 'complete'")
-    yield page
-    assert not page.errors  # type: ignore[attr-defined]
-    page.close()
 
 
 def _js_seen(page: Any, deal: dict[str, Any], events: list[dict[str, Any]], red: bool) -> list[str]:

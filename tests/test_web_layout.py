@@ -188,8 +188,9 @@ def check_shown(page: Page, selector: str, name: str) -> None:
     assert shown["on_top"] and not any(shown["scrolled"]), (name, selector, shown)
 
 
-@pytest.mark.parametrize("name", REPLAY_VIEWPORTS)
-def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, live: LiveServer, name: str) -> None:
+def replay_at_the_first_result(browser: Browser, live: LiveServer, name: str) -> Page:
+    """A finished match's replay at viewport ``name``, at the first hand's result (one event
+    before the second hand's deal)."""
     from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
 
     width, height, touch = VIEWPORTS[name]
@@ -200,11 +201,17 @@ def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, liv
     page.wait_for_selector("#play")
     match, _ = ended_match_in_history(page, live)
     open_replay(page, match)
-    controls = ["#replay-prev-hand", "#replay-play", "#replay-next-turn", "#replay-next-hand"]
-    # The first hand's result (one event before the second hand's deal), then the last's.
     page.click("#replay-hand-2")
     page.keyboard.press("Shift+ArrowLeft")
     page.wait_for_selector("#replay-result .hand-end")
+    return page
+
+
+@pytest.mark.parametrize("name", REPLAY_VIEWPORTS)
+def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, live: LiveServer, name: str) -> None:
+    page = replay_at_the_first_result(browser, live, name)
+    controls = ["#replay-prev-hand", "#replay-play", "#replay-next-turn", "#replay-next-hand"]
+    # The first hand's result, then the last's.
     for selector in ["#replay-result [data-panel=next]", *controls]:
         check_shown(page, selector, name)
     check_uncovered(page, "#replay-result .panel", name)
@@ -220,23 +227,11 @@ def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, liv
     page.wait_for_selector("#replay-result .match-end")
     for selector in controls:
         check_shown(page, selector, name)
-    context.close()
+    page.context.close()
 
 
 @pytest.mark.parametrize("name", ["desktop-1280", "portrait-390"])
 def test_nothing_of_the_board_shows_through_the_replay_result(browser: Browser, live: LiveServer, name: str) -> None:
-    from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
-
-    width, height, touch = VIEWPORTS[name]
-    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
-    page = context.new_page()
-    page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
-    page.goto(live.http + "/")
-    page.wait_for_selector("#play")
-    match, _ = ended_match_in_history(page, live)
-    open_replay(page, match)
-    page.click("#replay-hand-2")  # the first hand's result: its rivers full of tsumogiri tiles below
-    page.keyboard.press("Shift+ArrowLeft")
-    page.wait_for_selector("#replay-result .hand-end")
+    page = replay_at_the_first_result(browser, live, name)  # its rivers full of tsumogiri tiles below
     check_uncovered(page, "#replay-result .panel", name)
-    context.close()
+    page.context.close()
