@@ -8,34 +8,21 @@ dictionaries."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from playwright.sync_api import Page
 
-from sanma.server.settings import Settings
 from tests.test_i18n import DICTS, VISIBLE_TEXTS, outside_dictionaries
 from tests.test_replay_viewer_e2e import ended_match_in_history, guest_of, open_history, page_for
-from tests.test_server import LiveServer, free_port
+from tests.test_replay_viewer_e2e import live as live  # the fixture: a server with a loose rate limit
+from tests.test_server import LiveServer
 from tests.test_web_e2e import browser, shots  # noqa: F401 - the fixtures are used by name
 from tests.test_web_layout import VIEWPORTS
 
 # An East match of random legal play whose seat 0 makes priced mistakes (tests/test_replays.py).
 SEED = 56
 REVIEW_S = 180_000  # ms: a worker process starts, then folds the whole match
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=500.0, rate_burst=1000
-    )
-    server = LiveServer(settings)
-    yield server
-    server.stop()
 
 
 def server_review(live: LiveServer, token: str, match: str) -> dict[str, Any]:
