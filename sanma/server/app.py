@@ -32,6 +32,7 @@ from sanma.server.api.rooms import router as rooms_router
 from sanma.server.reviewer import Reviewer
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
+from sanma.server.webfiles import WebFiles
 from sanma.server.ws import serve_socket
 from sanma.store import db
 
@@ -117,6 +118,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
 
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")
+        # The client's files from memory, before the routes are tried (server/webfiles.py).
+        app.add_middleware(WebFiles, directory=WEB_DIR)
     # Before anything reads the body, an oversized or stalled one is refused; the security
     # headers outermost, so that such refusals carry them too.
     app.add_middleware(
