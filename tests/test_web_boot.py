@@ -1,11 +1,15 @@
 """The page's first seconds (issue 11, the first interactive table): the guest's current match
-is asked once, by web/src/early.js as soon as its two small modules load, the account's calls (profile,
-shop, history) wait until the player has something to click, and the look equipped last time
-(tile back, cloth) is on from the first frame, even when the account cannot answer at all."""
+is asked once, by web/src/early.js as soon as its two small modules load, which also opens the
+socket to it and sends the hello before the table's modules are in (the table takes it over;
+any other screen closes it); the account's calls (profile, shop, history) wait until the
+player has something to click, and the look equipped last time (tile back, cloth) is on from
+the first frame, even when the account cannot answer at all."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import httpx
 
 from tests.test_accounts_e2e import fresh_page
 from tests.test_web_e2e import browser, live, start_match  # noqa: F401 - the fixtures are used by name
@@ -78,5 +82,70 @@ def test_the_first_table_waits_for_no_account_call(browser: Browser, live: LiveS
     for path in ("/api/account", "/api/shop", "/api/account/history"):
         starts = page.evaluate(STARTS, path)
         assert starts and min(starts) >= clickable, (path, starts, clickable)
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+# Every socket the page opens, and the frames each one received (text, in order).
+SOCKETS = """
+window.__sockets = [];
+const PageSocket = window.WebSocket;
+window.WebSocket = class extends PageSocket {
+  constructor(...args) {
+    super(...args);
+    const seen = { frames: [], socket: this };
+    window.__sockets.push(seen);
+    this.addEventListener('message', (e) => seen.frames.push(String(e.data)));
+  }
+};
+"""
+FRAME_KINDS = "() => window.__sockets.map(s => s.frames.map(f => JSON.parse(f).t))"
+
+
+def test_the_socket_to_the_current_match_greets_before_the_table_modules_load(
+    browser: Browser,  # noqa: F811
+    live: LiveServer,  # noqa: F811
+) -> None:
+    page = fresh_page(browser, live)
+    start_match(page)
+    page.add_init_script(SOCKETS)
+    # Without main.js (nor the table it imports) the page still opens the match's socket and
+    # has its welcome, backlog and prompt: early.js sends the hello on its own.
+    page.route("**/src/main.js", lambda route: route.abort())
+    page.reload()
+    page.wait_for_function("() => window.__sockets.length === 1 && window.__sockets[0].frames.length > 0")
+    page.wait_for_function(f"() => ({FRAME_KINDS})()[0].includes('prompt')")
+    kinds = page.evaluate(FRAME_KINDS)[0]
+    assert kinds[0] == "welcome" and "event" in kinds, kinds
+    # With the modules, the table takes that socket over: one socket, the frames it received
+    # before the table was there are folded, and the turn is played on it.
+    page.unroute("**/src/main.js")
+    page.reload()
+    tile = page.wait_for_selector(".hand.my-turn .hand-tile:not(.blocked)")
+    river = page.locator(".river .tile").count()
+    tile.click()
+    page.wait_for_function(f"() => document.querySelectorAll('.river .tile').length > {river}")
+    assert page.evaluate("() => window.__sockets.length") == 1
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_the_early_socket_closes_when_the_page_opens_something_else(
+    browser: Browser,  # noqa: F811
+    live: LiveServer,  # noqa: F811
+) -> None:
+    page = fresh_page(browser, live)
+    start_match(page)  # a current practice match ...
+    token = page.evaluate("() => localStorage.getItem('sanma.token')")
+    room = httpx.post(f"{live.http}/api/rooms", headers={"Authorization": f"Bearer {token}"})
+    assert room.status_code == 201, room.text
+    # ... and a friend room's lobby to go back to, which boot opens instead.
+    page.evaluate("(code) => localStorage.setItem('sanma.room', code)", room.json()["code"])
+    page.add_init_script(SOCKETS)
+    page.reload()
+    page.wait_for_selector("#room-code-shown")
+    page.wait_for_function("() => window.__sockets.length >= 1")
+    page.wait_for_function("() => window.__sockets[0].socket.readyState === WebSocket.CLOSED")
+    assert page.evaluate("() => window.__sockets.length") == 1  # nothing else opened one
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()

@@ -4,6 +4,8 @@
 // the client's one dictionary (i18n.js, keys "acct.*").
 import { request, saveToken, storedToken } from "./api.js";
 import { getLang, t } from "./i18n.js";
+import { icon } from "./icons.js";
+import { html } from "./render/common.js";
 
 export const session = {
   getToken: storedToken,
@@ -26,6 +28,18 @@ export function errorText(data, status) {
   const key = `acct.error.${code}`;
   const text = t(key) === key ? t("acct.error", { code }) : t(key);
   return WITH_DETAIL.has(code) && data.detail ? `${text} (${data.detail})` : text;
+}
+
+/** The start screen's button that opens the account sheet (markup only: static text, no
+ * user data).  Here, with the first table's modules, not in account.js, which loads later. */
+export function accountButtonHtml() {
+  return html`<button type="button" class="ghost" data-cmd="account" id="account-btn">${accountButtonInner(session.profile && !session.profile.email)}</button>`;
+}
+
+/** The button's contents: a warning sign while no e-mail is linked (the account can be lost). */
+export function accountButtonInner(noEmail) {
+  const warn = html` <span class="warn-sign" role="img" aria-label="${t("acct.email.none")}" title="${t("acct.email.none")}">${icon("warn")}</span>`;
+  return html`${icon("person")} ${t("acct.open")}${noEmail ? warn : null}`;
 }
 
 /** The browser's language for mail ("en" or "id"). */

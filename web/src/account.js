@@ -1,7 +1,7 @@
 // The account sheet (start screen button "Account"): profile and display name, e-mail link and
 // recovery, backup export/import, with the shop (shop.js) and the history (history.js) as tabs.
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
-import { api, errorText, mailLang, session } from "./account-core.js";
+import { accountButtonInner, api, errorText, mailLang, session } from "./account-core.js";
 import { applyEquipment } from "./cosmetics.js";
 import { icon } from "./icons.js";
 import { delegate, html, mount, nodeOf } from "./render/common.js";
@@ -9,43 +9,29 @@ import { historyActions, historyTab, localHistory, mergeLocal, saveBlob, syncHis
 import { t } from "./i18n.js";
 import { dressSwatches, shopActions, shopTab } from "./shop.js";
 
+export { syncHistory };
+
 const view = { open: false, tab: "profile", note: "", error: "" };
 let onSwitch = () => {};
 
 /** Wire the account pages to the app: `getToken`/`setToken` read and change the browser's
- * token; `switched()` is called after the browser changes account (recover, import). */
-export function initAccount({ getToken, setToken, switched, after = Promise.resolve() }) {
+ * token; `switched()` is called after the browser changes account (recover, import).  The
+ * module is loaded once the first screen is up (main.js), so the profile and history are
+ * asked at once. */
+export function initAccount({ getToken, setToken, switched }) {
   session.getToken = getToken;
   session.setToken = setToken;
   onSwitch = switched || (() => {});
-  document.addEventListener("click", (ev) => {
-    if (ev.target.closest?.("[data-cmd=account]")) openAccount();
-  });
   document.addEventListener("keydown", (ev) => {
     // The viewer (over the sheet) closes first.
     if (view.open && ev.key === "Escape" && !document.getElementById("replay-view")) closeAccount();
   });
-  // The profile and history are not needed for the first table: asked once it is up (`after`,
-  // at most two seconds), so they do not compete with the socket's hello and backlog (the look
-  // comes from early.js meanwhile).
-  Promise.race([after, new Promise((resolve) => setTimeout(resolve, 2000))])
-    .then(() => refreshProfile())
+  refreshProfile()
     .then(() => syncHistory())
     .catch((err) => console.warn(err));
   // A share link (/?replay=<id>) opens its replay over whatever the page shows.
   const shared = new URLSearchParams(location.search).get("replay");
   if (shared) import("./replay.js").then((viewer) => viewer.openSharedReplay(shared)).catch((err) => console.warn(err));
-}
-
-/** The start screen's button (markup only: static text, no user data). */
-export function accountButtonHtml() {
-  return html`<button type="button" class="ghost" data-cmd="account" id="account-btn">${accountButtonInner(session.profile && !session.profile.email)}</button>`;
-}
-
-/** The button's contents: a warning sign while no e-mail is linked (the account can be lost). */
-function accountButtonInner(noEmail) {
-  const warn = html` <span class="warn-sign" role="img" aria-label="${t("acct.email.none")}" title="${t("acct.email.none")}">${icon("warn")}</span>`;
-  return html`${icon("person")} ${t("acct.open")}${noEmail ? warn : null}`;
 }
 
 /** Reload the profile and apply its equipment to the table. */

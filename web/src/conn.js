@@ -19,14 +19,19 @@ export class Connection {
     this.resend = null;
   }
 
-  open() {
+  /** Connect; `early` ({ws, frames}, early.js): a socket already opened to this match with
+   * a fresh page's hello, taken over with the frames it has received (nothing folded yet). */
+  open(early = null) {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${proto}://${location.host}/ws`);
+    const ws = early ? early.ws : new WebSocket(`${proto}://${location.host}/ws`);
     this.ws = ws;
-    ws.onopen = () => {
-      this.resyncing = false;
-      this.send({ t: "hello", token: this.token, match: this.match, last_v: this.getV() });
-    };
+    const greeted = early && ws.readyState === WebSocket.OPEN; // its own onopen sent the hello
+    if (!greeted) {
+      ws.onopen = () => {
+        this.resyncing = false;
+        this.send({ t: "hello", token: this.token, match: this.match, last_v: this.getV() });
+      };
+    }
     ws.onmessage = (msg) => this.receive(JSON.parse(msg.data));
     ws.onclose = () => {
       if (this.ws !== ws) return; // an older socket, already replaced
@@ -39,6 +44,7 @@ export class Connection {
       this.retry = Math.min(this.retry + 1, 8);
       setTimeout(() => !this.closed && this.open(), pause);
     };
+    for (const text of early?.frames || []) this.receive(JSON.parse(text));
   }
 
   /** Drop this socket and connect again (the server said the room stopped or moved). */

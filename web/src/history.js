@@ -4,13 +4,17 @@
 // dropped) in the replay viewer, and the logs the player kept.
 import { api, errorText } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
-import { html, nodeOf } from "./render/common.js";
+import { html, nodeOf, stylesheet } from "./render/common.js";
 import { BOT_NAMES } from "./render/table.js";
 
 /** The replay viewer, loaded on its first use: the first table does not wait for it. */
 const viewer = () => import("./replay.js");
 /** The master's review, loaded on its first use too. */
 const reviewer = () => import("./review.js");
+
+// The history tab's and the viewer's stylesheet, loaded with the account sheet (account.js
+// imports this module), not with the first table.
+await stylesheet("assets/replay.css");
 
 const LOCAL_KEY = "sanma.history";
 const PRESETS = ["", "tenhou", "mahjongsoul", "default"];

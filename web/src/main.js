@@ -9,12 +9,11 @@ import { html, join, mount, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
-import { earlyCurrent } from "./early.js";
+import { earlyCurrent, takeEarlySocket } from "./early.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
-import { accountButtonHtml, initAccount, openAccount } from "./account.js";
-import { syncHistory } from "./history.js";
+import { accountButtonHtml } from "./account-core.js";
 import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome } from "./rooms.js";
 
 const OPTIONS_KEY = "sanma.options";
@@ -88,11 +87,23 @@ function renderStart() {
 }
 
 // Settled when the player first has something to click (the start screen, or a table asking
-// for a move): the account's calls wait for it (account.js initAccount).
+// for a move): the account's modules and calls wait for it.
 let firstScreenUp;
 const firstScreen = new Promise((resolve) => {
   firstScreenUp = resolve;
 });
+
+// The account sheet, with the shop and the history (account.js and what it imports), is not
+// part of the first table: it loads once the first screen is up (at most two seconds after
+// boot asks), or at the first need of it, whichever is sooner.
+let accountModule = null;
+function account() {
+  accountModule ??= import("./account.js").then((a) => {
+    a.initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart() });
+    return a;
+  });
+  return accountModule;
+}
 
 function show(screen) {
   app.screen = screen;
@@ -260,7 +271,8 @@ function renderOverlay() {
   } else if (s.matchEnd) panel = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules, fairHtml("match", app.fair.seedResult));
   else if (app.confirmLeave) panel = leaveConfirmHtml();
   overlay.hidden = !panel;
-  if (mount(overlay, panel || html``)) {
+  // (Only with a panel: scrolling an empty overlay would force a layout of the whole page.)
+  if (mount(overlay, panel || html``) && panel) {
     // A new panel opens at its title, even on a short phone screen; its button takes the
     // focus (Enter continues) without scrolling the title away.
     overlay.scrollTop = 0;
@@ -295,7 +307,7 @@ function connect(match) {
       keepForFair(frame.e);
       if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
       performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)
-      if (frame.e.type === "MatchEnded") syncHistory(); // the local history keeps a copy
+      if (frame.e.type === "MatchEnded") account().then((a) => a.syncHistory()); // the local history keeps a copy
       app.state.v = frame.v;
       // Hand ends already dismissed before a reload are not shown again.
       if (frame.e.type === "HandStarted" && frame.v <= app.backlogUntil) app.state.ending = [];
@@ -334,7 +346,7 @@ function connect(match) {
     },
   });
   show("game");
-  app.conn.open();
+  app.conn.open(takeEarlySocket(match));
 }
 
 // --- fair walls: the server's commitments, checked when it reveals them ---------
@@ -491,7 +503,8 @@ document.addEventListener("click", (ev) => {
     if (app.screen === "start") renderStart();
     else renderGame();
     if (app.rulesOpen) renderRules();
-  } else if (el.dataset.cmd === "rules") openRules();
+  } else if (el.dataset.cmd === "account") account().then((a) => a.openAccount());
+  else if (el.dataset.cmd === "rules") openRules();
   else if (el.dataset.cmd === "close-rules") closeRules();
   else if (el.dataset.cmd === "speed") cycleSpeed();
   else if (el.dataset.cmd === "mute") {
@@ -533,7 +546,7 @@ document.addEventListener("click", (ev) => {
   else if (el.dataset.panel === "rematch") rematch();
   else if (el.dataset.panel === "history") {
     leaveToStart();
-    openAccount("history"); // the finished match is listed there with its replay
+    account().then((a) => a.openAccount("history")); // the finished match is listed there with its replay
   }
   else if (el.dataset.panel === "room") {
     leaveToStart();
@@ -661,7 +674,7 @@ async function boot() {
       app.token = await newToken();
       current = await currentMatch(app.token);
     }
-    initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart(), after: firstScreen });
+    Promise.race([firstScreen, new Promise((resolve) => setTimeout(resolve, 2000))]).then(account);
     // Friend rooms: an invite link opens its lobby; a room match in play is resumed first.
     const rooms = await initRooms({ getToken: () => app.token, enterMatch: (match) => connect(match) });
     if (app.conn) return; // the invited room was already playing, with this guest seated: it is open
@@ -674,6 +687,7 @@ async function boot() {
   } catch (err) {
     console.warn(err);
   }
+  takeEarlySocket(null); // the current match is not opened: the socket to it closes
   show("start");
 }
 

@@ -6,12 +6,16 @@
 import { api, errorText } from "./account-core.js";
 import { request } from "./api.js";
 import { has, t, tileName } from "./i18n.js";
-import { delegate, html, join, meldHtml, mount, nodeOf, signed, tileHtml } from "./render/common.js";
+import { delegate, html, join, meldHtml, mount, nodeOf, signed, stylesheet, tileHtml } from "./render/common.js";
 import { checkReplay } from "./fairness.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
 import { handAt, handStart, indexHands, nextStop, prevStop, stateAt, turnStops } from "./replay-model.js";
 import { reviewActions, reviewHtml } from "./review.js";
+
+// The viewer's stylesheet comes with it, not with the first table: the module is ready once
+// the sheet has loaded, so the viewer never shows unstyled.
+await stylesheet("assets/replay.css");
 
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 const TURN_MS = 900; // one turn at speed 1

@@ -76,6 +76,22 @@ export function nodeOf(markup) {
   return box.content.firstElementChild;
 }
 
+const sheets = new Map();
+
+/** Add the stylesheet at `href` (relative to the page) to the page once; settles when it has
+ * loaded (or failed: the page goes on unstyled rather than stuck). */
+export function stylesheet(href) {
+  if (!sheets.has(href)) {
+    sheets.set(href, new Promise((resolve) => {
+      const link = nodeOf(html`<link rel="stylesheet" href="${href}">`);
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", resolve);
+      document.head.append(link);
+    }));
+  }
+  return sheets.get(href);
+}
+
 /** Call `handlers[name](el, ev)` for each `type` event (click, change, keydown ...) inside
  * `root` on or under an element with `data-act="name"`. */
 export function delegate(root, type, handlers) {
@@ -139,11 +155,13 @@ export function numberLocale() {
   return getLang() === "id" ? "id-ID" : "en-US";
 }
 
-const formats = new Map();
+// Points are whole numbers: grouped by hand rather than by Intl.NumberFormat, whose first use
+// in a page loads the locale data (about 45 ms on this machine, all of it before the first
+// table could show its scores).  The panels' one-decimal uma still uses Intl, after the table.
+const GROUP_SEPARATOR = { "en-US": ",", "id-ID": "." };
 function format(n) {
-  const locale = numberLocale();
-  if (!formats.has(locale)) formats.set(locale, new Intl.NumberFormat(locale));
-  return formats.get(locale).format(n);
+  const digits = String(Math.abs(Math.trunc(n))).replace(/\B(?=(\d{3})+$)/g, GROUP_SEPARATOR[numberLocale()]);
+  return n < 0 ? `-${digits}` : digits;
 }
 
 export function signed(n) {
