@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sanma.cli.score_cmd import FLAGS, decode_line, run_argv, score_line, score_text
-from sanma.engine.rules import PRESET_NAMES, preset
+from sanma.cli.score_cmd import FLAGS, decode_line, fast_parts, run_argv, score_line, score_parts, score_text
+from sanma.engine.errors import SanmaError
+from sanma.engine.rules import PRESET_NAMES, Rules, preset
 from sanma.engine.tiles import EAST, kind_name, tile_name, tiles_to_mpsz
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,6 +137,70 @@ def test_text_answers_equal_the_json_of_the_answer_objects() -> None:
         rules = preset(name)
         for line in lines:
             assert score_text(line, rules) == json.dumps(score_line(line, rules)), line
+
+
+def _mutations(rng: random.Random, line: str) -> list[str]:
+    """Near misses of a good request: the faults ``fast_parts`` must hand to ``score_parts``
+    (a fifth copy, a fourth plain five, a red five without red fives, a winning tile not in
+    the hand, spaces in the notation, a meld of the wrong size) and changes it must score."""
+    req = json.loads(line)
+    hand = req["hand"]
+    at = rng.choice([i for i, c in enumerate(hand) if c.isdigit()])
+    meld = {"type": rng.choice(["pon", "ankan", "kakan", "daiminkan"]), "tiles": rng.choice(["555z", "5555z", "0555p"])}
+    changes: list[dict[str, object]] = [
+        {"hand": hand[:at] + hand[at] * rng.randint(1, 4) + hand[at:]},
+        {"hand": hand[:at] + hand[at + 1 :]},
+        {"hand": hand[:at] + "0" + hand[at + 1 :]},
+        {"hand": hand.replace("0", "5")},
+        {"hand": hand.replace("5", "0", 1)},
+        {"hand": " ".join(hand)},
+        {"win": rng.choice(["0p", "0s", "5p", "5s", "1z", "4z", "1m", " 1m"])},
+        {"red_fives": rng.choice([True, False])},
+        {"kita": rng.randint(0, 5)},
+        {"dora": [rng.choice(["4z", "0p", "5p", "5s", "0s"])] * rng.randint(1, 4)},
+        {"ura": ["3z"], "riichi": rng.choice([True, False])},
+        {"seat": rng.choice("ESWN"), "round": rng.choice("ESWN")},
+        {"melds": [*req.get("melds", []), meld]},
+        {f: True for f in rng.sample(FLAGS, 2)},
+    ]
+    if req.get("melds"):
+        changes.append({"melds": [{**m, "tiles": m["tiles"].replace("5", "0")} for m in req["melds"]]})
+        changes.append({"melds": [{**m, "tiles": m["tiles"][1:]} for m in req["melds"]]})
+    return [json.dumps({**req, **change}) for change in changes]
+
+
+def _outcome(read: object, request: object, rules: Rules) -> object:
+    try:
+        found = read(request, rules)  # type: ignore[operator]
+    except SanmaError as exc:
+        return type(exc).__name__, str(exc)
+    if found is None:
+        return None
+    values, tsumo, dealer = found
+    return values[:-1], tsumo, dealer  # the last value is the reading's detail, not compared
+
+
+def test_fast_path_answers_as_score_parts() -> None:
+    # fast_parts answers a plainly valid request from kind counts; whatever it answers (a score,
+    # not_winning, no_yaku, an impossible flag combination) must be what score_parts answers,
+    # and it must answer every good request (else the fast path would silently never run).
+    rng = random.Random(16)
+    lines = _request_lines(600, 16)
+    lines += [m for line in lines[::2] for m in _mutations(rng, line)]
+    for name in PRESET_NAMES:
+        rules = preset(name)
+        # The random wins' indicators sometimes make a fifth copy: those are not good requests.
+        good = [line for line in lines[:1200:2] if _outcome(score_parts, json.loads(line), rules)[0] != "InvalidHand"]
+        assert len(good) > 500
+        answered = 0
+        for line in lines:
+            request = json.loads(line)
+            fast = _outcome(fast_parts, request, rules)
+            if fast is not None:
+                answered += 1
+                assert fast == _outcome(score_parts, request, rules), line
+        assert all(_outcome(fast_parts, json.loads(line), rules) is not None for line in good)
+        assert len(good) < answered < len(lines)
 
 
 def test_decode_line_is_json_loads() -> None:

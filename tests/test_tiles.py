@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -56,3 +58,24 @@ def test_mpsz_round_trips(tiles: list[int]) -> None:
     assert sorted(T.kind_of(t) for t in again) == sorted(T.kind_of(t) for t in tiles)
     assert sum(t in T.RED_TILES for t in again) == sum(t in T.RED_TILES for t in tiles)
     assert T.tiles_to_mpsz(again) == text
+
+
+def test_mpsz_counts_are_parse_counted() -> None:
+    # The count reader of ``sanma score``'s fast path: equal to counting parse's items for plain
+    # mpsz, None for whatever parse reads with spaces or refuses.
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice("0123456789mpsz  ") for _ in range(rng.randint(0, 16)))
+        try:
+            items = T.parse(text)
+        except InvalidNotation:
+            assert T.mpsz_counts(text) is None, text
+            continue
+        got = T.mpsz_counts(text)
+        if " " in text or not text:  # spaces, or nothing: parse reads them, this leaves them to parse
+            assert got is None, text
+            continue
+        assert got is not None, text
+        packed = sum(1 << (8 * k) for k, _ in items)
+        reds = sum(1 << (8 * k) for k, red in items if red)
+        assert got == (packed, len(items), reds), text

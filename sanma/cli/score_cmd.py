@@ -22,9 +22,23 @@ from sanma.engine.context import WinContext
 from sanma.engine.errors import InvalidHand, InvalidNotation, NotWinning, NoYaku, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import PRESET_NAMES, Rules, preset
-from sanma.engine.scoring import Payments, ScoreValues, score_values
-from sanma.engine.tiles import EAST, NORTH, SOUTH, WEST, Tile, TileKind, assign_tiles, parse, parse_one
-from sanma.engine.yaku import ORDER
+from sanma.engine.scoring import Payments, ScoreValues, score_counts, score_values
+from sanma.engine.tiles import (
+    EAST,
+    KIND_COUNT,
+    NORTH,
+    P5,
+    S5,
+    SOUTH,
+    WEST,
+    Tile,
+    TileKind,
+    assign_tiles,
+    mpsz_counts,
+    parse,
+    parse_one,
+)
+from sanma.engine.yaku import ORDER, MeldKinds
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing argparse and typing at start-up
 if TYPE_CHECKING:
@@ -83,7 +97,7 @@ def score_text(line: str, rules: Rules) -> str:
     except json.JSONDecodeError as exc:
         return json.dumps({"error": "invalid", "detail": f"not JSON: {exc.msg}"})
     try:
-        return _score_json(*score_parts(request, rules))
+        return _score_json(*(fast_parts(request, rules) or score_parts(request, rules)))
     except SanmaError as exc:
         return json.dumps(_error(exc))
 
@@ -255,6 +269,179 @@ def score_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool]
         deposits=_int(request, "deposits"),
     )
     return score_values(concealed, win_tile, melds, ctx, rules), ctx.tsumo, ctx.seat_wind == EAST
+
+
+# --- the fast path: a plainly valid request scored from kind counts ---------------------------
+#
+# ``score_parts`` reads a request into physical tiles, ``Meld`` objects and a ``WinContext`` and
+# hands them to ``score_values``, which checks the tiles and counts their kinds: most of a line's
+# time.  ``fast_parts`` reads a request whose every field is plainly valid straight into kind
+# counts and calls the same scorer (``score_counts``, which ``score_values`` calls too).  It
+# answers only when each of ``score_parts``' checks would pass, so the answer is the same; for
+# anything else (a missing or mistyped field, notation that is not plain mpsz, a fifth copy)
+# it answers ``None`` and the line goes through ``score_parts``, whose messages are the
+# reference.  Tests hold the two equal on every kind of line (tests/test_cli_score.py).
+
+_P5_SHIFT = 8 * P5
+_S5_SHIFT = 8 * S5
+_ONES = sum(1 << (8 * k) for k in range(KIND_COUNT))
+# Added to packed counts of at most 100 tiles, a byte reaches 128 exactly when its count is 5 or more.
+_FIFTH = 123 * _ONES
+_HIGH = 0x80 * _ONES
+_MAX_TILES = 100
+# One tile's mpsz ("5p", "0p", "7z") -> (kind, its unit in packed counts, the same if red else 0).
+_ONE_TILE: dict[str, tuple[TileKind, int, int]] = {}
+for _suit in "mpsz":
+    for _digit in "0123456789":
+        _counts = mpsz_counts(_digit + _suit)
+        if _counts is not None:
+            _ONE_TILE[_digit + _suit] = (_counts[0].bit_length() - 1) >> 3, _counts[0], _counts[2]
+# Meld type -> (its number of tiles, a closed kan).
+_MELD_SHAPE = {"pon": (3, False), "daiminkan": (4, False), "kakan": (4, False), "ankan": (4, True)}
+# A meld's tiles ("0555p") -> (kind, tiles, packed kinds, packed reds); None: not plain mpsz of one kind.
+_MELD_TILES: dict[str, tuple[TileKind, int, int, int] | None] = {}
+
+
+def _meld_tiles(text: str) -> tuple[TileKind, int, int, int] | None:
+    if text in _MELD_TILES:
+        return _MELD_TILES[text]
+    counts = mpsz_counts(text)
+    found = None
+    if counts is not None and counts[1]:
+        packed, n, reds = counts
+        kind = (packed.bit_length() - 1) >> 3
+        if packed == n << (8 * kind):
+            found = kind, n, packed, reds
+    if len(_MELD_TILES) < 4096:
+        _MELD_TILES[text] = found
+    return found
+
+
+def _indicator_tiles(value: object) -> tuple[tuple[TileKind, ...], int, int] | None:
+    """A list of one-tile strings as (kinds, packed kinds, packed reds); ``None`` otherwise."""
+    if type(value) is not list:
+        return None
+    kinds = []
+    packed = reds = 0
+    for v in value:
+        tile = _ONE_TILE.get(v) if type(v) is str else None
+        if tile is None:
+            return None
+        kinds.append(tile[0])
+        packed += tile[1]
+        reds += tile[2]
+    return tuple(kinds), packed, reds
+
+
+def fast_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool] | None:
+    """``score_parts``' answer for a plainly valid request, from kind counts; ``None`` for any
+    request that ``score_parts`` must read (see above).  Raises ``NotWinning``, ``NoYaku`` and
+    ``InvalidHand`` (an impossible combination of flags) as ``score_parts`` does."""
+    if type(request) is not dict or not request.keys() <= FIELDS:
+        return None
+    get = request.get
+    hand, win = get("hand"), get("win")
+    if type(hand) is not str or type(win) is not str:
+        return None
+    if "red_fives" in request:
+        red_fives = request["red_fives"]
+        if red_fives is not rules.red_fives:
+            if red_fives is not True and red_fives is not False:
+                return None
+            rules = _with_red_fives(rules, red_fives)
+    counts = mpsz_counts(hand)
+    win_tile = _ONE_TILE.get(win)
+    if counts is None or win_tile is None:
+        return None
+    packed, n, hand_reds = counts
+    everything, tiles, reds = packed, n, hand_reds  # every tile of the request, for the copy check
+    melds: list[MeldKinds] = []
+    if "melds" in request:
+        raw = request["melds"]
+        if type(raw) is not list:
+            return None
+        for m in raw:
+            if type(m) is not dict or not m.keys() <= _MELD_FIELDS:
+                return None
+            mtype, mtext = m.get("type"), m.get("tiles")
+            if type(mtype) is not str or type(mtext) is not str:
+                return None
+            shape = _MELD_SHAPE.get(mtype)
+            meld = _meld_tiles(mtext)
+            if shape is None or meld is None or meld[1] != shape[0]:
+                return None
+            melds.append((meld[0], meld[1], shape[1]))
+            everything += meld[2]
+            reds += meld[3]
+            tiles += meld[1]
+    if n + 3 * len(melds) != 14:
+        return None
+    red_hand = reds  # red fives of the hand and melds (the indicators' count for copies only)
+    dora: tuple[TileKind, ...] = ()
+    ura: tuple[TileKind, ...] = ()
+    if "dora" in request:
+        found = _indicator_tiles(request["dora"])
+        if found is None:
+            return None
+        dora = found[0]
+        everything += found[1]
+        reds += found[2]
+        tiles += len(dora)
+    if "ura" in request:
+        found = _indicator_tiles(request["ura"])
+        if found is None:
+            return None
+        ura = found[0]
+        everything += found[1]
+        reds += found[2]
+        tiles += len(ura)
+    kita, honba, deposits = get("kita", 0), get("honba", 0), get("deposits", 0)
+    if type(kita) is not int or type(honba) is not int or type(deposits) is not int:
+        return None
+    if not 0 <= kita <= 4 or honba < 0 or deposits < 0:
+        return None
+    everything += kita << (8 * NORTH)
+    tiles += kita
+    seat, round_wind = get("seat", "E"), get("round", "E")
+    if type(seat) is not str or type(round_wind) is not str or seat not in WINDS or round_wind not in ROUNDS:
+        return None
+    # One physical set of 108: at most four of a kind, one red five of each, three plain fives.
+    if tiles > _MAX_TILES or (everything + _FIFTH) & _HIGH:
+        return None
+    red = 0
+    if reds:
+        red_p, red_s = (reds >> _P5_SHIFT) & 0xFF, (reds >> _S5_SHIFT) & 0xFF
+        if not rules.red_fives or red_p > 1 or red_s > 1:
+            return None
+        red = ((red_hand >> _P5_SHIFT) & 0xFF) + ((red_hand >> _S5_SHIFT) & 0xFF)
+    else:
+        red_p = red_s = 0
+    if rules.red_fives and (
+        ((everything >> _P5_SHIFT) & 0xFF) - red_p > 3 or ((everything >> _S5_SHIFT) & 0xFF) - red_s > 3
+    ):
+        return None
+    # The winning tile must be in the hand, red if written red, plain if written plain.
+    win_kind, unit, red_unit = win_tile
+    if not ((hand_reds & unit) if red_unit else ((packed - hand_reds) >> (8 * win_kind)) & 0xFF):
+        return None
+    flags = (
+        get("tsumo", False),
+        get("riichi", False),
+        get("double_riichi", False),
+        get("ippatsu", False),
+        get("rinshan", False),
+        get("chankan", False),
+        get("haitei", False),
+        get("houtei", False),
+        get("tenhou", False),
+        get("chiihou", False),
+    )
+    for value in flags:
+        if value is not True and value is not False:
+            return None
+    seat_wind = WINDS[seat]
+    ctx = WinContext(*flags, seat_wind, ROUNDS[round_wind], dora, ura, kita, honba, deposits)
+    return score_counts(packed, win_kind, melds, ctx, rules, red), flags[0], seat_wind == EAST
 
 
 _RULES_WITH_RED: dict[tuple[Rules, bool], Rules] = {}

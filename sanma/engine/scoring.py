@@ -16,7 +16,7 @@ from sanma.engine.context import WinContext as WinContext
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
-from sanma.engine.hand import Meld
+from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import Rules
 from sanma.engine.tiles import (
     EAST,
@@ -37,6 +37,7 @@ from sanma.engine.yaku import (
     YAKUMAN_NAMES,
     Candidate,
     HandFacts,
+    MeldKinds,
     Parts,
     Reading,
     Yaku,
@@ -188,7 +189,8 @@ def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
 
 
 def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> int:
-    """Validate the input; return the kind counts of the concealed tiles packed in one
+    """Validate the physical input and the context's values (not the flags' combination:
+    ``score_counts`` checks that); return the kind counts of the concealed tiles packed in one
     integer (one byte per kind)."""
     n = len(concealed)
     if n + 3 * len(melds) != 14:
@@ -227,21 +229,7 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
         raise InvalidHand("the round wind is East or South (West only in a West-round extension)")
     if not _KINDS.issuperset(ctx.dora_indicators) or (ctx.ura_indicators and not _KINDS.issuperset(ctx.ura_indicators)):
         raise InvalidHand("indicator kind out of range")
-    # Only these flags (and riichi with melds) can make an impossible combination.
-    if (
-        ctx.tenhou
-        or ctx.chiihou
-        or ctx.haitei
-        or ctx.houtei
-        or ctx.chankan
-        or ctx.rinshan
-        or (
-            (ctx.riichi or ctx.double_riichi or ctx.ura_indicators or ctx.ippatsu)
-            and (melds or not (ctx.riichi or ctx.double_riichi))
-        )
-    ):
-        _check_flags(ctx, melds)
-    return packed
+    return packed  # the flags' combination is checked next, by score_counts
 
 
 _SEATS: Final = (EAST, SOUTH, WEST)
@@ -257,14 +245,29 @@ _NORTH_SHIFT: Final = 8 * NORTH
 _LIMIT_BASE: Final = tuple(base_points(han, 20, 0) if han >= 5 else 0 for han in range(14))
 
 
-def _check_flags(ctx: WinContext, melds: Sequence[Meld]) -> None:
+def _check_flags(ctx: WinContext, melds: Sequence[MeldKinds]) -> None:
+    """Raise ``InvalidHand`` for a combination of flags that cannot happen."""
+    # Only these flags (and riichi with melds) can make an impossible combination.
+    if not (
+        ctx.tenhou
+        or ctx.chiihou
+        or ctx.haitei
+        or ctx.houtei
+        or ctx.chankan
+        or ctx.rinshan
+        or (
+            (ctx.riichi or ctx.double_riichi or ctx.ura_indicators or ctx.ippatsu)
+            and (melds or not (ctx.riichi or ctx.double_riichi))
+        )
+    ):
+        return
     riichi = ctx.riichi or ctx.double_riichi
     why = ""
     if ctx.ura_indicators and not riichi:
         why = "ura-dora without riichi"
     elif ctx.ippatsu and not riichi:
         why = "ippatsu without riichi"
-    elif riichi and melds and any(m.is_open for m in melds):
+    elif riichi and melds and not all(closed for _, _, closed in melds):
         why = "riichi with an open meld"
     elif ctx.tenhou and (ctx.seat_wind != EAST or melds):
         why = "tenhou is only the dealer's closed starting hand"
@@ -300,10 +303,9 @@ def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> i
     return n
 
 
-def _bonus_yaku(
-    concealed: Sequence[Tile], melds: Sequence[Meld], all_packed: int, ctx: WinContext, rules: Rules
-) -> list[Yaku]:
-    """Dora, ura-dora, red fives and kita: han that are not yaku."""
+def _bonus_yaku(all_packed: int, ctx: WinContext, red: int) -> list[Yaku]:
+    """Dora, ura-dora, red fives (``red``: how many the hand and its melds hold) and kita:
+    han that are not yaku."""
     out: list[Yaku] = []
     kita = ctx.kita
     if ctx.dora_indicators:
@@ -314,12 +316,8 @@ def _bonus_yaku(
         ura = _dora_count(all_packed, ctx.ura_indicators, kita)
         if ura:
             out.append(("ura_dora", ura))
-    if rules.red_fives:
-        red = (RED_5P in concealed) + (RED_5S in concealed)
-        for m in melds:
-            red += (RED_5P in m.tiles) + (RED_5S in m.tiles)
-        if red:
-            out.append(("red_dora", red))
+    if red:
+        out.append(("red_dora", red))
     if kita:
         out.append(("kita", kita))
     return out
@@ -350,6 +348,37 @@ def score_values(
     """``score_win`` as plain values, for a caller that only reads them (``sanma score``
     writes a line per win; the two frozen objects are a tenth of its time per line)."""
     packed = _check(concealed, win_tile, melds, ctx)
+    red = 0
+    if rules.red_fives:
+        red = (RED_5P in concealed) + (RED_5S in concealed)
+    kinds: list[MeldKinds] = []
+    for m in melds:
+        tiles = m.tiles
+        kinds.append((tiles[0] >> 2, len(tiles), m.type is MeldType.ANKAN))
+        if rules.red_fives:
+            red += (RED_5P in tiles) + (RED_5S in tiles)
+    return score_counts(packed, win_tile >> 2, kinds, ctx, rules, red, melds)
+
+
+def score_counts(
+    packed: int,
+    win_kind: TileKind,
+    melds: Sequence[MeldKinds],
+    ctx: WinContext,
+    rules: Rules,
+    red: int,
+    detail_melds: Sequence[object] = (),
+) -> ScoreValues:
+    """``score_values`` from kind counts: the one scorer, which ``score_values`` calls once it has
+    checked the physical tiles, and ``sanma score`` calls straight from a request's kinds.
+
+    ``packed`` are the concealed kind counts (``14 - 3 * len(melds)`` tiles, the winning tile
+    included) packed one byte per kind; ``red`` how many red fives the hand and melds hold
+    (0 without red fives); ``detail_melds`` what ``Score.reading`` shows as the melds.  The
+    caller has checked that the tiles can exist, the tile total and the context's values; the
+    flags' combination is checked here.
+    """
+    _check_flags(ctx, melds)
     standard = standard_readings(packed)
     counts = b""
     special = False
@@ -359,7 +388,7 @@ def score_values(
         special = counts.count(2) == 7 or (not packed & ~_TH_MASK and counts.count(0) == KIND_COUNT - 13)
     if not standard and not special:
         raise NotWinning("the tiles do not form a complete hand")
-    facts = HandFacts(counts, packed, melds, win_tile >> 2, ctx, rules)
+    facts = HandFacts(counts, packed, melds, win_kind, ctx, rules)
     candidates: list[Candidate] = []
     for reading in standard:
         standard_candidates(reading, facts, rules, candidates)
@@ -380,7 +409,7 @@ def score_values(
             continue
         else:
             if bonus is None:
-                bonus = _bonus_yaku(concealed, melds, facts.all_packed, ctx, rules)
+                bonus = _bonus_yaku(facts.all_packed, ctx, red)
                 for _, h in bonus:
                     bonus_han += h
             han = bonus_han
@@ -412,7 +441,7 @@ def score_values(
         base,
         payments,
         paid + 1000 * ctx.deposits,
-        (parts, win_tile >> 2, ctx, melds),
+        (parts, win_kind, ctx, detail_melds),
     )
 
 

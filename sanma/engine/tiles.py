@@ -197,6 +197,53 @@ def parse(text: str) -> list[tuple[TileKind, bool]]:
     return _parse_slow(text)
 
 
+_MPSZ_RUN: Final = re.compile(r"[0-9]+[mpsz]")
+# One digit run with its suit letter ("123406p") -> (packed kinds, tiles, packed reds); see mpsz_counts.
+_RUN_COUNTS: dict[str, tuple[int, int, int]] = {}
+
+
+def mpsz_counts(text: str) -> tuple[int, int, int] | None:
+    """Plain mpsz as kind counts: (the counts packed one byte per kind, the number of tiles,
+    the red fives packed the same way), with no list of tiles built; ``None`` for anything
+    ``parse`` would not read as plain mpsz of existing tiles (spaces, errors, an empty string),
+    which a caller then reads with ``parse`` for its message.  Counts are not checked against
+    a set of 108.
+
+    >>> mpsz_counts("0p5p") == (2 << 48, 2, 1 << 48), mpsz_counts("2m"), mpsz_counts("1 p")
+    (True, None, None)
+    """
+    if not _PLAIN_MPSZ.fullmatch(text):
+        return None
+    packed = n = reds = 0
+    for run in _MPSZ_RUN.findall(text):
+        counts = _RUN_COUNTS.get(run)
+        if counts is None:
+            counts = _run_counts(run)
+            if counts is None:
+                return None
+        packed += counts[0]
+        n += counts[1]
+        reds += counts[2]
+    return packed, n, reds
+
+
+def _run_counts(run: str) -> tuple[int, int, int] | None:
+    table = _BY_SUIT[run[-1]]
+    packed = reds = 0
+    for digit in run[:-1]:
+        item = table.get(digit)
+        if item is None:
+            return None
+        unit = 1 << (8 * item[0])
+        packed += unit
+        if item[1]:
+            reds += unit
+    counts = (packed, len(run) - 1, reds)
+    if len(_RUN_COUNTS) < 1 << 14:  # runs recur (a suit's share of a hand); bounded all the same
+        _RUN_COUNTS[run] = counts
+    return counts
+
+
 def _parse_slow(text: str) -> list[tuple[TileKind, bool]]:
     if not isinstance(text, str):
         raise InvalidNotation(f"notation must be a string, not {type(text).__name__}")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from sanma.engine.context import WinContext
 from sanma.engine.decompose import StandardReading
-from sanma.engine.hand import Meld, MeldType
+from sanma.engine.hand import Meld
 from sanma.engine.tiles import (
     EAST,
     GREEN,
@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 Wait = Literal["ryanmen", "kanchan", "penchan", "shanpon", "tanki", "thirteen_sided"]
 Yaku = tuple[str, int]
+# A meld as scoring reads it: (its kind, 3 or 4 tiles, a closed kan).  ``scoring.score_values``
+# makes these of ``Meld`` objects; ``sanma score`` of a request's kinds, with no tiles.
+MeldKinds = tuple[TileKind, int, bool]
 
 YAKUMAN_HAN: Final = 13
 
@@ -214,7 +217,7 @@ class HandFacts:
     )
 
     def __init__(
-        self, counts: bytes, packed: int, melds: Sequence[Meld], win_kind: TileKind, ctx: WinContext, rules: Rules
+        self, counts: bytes, packed: int, melds: Sequence[MeldKinds], win_kind: TileKind, ctx: WinContext, rules: Rules
     ) -> None:
         """``packed`` are the concealed kind counts packed in an integer, one byte per kind
         (see ``PACKED_UNIT``); ``counts`` the same as bytes, needed only for a closed hand
@@ -224,18 +227,16 @@ class HandFacts:
         meld_kinds: tuple[TileKind, ...] = ()
         if melds:
             kinds = []
-            for m in melds:
-                tiles = m.tiles
-                k = tiles[0] >> 2
+            for k, size, closed in melds:
                 kinds.append(k)
-                packed += len(tiles) << (8 * k)
+                packed += size << (8 * k)
                 fu = 4 if _TH[k] else 2
                 if not _TH[k]:
                     melds_terminal = False
-                if len(tiles) == 4:
+                if size == 4:
                     kans += 1
                     fu *= 4
-                if m.type is MeldType.ANKAN:
+                if closed:
                     n_ankan += 1
                     fu *= 2
                 else:
