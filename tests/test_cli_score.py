@@ -10,7 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from sanma.cli.score_cmd import FLAGS, decode_line, fast_parts, run_argv, score_line, score_parts, score_text
+from sanma.cli.score_cmd import (
+    FLAGS,
+    RequestContext,
+    decode_line,
+    fast_parts,
+    run_argv,
+    score_line,
+    score_parts,
+    score_text,
+)
+from sanma.engine.context import WinContext
 from sanma.engine.errors import SanmaError
 from sanma.engine.rules import PRESET_NAMES, Rules, preset
 from sanma.engine.tiles import EAST, kind_name, tile_name, tiles_to_mpsz
@@ -201,6 +211,14 @@ def test_fast_path_answers_as_score_parts() -> None:
                 assert fast == _outcome(score_parts, request, rules), line
         assert all(_outcome(fast_parts, json.loads(line), rules) is not None for line in good)
         assert len(good) < answered < len(lines)
+
+
+def test_request_context_defaults_are_win_context_defaults() -> None:
+    # fast_parts sets only what a request gives; the rest must read as a WinContext's defaults.
+    fields = WinContext.__dataclass_fields__
+    assert set(RequestContext.__annotations__) == set(fields)
+    for name, field in fields.items():
+        assert getattr(RequestContext, name) == field.default, name
 
 
 def test_decode_line_is_json_loads() -> None:

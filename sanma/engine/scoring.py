@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final, cast
 
 from sanma.engine.context import WinContext as WinContext
+from sanma.engine.context import WinFacts
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
@@ -245,7 +246,7 @@ _NORTH_SHIFT: Final = 8 * NORTH
 _LIMIT_BASE: Final = tuple(base_points(han, 20, 0) if han >= 5 else 0 for han in range(14))
 
 
-def _check_flags(ctx: WinContext, melds: Sequence[MeldKinds]) -> None:
+def _check_flags(ctx: WinFacts, melds: Sequence[MeldKinds]) -> None:
     """Raise ``InvalidHand`` for a combination of flags that cannot happen."""
     # Only these flags (and riichi with melds) can make an impossible combination.
     if not (
@@ -303,7 +304,7 @@ def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> i
     return n
 
 
-def _bonus_yaku(all_packed: int, ctx: WinContext, red: int) -> list[Yaku]:
+def _bonus_yaku(all_packed: int, ctx: WinFacts, red: int) -> list[Yaku]:
     """Dora, ura-dora, red fives (``red``: how many the hand and its melds hold) and kita:
     han that are not yaku."""
     out: list[Yaku] = []
@@ -364,7 +365,7 @@ def score_counts(
     packed: int,
     win_kind: TileKind,
     melds: Sequence[MeldKinds],
-    ctx: WinContext,
+    ctx: WinFacts,
     rules: Rules,
     red: int,
     detail_melds: Sequence[object] = (),

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from sanma.engine.context import WinContext
+from sanma.engine.context import WinFacts
 from sanma.engine.decompose import StandardReading
 from sanma.engine.hand import Meld
 from sanma.engine.tiles import (
@@ -217,7 +217,7 @@ class HandFacts:
     )
 
     def __init__(
-        self, counts: bytes, packed: int, melds: Sequence[MeldKinds], win_kind: TileKind, ctx: WinContext, rules: Rules
+        self, counts: bytes, packed: int, melds: Sequence[MeldKinds], win_kind: TileKind, ctx: WinFacts, rules: Rules
     ) -> None:
         """``packed`` are the concealed kind counts packed in an integer, one byte per kind
         (see ``PACKED_UNIT``); ``counts`` the same as bytes, needed only for a closed hand
@@ -296,7 +296,7 @@ class HandFacts:
         self.hand_yakuman = yakuman
 
 
-def _flag_yaku(ctx: WinContext, menzen: bool) -> list[Yaku]:
+def _flag_yaku(ctx: WinFacts, menzen: bool) -> list[Yaku]:
     out: list[Yaku] = []
     if ctx.double_riichi:
         out.append(("double_riichi", 2))
@@ -309,7 +309,7 @@ def _flag_yaku(ctx: WinContext, menzen: bool) -> list[Yaku]:
     return out
 
 
-def _late_flag_yaku(ctx: WinContext) -> list[Yaku]:
+def _late_flag_yaku(ctx: WinFacts) -> list[Yaku]:
     out: list[Yaku] = []
     if ctx.rinshan:
         out.append(("rinshan", 1))
