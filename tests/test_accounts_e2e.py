@@ -209,6 +209,30 @@ def grant_two_past_checkins(live: LiveServer, page: Page) -> None:
         engine.dispose()
 
 
+# Each button of a history row's tools: its box, and whether its text fits inside it.
+TOOL_BOXES = """els => els.map(e => { const r = e.getBoundingClientRect();
+  return { x: r.x, y: r.y, width: r.width, height: r.height, fits: e.scrollWidth <= e.clientWidth + 1 }; })"""
+
+
+def assert_row_tools_apart(page: Page) -> None:
+    """A history row's buttons (replay, review, downloads, share) each show their whole text,
+    lie inside the account panel and cover none of the others (they wrap instead)."""
+    tools = page.locator("#hist-server tbody tr").first.locator(".hist-tools button").evaluate_all(TOOL_BOXES)
+    panel = page.locator("#account-panel").bounding_box()
+    assert len(tools) == 5 and panel
+    for i, a in enumerate(tools):
+        assert a["fits"], ("the text spills out of its button", i, a)
+        assert panel["x"] <= a["x"] and a["x"] + a["width"] <= panel["x"] + panel["width"] + 0.5, (i, a, panel)
+        for b in tools[i + 1 :]:
+            apart = (
+                a["x"] + a["width"] <= b["x"] + 0.5
+                or b["x"] + b["width"] <= a["x"] + 0.5
+                or a["y"] + a["height"] <= b["y"] + 0.5
+                or b["y"] + b["height"] <= a["y"] + 0.5
+            )
+            assert apart, ("two buttons of a history row overlap", a, b)
+
+
 @pytest.mark.parametrize(
     ("viewport", "name", "lang", "play"),
     [
@@ -272,6 +296,7 @@ def test_account_screens(
     open_account(page, "history")
     page.wait_for_selector("#hist-server [data-replay]")
     page.screenshot(path=str(shots / f"{name}-account-history-{lang}.png"))
+    assert_row_tools_apart(page)
     page.click("#hist-server [data-replay]")
     page.wait_for_selector("#replay-step")
     for _ in range(12):

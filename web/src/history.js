@@ -4,7 +4,7 @@
 // dropped) in the replay viewer, and the logs the player kept.
 import { api, errorText } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
-import { html, nodeOf, stylesheet } from "./render/common.js";
+import { html, nodeOf, points as formatPoints, stylesheet } from "./render/common.js";
 import { BOT_NAMES } from "./render/table.js";
 
 /** The replay viewer, loaded on its first use: the first table does not wait for it. */
@@ -88,7 +88,7 @@ function row(entry, withReplay) {
   const tools = withReplay
     ? html`<td class="hist-tools"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button><button type="button" class="choice" data-act="hist-review" data-review="${id}">${t("acct.history.review")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></td>`
     : html`<td></td>`;
-  const points = entry.points !== null && entry.points !== undefined ? entry.points.toLocaleString("en-US") : "";
+  const points = entry.points !== null && entry.points !== undefined ? formatPoints(entry.points) : "";
   return html`<tr data-match="${id}"><td class="hist-when">${whenText(entry.ended_at)}</td><td>${rulesText(entry.rules)}</td><td class="hist-seats">${seatsText(entry)}</td><td class="hist-place place-${entry.placement}">${entry.placement ? t(`place.${entry.placement}`) : ""}</td><td>${points}</td>${tools}</tr>`;
 }
 
