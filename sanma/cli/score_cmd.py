@@ -488,19 +488,21 @@ def _find_win(concealed: list[Tile], items: list[tuple[TileKind, bool]], win: tu
     raise InvalidHand("the winning tile must be in the hand")
 
 
-# The JSON text of a scored line, equal to ``json.dumps`` of ``score_request``'s object.  The
-# yaku list's text is kept per yaku tuple (a few hundred distinct ones in a file).
-_YAKU_TEXT: dict[tuple[tuple[str, int], ...], str] = {}
-_YAKU_TEXT_MAX = 1 << 14
+# The JSON text of a scored line, equal to ``json.dumps`` of ``score_request``'s object.  Each
+# yaku entry's text (``["riichi", 1]``) is made once by ``json.dumps`` and kept: a file's yaku
+# lists are mostly distinct (dora counts), and ``json.dumps`` of a list is ~10 us, a line's third.
+_ENTRY_TEXT: dict[tuple[str, int], str] = {}
 
 
 def _yaku_text(yaku: tuple[tuple[str, int], ...]) -> str:
-    text = _YAKU_TEXT.get(yaku)
-    if text is None:
-        text = json.dumps([[name, han] for name, han in sorted(yaku, key=_yaku_order)])
-        if len(_YAKU_TEXT) < _YAKU_TEXT_MAX:
-            _YAKU_TEXT[yaku] = text
-    return text
+    entries = _ENTRY_TEXT
+    out = []
+    for entry in sorted(yaku, key=_yaku_order):
+        text = entries.get(entry)
+        if text is None:
+            text = entries[entry] = json.dumps(list(entry))  # a few hundred (name, han) pairs at most
+        out.append(text)
+    return f"[{', '.join(out)}]"
 
 
 def _score_json(values: ScoreValues, tsumo: bool, dealer: bool) -> str:

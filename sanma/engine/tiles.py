@@ -228,20 +228,20 @@ def mpsz_counts(text: str) -> tuple[int, int, int] | None:
 
 
 def _run_counts(run: str) -> tuple[int, int, int] | None:
-    table = _BY_SUIT[run[-1]]
-    packed = reds = 0
-    for digit in run[:-1]:
-        item = table.get(digit)
-        if item is None:
-            return None
-        unit = 1 << (8 * item[0])
-        packed += unit
-        if item[1]:
-            reds += unit
-    counts = (packed, len(run) - 1, reds)
+    units = _UNITS_BY_SUIT[run[-1]]
+    digits = run[:-1]
+    try:
+        packed = sum(map(units.__getitem__, digits))
+    except KeyError:  # a digit that is no tile of the suit (2m, 8z, 0z)
+        return None
+    counts = (packed, len(digits), digits.count("0") * units["0"] if "0" in units else 0)
     if len(_RUN_COUNTS) < 1 << 14:  # runs recur (a suit's share of a hand); bounded all the same
         _RUN_COUNTS[run] = counts
     return counts
+
+
+# Suit letter -> digit -> the tile's unit in packed counts (1 << 8 * kind); "0" is the red five.
+_UNITS_BY_SUIT: Final = {suit: {d: 1 << (8 * item[0]) for d, item in table.items()} for suit, table in _BY_SUIT.items()}
 
 
 def _parse_slow(text: str) -> list[tuple[TileKind, bool]]:
