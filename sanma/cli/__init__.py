@@ -13,6 +13,7 @@ as always.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -73,7 +74,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sanma <subcommand> ...``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in LEAN:
-        status: int | None = importlib.import_module(SUBCOMMANDS[argv[0]][0]).run_argv(argv[1:])
+        # The imports make tens of thousands of objects and no garbage: the cyclic collector
+        # is paused while they run (some 4 ms of a 55 ms start-up).
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            module = importlib.import_module(SUBCOMMANDS[argv[0]][0])
+        finally:
+            if was_enabled:
+                gc.enable()
+        status: int | None = module.run_argv(argv[1:])
         if status is not None:
             return status
     import argparse  # only here: building the parser is most of a short command's start-up

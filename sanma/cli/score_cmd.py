@@ -113,6 +113,10 @@ def score_text(line: str, rules: Rules) -> str:
         return json.dumps({"error": "invalid", "detail": f"not JSON: {exc.msg}"})
     try:
         return _score_json(*(fast_parts(request, rules) or score_parts(request, rules)))
+    except NoYaku:
+        return _NO_YAKU_TEXT  # a few in a hundred random wins; json.dumps costs ~5 us
+    except NotWinning:
+        return _NOT_WINNING_TEXT
     except SanmaError as exc:
         return json.dumps(_error(exc))
 
@@ -127,6 +131,10 @@ def score_line(line: str, rules: Rules) -> dict[str, Any]:
         return score_request(request, rules)
     except SanmaError as exc:
         return _error(exc)
+
+
+_NO_YAKU_TEXT = json.dumps({"error": "no_yaku"})
+_NOT_WINNING_TEXT = json.dumps({"error": "not_winning"})
 
 
 def _error(exc: SanmaError) -> dict[str, Any]:

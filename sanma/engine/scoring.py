@@ -236,6 +236,7 @@ def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx
 _SEATS: Final = (EAST, SOUTH, WEST)
 _KINDS: Final = frozenset(range(KIND_COUNT))
 _TH_MASK: Final = sum(0xFF << (8 * k) for k in TERMINAL_HONOR_KINDS)
+_NOT_TH: Final = ((1 << (8 * KIND_COUNT)) - 1) ^ _TH_MASK
 # Physical tile -> its kind's byte in packed counts; a dict, so a bad tile number is a KeyError.
 _UNIT: Final = dict(enumerate(PACKED_UNIT))
 assert len(_UNIT) == TILE_COUNT
@@ -386,7 +387,7 @@ def score_counts(
     if not melds:
         counts = packed.to_bytes(KIND_COUNT, "little")
         # Seven pairs: counts.count is C-speed; kokushi: only the 13 terminal/honor kinds, all present.
-        special = counts.count(2) == 7 or (not packed & ~_TH_MASK and counts.count(0) == KIND_COUNT - 13)
+        special = counts.count(2) == 7 or (not packed & _NOT_TH and counts.count(0) == KIND_COUNT - 13)
     if not standard and not special:
         raise NotWinning("the tiles do not form a complete hand")
     facts = HandFacts(counts, packed, melds, win_kind, ctx, rules)

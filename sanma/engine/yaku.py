@@ -163,6 +163,12 @@ _GREEN_MASK: Final = _mask(GREEN_KINDS)
 _MAN_MASK: Final = _mask((M1, M9))
 _PIN_MASK: Final = _mask(range(P1, S1))
 _SOU_MASK: Final = _mask(range(S1, EAST))
+# The complements within the 27 kinds (positive: ``packed & ~mask`` makes a negative int each time).
+_ALL_KINDS: Final = (1 << (8 * KIND_COUNT)) - 1
+_NOT_TH: Final = _ALL_KINDS ^ _TH_MASK
+_NOT_HONOR: Final = _ALL_KINDS ^ _HONOR_MASK
+_NOT_TERMINAL: Final = _ALL_KINDS ^ _TERMINAL_MASK
+_NOT_GREEN: Final = _ALL_KINDS ^ _GREEN_MASK
 _SANSHOKU_DOUKOU: Final = (frozenset({M1, P1, S1}), frozenset({M9, P1 + 8, S1 + 8}))
 _JUNSEI: Final = [3, 1, 1, 1, 1, 1, 1, 1, 3]
 
@@ -255,7 +261,7 @@ class HandFacts:
         self.tsumo = tsumo
         self.seat = ctx.seat_wind
         self.round = ctx.round_wind
-        terminal_honor_only = not packed & ~_TH_MASK
+        terminal_honor_only = not packed & _NOT_TH
         has_honor = self.has_honor = bool(packed & _HONOR_MASK)
         man = packed & _MAN_MASK
         suits = bool(man) + bool(packed & _PIN_MASK) + bool(packed & _SOU_MASK)
@@ -281,11 +287,11 @@ class HandFacts:
         if ctx.chiihou:
             yakuman.append(("chiihou", YAKUMAN_HAN))
         if terminal_honor_only:
-            if not packed & ~_HONOR_MASK:
+            if not packed & _NOT_HONOR:
                 yakuman.append(("tsuuiisou", YAKUMAN_HAN))
-            if not packed & ~_TERMINAL_MASK:
+            if not packed & _NOT_TERMINAL:
                 yakuman.append(("chinroutou", YAKUMAN_HAN))
-        elif not packed & ~_GREEN_MASK:
+        elif not packed & _NOT_GREEN:
             yakuman.append(("ryuuiisou", YAKUMAN_HAN))
         if suits == 1 and not melds and not has_honor and not man:
             chuuren = _chuuren(counts, win_kind, P1 if packed & _PIN_MASK else S1)
