@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, cast
 
 from sanma.engine.context import WinContext as WinContext
-from sanma.engine.context import WinFacts
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
@@ -47,6 +45,12 @@ from sanma.engine.yaku import (
     kokushi_candidate,
     standard_candidates,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Final
+
+    from sanma.engine.context import WinFacts
 
 LIMITS = ("none", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")
 
@@ -106,6 +110,8 @@ class Score:
         """The decomposition and wait the score was taken from."""
         if not self.detail:
             return None
+        from typing import cast  # here: only a reader of the reading needs it
+
         parts, win_kind, ctx, melds = cast(tuple[Parts, TileKind, WinContext, Sequence[Meld]], self.detail)
         return Reading(*parts, win_kind, ctx.tsumo, ctx.seat_wind, ctx.round_wind, tuple(melds))  # type: ignore[arg-type]
 
