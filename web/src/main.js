@@ -105,6 +105,15 @@ function account() {
   return accountModule;
 }
 
+/** `use(module)` once the account module is loaded; a failed load (offline) is asked again
+ * at the next need. */
+function withAccount(use) {
+  account().then(use, (err) => {
+    accountModule = null;
+    console.warn(err);
+  });
+}
+
 function show(screen) {
   app.screen = screen;
   if (screen === "start") firstScreenUp();
@@ -307,7 +316,7 @@ function connect(match) {
       keepForFair(frame.e);
       if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
       performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)
-      if (frame.e.type === "MatchEnded") account().then((a) => a.syncHistory()); // the local history keeps a copy
+      if (frame.e.type === "MatchEnded") withAccount((a) => a.syncHistory()); // the local history keeps a copy
       app.state.v = frame.v;
       // Hand ends already dismissed before a reload are not shown again.
       if (frame.e.type === "HandStarted" && frame.v <= app.backlogUntil) app.state.ending = [];
@@ -503,7 +512,7 @@ document.addEventListener("click", (ev) => {
     if (app.screen === "start") renderStart();
     else renderGame();
     if (app.rulesOpen) renderRules();
-  } else if (el.dataset.cmd === "account") account().then((a) => a.openAccount());
+  } else if (el.dataset.cmd === "account") withAccount((a) => a.openAccount());
   else if (el.dataset.cmd === "rules") openRules();
   else if (el.dataset.cmd === "close-rules") closeRules();
   else if (el.dataset.cmd === "speed") cycleSpeed();
@@ -546,7 +555,7 @@ document.addEventListener("click", (ev) => {
   else if (el.dataset.panel === "rematch") rematch();
   else if (el.dataset.panel === "history") {
     leaveToStart();
-    account().then((a) => a.openAccount("history")); // the finished match is listed there with its replay
+    withAccount((a) => a.openAccount("history")); // the finished match is listed there with its replay
   }
   else if (el.dataset.panel === "room") {
     leaveToStart();
@@ -674,7 +683,7 @@ async function boot() {
       app.token = await newToken();
       current = await currentMatch(app.token);
     }
-    Promise.race([firstScreen, new Promise((resolve) => setTimeout(resolve, 2000))]).then(account);
+    Promise.race([firstScreen, new Promise((resolve) => setTimeout(resolve, 2000))]).then(() => withAccount(() => {}));
     // Friend rooms: an invite link opens its lobby; a room match in play is resumed first.
     const rooms = await initRooms({ getToken: () => app.token, enterMatch: (match) => connect(match) });
     if (app.conn) return; // the invited room was already playing, with this guest seated: it is open
