@@ -238,6 +238,7 @@ def assert_row_tools_apart(page: Page) -> None:
     [
         (DESKTOP, "desktop", "en", True),
         (PHONE, "phone", "id", True),
+        ({"width": 390, "height": 844}, "portrait", "en", True),
         (DESKTOP, "desktop", "id", False),
         (PHONE, "phone", "en", False),
     ],
