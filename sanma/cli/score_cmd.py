@@ -51,6 +51,7 @@ FIELDS = frozenset(
     {"hand", "win", "melds", "seat", "round", "dora", "ura", "kita", "honba", "deposits", "red_fives", *FLAGS}
 )
 _FLAG_SET = frozenset(FLAGS)
+_NOT_FLAGS = FIELDS - _FLAG_SET
 _MELD_FIELDS = frozenset({"type", "tiles"})
 WINDS = {"E": EAST, "S": SOUTH, "W": WEST}
 ROUNDS = {"E": EAST, "S": SOUTH}
@@ -344,6 +345,22 @@ def _indicator_tiles(value: object) -> tuple[tuple[TileKind, ...], int, int] | N
     """A list of one-tile strings as (kinds, packed kinds, packed reds); ``None`` otherwise."""
     if type(value) is not list:
         return None
+    try:
+        key = tuple(value)
+        found = _INDICATORS.get(key)  # a few hundred lists recur: "dora": ["3p"]
+    except TypeError:  # an unhashable item (a list, an object): no tile
+        return None
+    if found is None:
+        found = _read_indicators(value)
+        if found is not None and len(_INDICATORS) < 4096:
+            _INDICATORS[key] = found
+    return found
+
+
+_INDICATORS: dict[tuple[object, ...], tuple[tuple[TileKind, ...], int, int]] = {}
+
+
+def _read_indicators(value: list[object]) -> tuple[tuple[TileKind, ...], int, int] | None:
     kinds = []
     packed = reds = 0
     for v in value:
@@ -360,7 +377,10 @@ def fast_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool] 
     """``score_parts``' answer for a plainly valid request, from kind counts; ``None`` for any
     request that ``score_parts`` must read (see above).  Raises ``NotWinning``, ``NoYaku`` and
     ``InvalidHand`` (an impossible combination of flags) as ``score_parts`` does."""
-    if type(request) is not dict or not request.keys() <= FIELDS:
+    if type(request) is not dict:
+        return None
+    flags = request.keys() - _NOT_FLAGS  # the flags given, and any unknown field
+    if flags and not flags <= _FLAG_SET:
         return None
     get = request.get
     hand, win = get("hand"), get("win")
@@ -448,19 +468,18 @@ def fast_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool] 
     if not ((hand_reds & unit) if red_unit else ((packed - hand_reds) >> (8 * win_kind)) & 0xFF):
         return None
     ctx = _new(RequestContext)
-    given = ctx.__dict__
-    for flag in request.keys() & _FLAG_SET:
+    for flag in flags:
         value = request[flag]
         if value is not True and value is not False:
             return None
-        given[flag] = value
-    seat_wind = given["seat_wind"] = WINDS[seat]
-    given["round_wind"] = ROUNDS[round_wind]
-    given["dora_indicators"] = dora
-    given["ura_indicators"] = ura
-    given["kita"] = kita
-    given["honba"] = honba
-    given["deposits"] = deposits
+        setattr(ctx, flag, value)
+    ctx.seat_wind = seat_wind = WINDS[seat]
+    ctx.round_wind = ROUNDS[round_wind]
+    ctx.dora_indicators = dora
+    ctx.ura_indicators = ura
+    ctx.kita = kita
+    ctx.honba = honba
+    ctx.deposits = deposits
     return score_counts(packed, win_kind, melds, ctx, rules, red), ctx.tsumo, seat_wind == EAST
 
 
@@ -514,18 +533,18 @@ def _find_win(concealed: list[Tile], items: list[tuple[TileKind, bool]], win: tu
 # The JSON text of a scored line, equal to ``json.dumps`` of ``score_request``'s object.  Each
 # yaku entry's text (``["riichi", 1]``) is made once by ``json.dumps`` and kept: a file's yaku
 # lists are mostly distinct (dora counts), and ``json.dumps`` of a list is ~10 us, a line's third.
-_ENTRY_TEXT: dict[tuple[str, int], str] = {}
+_ENTRY_TEXT: dict[tuple[str, int], tuple[int, str]] = {}
 
 
 def _yaku_text(yaku: tuple[tuple[str, int], ...]) -> str:
-    entries = _ENTRY_TEXT
-    out = []
-    for entry in sorted(yaku, key=_yaku_order):
-        text = entries.get(entry)
-        if text is None:
-            text = entries[entry] = json.dumps(list(entry))  # a few hundred (name, han) pairs at most
-        out.append(text)
-    return f"[{', '.join(out)}]"
+    try:
+        # (cli.md's order of the name, the entry's text): sorted as plain tuples, no key function.
+        entries = sorted(map(_ENTRY_TEXT.__getitem__, yaku))
+    except KeyError:
+        for entry in yaku:  # a few hundred (name, han) pairs at most
+            _ENTRY_TEXT.setdefault(entry, (ORDER[entry[0]], json.dumps(list(entry))))
+        entries = sorted(map(_ENTRY_TEXT.__getitem__, yaku))
+    return f"[{', '.join([text for _, text in entries])}]"
 
 
 def _score_json(values: ScoreValues, tsumo: bool, dealer: bool) -> str:

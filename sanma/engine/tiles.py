@@ -215,10 +215,11 @@ def mpsz_counts(text: str) -> tuple[int, int, int] | None:
     >>> mpsz_counts("0p5p") == (2 << 48, 2, 1 << 48), mpsz_counts("2m"), mpsz_counts("1 p")
     (True, None, None)
     """
-    if not _PLAIN_MPSZ.fullmatch(text):
+    runs = _MPSZ_RUN.findall(text)
+    if not runs or len("".join(runs)) != len(text):  # something besides runs: spaces, a stray letter
         return None
     packed = n = reds = 0
-    for run in _MPSZ_RUN.findall(text):
+    for run in runs:
         counts = _RUN_COUNTS.get(run)
         if counts is None:
             counts = _run_counts(run)
