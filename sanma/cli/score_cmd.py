@@ -468,6 +468,8 @@ def fast_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool] 
     if not ((hand_reds & unit) if red_unit else ((packed - hand_reds) >> (8 * win_kind)) & 0xFF):
         return None
     ctx = _new(RequestContext)
+    ctx.tsumo = ctx.riichi = ctx.double_riichi = ctx.ippatsu = ctx.rinshan = False
+    ctx.chankan = ctx.haitei = ctx.houtei = ctx.tenhou = ctx.chiihou = False
     for flag in flags:
         value = request[flag]
         if value is not True and value is not False:
@@ -487,27 +489,47 @@ _new = object.__new__
 
 
 class RequestContext:
-    """A request's ``WinContext`` as a plain object (a ``context.WinFacts``): ``fast_parts`` sets
-    the values the request gives on the instance, and the others read these class attributes,
-    ``WinContext``'s defaults (a test holds them equal).  A fifth of a ``WinContext``'s cost."""
+    """A request's ``WinContext`` as a plain object (a ``context.WinFacts``), which ``fast_parts``
+    fills in whole: a frozen dataclass of 17 fields costs ~4 us to build, this ~1 us, and its
+    slots read as quickly (a test holds every value equal to the ``WinContext`` that
+    ``score_parts`` builds for the same request)."""
 
-    tsumo: bool = False
-    riichi: bool = False
-    double_riichi: bool = False
-    ippatsu: bool = False
-    rinshan: bool = False
-    chankan: bool = False
-    haitei: bool = False
-    houtei: bool = False
-    tenhou: bool = False
-    chiihou: bool = False
-    seat_wind: TileKind = EAST
-    round_wind: TileKind = EAST
-    dora_indicators: tuple[TileKind, ...] = ()
-    ura_indicators: tuple[TileKind, ...] = ()
-    kita: int = 0
-    honba: int = 0
-    deposits: int = 0
+    __slots__ = (
+        "chankan",
+        "chiihou",
+        "deposits",
+        "dora_indicators",
+        "double_riichi",
+        "haitei",
+        "honba",
+        "houtei",
+        "ippatsu",
+        "kita",
+        "riichi",
+        "rinshan",
+        "round_wind",
+        "seat_wind",
+        "tenhou",
+        "tsumo",
+        "ura_indicators",
+    )
+    tsumo: bool
+    riichi: bool
+    double_riichi: bool
+    ippatsu: bool
+    rinshan: bool
+    chankan: bool
+    haitei: bool
+    houtei: bool
+    tenhou: bool
+    chiihou: bool
+    seat_wind: TileKind
+    round_wind: TileKind
+    dora_indicators: tuple[TileKind, ...]
+    ura_indicators: tuple[TileKind, ...]
+    kita: int
+    honba: int
+    deposits: int
 
 
 _RULES_WITH_RED: dict[tuple[Rules, bool], Rules] = {}

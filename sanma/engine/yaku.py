@@ -266,9 +266,9 @@ class HandFacts:
         self.seat = ctx.seat_wind
         self.round = ctx.round_wind
         terminal_honor_only = not packed & _NOT_TH
-        has_honor = self.has_honor = bool(packed & _HONOR_MASK)
+        has_honor = self.has_honor = packed & _HONOR_MASK != 0
         man = packed & _MAN_MASK
-        suits = bool(man) + bool(packed & _PIN_MASK) + bool(packed & _SOU_MASK)
+        suits = (1 if man else 0) + (1 if packed & _PIN_MASK else 0) + (1 if packed & _SOU_MASK else 0)
         head = _flag_yaku(ctx, menzen) if ctx.riichi or ctx.double_riichi or tsumo else []
         if not packed & _TH_MASK:
             head.append(("tanyao", 1))
