@@ -258,6 +258,15 @@ def test_unhashable_seat_or_meld_type_is_an_error_line_not_a_crash() -> None:
     assert [o["error"] for o in out] == ["invalid"] * 3
 
 
+def test_a_huge_kita_is_an_error_line_not_a_crash() -> None:
+    hand = {"hand": "123p456p234s678s99s", "win": "3p"}
+    rc, out = _run([json.dumps({**hand, "kita": 2**64}), json.dumps({**hand, "kita": 5}), json.dumps(hand)])
+    assert rc == 0
+    assert out[0] == {"error": "invalid", "detail": f"kita must be 0..4, not {2**64}"}
+    assert out[1] == {"error": "invalid", "detail": "5 copies of 4z; there are only 4"}
+    assert out[2] == {"error": "no_yaku"}  # the stream goes on
+
+
 def test_arguments_argparse_reads() -> None:
     # The usual arguments skip argparse; anything else still gets argparse's own answers.
     assert run_argv(["--rules", "nosuch"]) is None and run_argv(["--help"]) is None and run_argv(["--rul"]) is None

@@ -31,6 +31,7 @@ from sanma.engine.tiles import (
     P5,
     S5,
     SOUTH,
+    TILE_COUNT,
     WEST,
     Tile,
     TileKind,
@@ -271,6 +272,8 @@ def score_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool]
     everything += dora
     everything += ura
     if kita:
+        if kita > TILE_COUNT:  # no list of that many Norths (above 2**63 it stopped the stream)
+            raise InvalidHand(f"kita must be 0..4, not {kita}")
         everything += [(NORTH, False)] * kita
     tiles = assign_tiles(everything, rules.red_fives)
     n = len(hand_items)
