@@ -149,3 +149,27 @@ def test_the_early_socket_closes_when_the_page_opens_something_else(
     assert page.evaluate("() => window.__sockets.length") == 1  # nothing else opened one
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()
+
+
+# Set when the game screen is on view with no hand on it (a bare board before the match's events).
+BARE_GAME = """
+window.__bareGame = false;
+new MutationObserver(() => {
+  const shown = document.querySelector('#game:not([hidden])');
+  if (shown && !shown.querySelector('.hand-tile')) window.__bareGame = true;
+}).observe(document, { childList: true, subtree: true, attributes: true });
+"""
+
+
+def test_a_resumed_match_shows_its_table_with_its_first_frame_not_a_bare_board_before(
+    browser: Browser,  # noqa: F811
+    live: LiveServer,  # noqa: F811
+) -> None:
+    page = fresh_page(browser, live)
+    start_match(page)
+    page.add_init_script(BARE_GAME)
+    page.reload()
+    page.wait_for_selector(".hand.my-turn .hand-tile:not(.blocked)")
+    assert page.evaluate("() => window.__bareGame") is False
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()

@@ -32,6 +32,7 @@ const app = {
   ui: { riichi: false, raised: null, focus: null },
   fair: newFair(),
   screen: "start",
+  showWhenReady: false, // a resumed match's screen waits for its first events (connect)
   toggles: loadToggles(),
   speed: SPEEDS.includes(localStorage.getItem(SPEED_KEY)) ? localStorage.getItem(SPEED_KEY) : "normal",
   fx: [], // motion and sound owed to the next render (live events only, not a backlog)
@@ -291,7 +292,11 @@ function renderOverlay() {
 
 // --- connection -------------------------------------------------------------
 
-function connect(match) {
+/** Open `match` at the table.  `whenReady` (a page load resuming its match): the game screen
+ * is shown with the first frame that has the match's events, not empty before them (that
+ * extra frame of a bare board was laid out and painted on the first table's path), or after
+ * a second without them (offline: the screen says so). */
+function connect(match, whenReady = false) {
   if (app.conn) app.conn.close();
   app.resumable = null;
   app.confirmLeave = false;
@@ -354,8 +359,17 @@ function connect(match) {
       if (app.screen === "game") $("conn").textContent = app.online ? app.notice || "" : t("game.offline");
     },
   });
-  show("game");
+  if (whenReady) {
+    app.showWhenReady = true;
+    setTimeout(showGameNow, 1000);
+  } else show("game");
   app.conn.open(takeEarlySocket(match));
+}
+
+function showGameNow() {
+  if (!app.showWhenReady) return;
+  app.showWhenReady = false;
+  show("game");
 }
 
 // --- fair walls: the server's commitments, checked when it reveals them ---------
@@ -417,6 +431,7 @@ function schedule() {
   pending = true;
   requestAnimationFrame(() => {
     pending = false;
+    if (app.state.v > 0) showGameNow();
     if (app.screen !== "game") return;
     renderGame();
     if (app.prompt) firstScreenUp();
@@ -689,7 +704,7 @@ async function boot() {
     if (app.conn) return; // the invited room was already playing, with this guest seated: it is open
     const resume = rooms.lobby ? null : rooms.match || current.match;
     if (resume) {
-      connect(resume);
+      connect(resume, true);
       announce(t("game.resumed")); // the page came back to a match in play: say so
       return;
     }
