@@ -293,7 +293,7 @@ function renderOverlay() {
 // --- connection -------------------------------------------------------------
 
 /** Open `match` at the table.  `whenReady` (a page load resuming its match): the game screen
- * is shown with the first frame that has the match's events, not empty before them (that
+ * is shown with the first frame that has the match's backlog, not empty before it (that
  * extra frame of a bare board was laid out and painted on the first table's path), or after
  * a second without them (offline: the screen says so). */
 function connect(match, whenReady = false) {
@@ -431,7 +431,7 @@ function schedule() {
   pending = true;
   requestAnimationFrame(() => {
     pending = false;
-    if (app.state.v > 0) showGameNow();
+    if (app.backlogUntil > 0 && app.state.v >= app.backlogUntil) showGameNow(); // the whole backlog is in
     if (app.screen !== "game") return;
     renderGame();
     if (app.prompt) firstScreenUp();
