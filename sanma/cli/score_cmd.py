@@ -423,24 +423,17 @@ def fast_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool] 
     if n + 3 * len(melds) != 14:
         return None
     red_hand = reds  # red fives of the hand and melds (the indicators' count for copies only)
-    dora: tuple[TileKind, ...] = ()
-    ura: tuple[TileKind, ...] = ()
-    if "dora" in request:
-        found = _indicator_tiles(request["dora"])
-        if found is None:
-            return None
-        dora = found[0]
-        everything += found[1]
-        reds += found[2]
-        tiles += len(dora)
-    if "ura" in request:
-        found = _indicator_tiles(request["ura"])
-        if found is None:
-            return None
-        ura = found[0]
-        everything += found[1]
-        reds += found[2]
-        tiles += len(ura)
+    indicators: dict[str, tuple[TileKind, ...]] = {"dora": (), "ura": ()}
+    for key in ("dora", "ura"):
+        if key in request:
+            found = _indicator_tiles(request[key])
+            if found is None:
+                return None
+            indicators[key] = found[0]
+            everything += found[1]
+            reds += found[2]
+            tiles += len(found[0])
+    dora, ura = indicators["dora"], indicators["ura"]
     kita, honba, deposits = get("kita", 0), get("honba", 0), get("deposits", 0)
     if type(kita) is not int or type(honba) is not int or type(deposits) is not int:
         return None

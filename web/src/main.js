@@ -98,18 +98,15 @@ const firstScreen = new Promise((resolve) => {
 // part of the first table: it loads once the first screen is up (at most two seconds after
 // boot asks), or at the first need of it, whichever is sooner.
 let accountModule = null;
-function account() {
+
+/** `use(module)` once the account module is loaded (and wired to the app); a failed load
+ * (offline) is asked again at the next need. */
+function withAccount(use) {
   accountModule ??= import("./account.js").then((a) => {
     a.initAccount({ getToken: () => app.token, setToken: switchToken, switched: () => leaveToStart() });
     return a;
   });
-  return accountModule;
-}
-
-/** `use(module)` once the account module is loaded; a failed load (offline) is asked again
- * at the next need. */
-function withAccount(use) {
-  account().then(use, (err) => {
+  accountModule.then(use, (err) => {
     accountModule = null;
     console.warn(err);
   });
