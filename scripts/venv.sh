@@ -8,8 +8,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.sanma-installed
-want=$(cat pyproject.toml requirements-dev.txt constraints.txt | sha256sum | cut -d' ' -f1)
+# compat: a plain path in a .pth file. The default editable mode installs an import hook
+# that loads pathlib, urllib and ipaddress at every interpreter start (~50 M instructions,
+# ~12 ms), which every `sanma` command and test process would pay.
+mode=compat
+want=$( (cat pyproject.toml requirements-dev.txt constraints.txt; echo "$mode") | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-dev.txt -e .
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-dev.txt \
+    -e . --config-settings editable_mode="$mode"
   echo "$want" > "$stamp"
 fi
