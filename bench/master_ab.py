@@ -1,7 +1,7 @@
 """Benchmark: paired A/B of Mahjong master variants against two Experts.
 
-Each variant (a ``MasterBot`` with the keyword switches given) plays the same seed groups
-(duplicate walls, seats rotated: ``sanma.arena``) as the hero against two Experts; the
+Each variant (a ``MasterBot``, or with ``--bot ev`` an ``EVBot``, with the keyword switches
+given) plays the same seed groups (duplicate walls, seats rotated: ``sanma.arena``) as the hero against two Experts; the
 first variant is the reference.  Because every variant meets the same walls and the same
 deterministic Experts, the per-group difference of the hero's average placement has a
 much narrower interval than either placement alone (about half at 300 East matches).
@@ -9,14 +9,19 @@ much narrower interval than either placement alone (about half at 300 East match
     .venv/bin/python bench/master_ab.py --variant base:reader=0,guard=0 \\
         --variant new: --matches 300 --length east --seed 41 [--workers 2]
 
-A variant is ``NAME:KEY=VALUE,...`` (``KEY`` a ``MasterBot`` keyword: numbers, or 0/1 for
-switches); ``NAME:`` is the default master.
+    .venv/bin/python bench/master_ab.py --bot ev --rotations 6 --variant base: \\
+        --variant pressed:calm_expert=1 --matches 600 --length east --seed 7001 --workers 2
+
+A variant is ``NAME:KEY=VALUE,...`` (``KEY`` a keyword of the bot: numbers, or 0/1 for
+switches); ``NAME:`` is the default bot.  ``--json FILE`` keeps every variant's placement per
+seed group, so a later run can be paired with it (``--pair FILE``).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import os
 import sys
@@ -26,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sanma.arena import ArenaConfig, ArenaResult, Entrant, parse_player, run_arena
+from sanma.bots.ev import EVBot
 from sanma.bots.master import MasterBot
 from sanma.engine.rules import MATCH_LENGTHS, Rules
 
@@ -40,27 +46,30 @@ SWITCHES = {
     "fitted_loss",
     "call_search",
     "open_search",
+    "calm_expert",  # EVBot
 }
+INTEGERS = {"samples", "top", "budget", "max_shanten"}
+BOTS = {"master": MasterBot, "ev": EVBot}
 
 
-def make_master(options: tuple[tuple[str, float], ...], seat: int, seed: int) -> MasterBot:
-    """A master with the given keyword switches (a picklable factory for the workers)."""
+def make_bot(bot: str, options: tuple[tuple[str, float], ...], seat: int, seed: int) -> MasterBot | EVBot:
+    """A ``bot`` with the given keyword switches (a picklable factory for the workers)."""
     kwargs: dict[str, float | bool | int] = {}
     for key, value in options:
         if key in SWITCHES:
             kwargs[key] = bool(value)
-        elif key in ("samples", "top"):
+        elif key in INTEGERS:
             kwargs[key] = int(value)
         else:
             kwargs[key] = value
-    return MasterBot(seat, seed, **kwargs)  # type: ignore[arg-type]
+    return BOTS[bot](seat, seed, **kwargs)  # type: ignore[arg-type]
 
 
-def parse_variant(spec: str) -> Entrant:
+def parse_variant(spec: str, bot: str = "master") -> Entrant:
     """``NAME:KEY=VALUE,...`` as an arena entrant."""
     name, _, rest = spec.partition(":")
     options = tuple((k.strip(), float(v)) for k, _, v in (p.partition("=") for p in rest.split(",") if p.strip()))
-    return Entrant(name or spec, functools.partial(make_master, options))
+    return Entrant(name or spec, functools.partial(make_bot, bot, options))
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -93,14 +102,22 @@ def main() -> int:
     parser.add_argument("--length", choices=MATCH_LENGTHS, default="east")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--bot", choices=sorted(BOTS), default="master", help="the class the variants configure")
+    parser.add_argument("--rotations", type=int, choices=(3, 6), default=3, help="seat orders per seed group")
+    parser.add_argument("--json", type=Path, help="write each variant's placement per seed group here")
+    parser.add_argument("--pair", type=Path, action="append", default=[], help="a --json file of the same walls")
     args = parser.parse_args()
-    groups = -(-args.matches // 3)
+    groups = -(-args.matches // args.rotations)
     expert = parse_player("expert")
     rows: dict[str, list[float]] = {}
+    for path in args.pair:
+        rows.update(json.loads(path.read_text())["groups"])
     for spec in args.variant:
-        hero = parse_variant(spec)
+        hero = parse_variant(spec, args.bot)
         start = time.time()
-        config = ArenaConfig((hero, expert, expert), groups, Rules(length=args.length), args.seed)
+        config = ArenaConfig(
+            (hero, expert, expert), groups, Rules(length=args.length), args.seed, rotations=args.rotations
+        )
         places, win, deal_in = hero_per_group(run_arena(config, workers=args.workers, progress=None))
         rows[hero.name] = places
         mean, half = interval(places)
@@ -109,6 +126,9 @@ def main() -> int:
             f"  ({time.time() - start:.0f} s)",
             flush=True,
         )
+    if args.json:
+        config_text = {"bot": args.bot, "length": args.length, "seed": args.seed, "rotations": args.rotations}
+        args.json.write_text(json.dumps({"config": config_text, "groups": rows}))
     names = list(rows)
     for name in names[1:]:
         diff = [a - b for a, b in zip(rows[name], rows[names[0]], strict=True)]

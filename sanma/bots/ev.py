@@ -520,9 +520,17 @@ class EVBot(ExpertBot):
         max_shanten: int = MAX_SHANTEN,
         time_budget: float | None = None,
         clock: Callable[[], float] = time.process_time,
+        calm_expert: bool = False,
+        threat: float = PRESSURE,
     ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
+        # Leave every decision nobody threatens to the Expert, but in the match's last
+        # dealer turn (where placement, not speed, decides).
+        self.calm_expert = calm_expert
+        # How likely an opponent's tenpai must be for it to threaten (the far hand priced as
+        # one that will not win; with ``calm_expert``, the program deciding at all).
+        self.threat = threat
         self.margin = margin
         self.max_shanten = max_shanten
         # Seconds of ``clock`` a decision may take on the full horizon before it is priced
@@ -680,7 +688,14 @@ class _Run:
         return Program(self.bot, k, riichi_legal, self.bot.budget, kita=kita, depth=self.depth, deadline=self.deadline)
 
     def threatened(self, program: Program) -> bool:
-        return any(o.tenpai[0] >= PRESSURE for o in program.opps)
+        return any(o.tenpai[0] >= self.bot.threat for o in program.opps)
+
+    def left_to_expert(self, program: Program) -> bool:
+        """Whether nobody threatens and the Expert's plain speed decides: the hand is too
+        far from tenpai, or the bot leaves calm decisions before the last dealer turn."""
+        if self.threatened(program):
+            return False
+        return not self.near or (self.bot.calm_expert and program.table.turns_left > 1)
 
     def turn(self, expert: Action | None) -> dict[Action, float]:
         """Our own turn: every legal discard (with and without riichi), kita and kan.  The
@@ -694,8 +709,8 @@ class _Run:
         best = closest(k)
         self.near = best <= self.depth
         program = self.program(k, any(a.riichi for a in discards))
-        if not self.near and not self.threatened(program):
-            return {}  # far from tenpai and nobody threatens: plain efficiency (the Expert's)
+        if self.left_to_expert(program):
+            return {}  # nobody threatens: plain efficiency (the Expert's)
         cands = sorted({(kind_of(a.tile), a.riichi) for a in discards})
         lead = (kind_of(expert.tile), expert.riichi) if isinstance(expert, Discard) else None
         cands.sort(key=lambda c: (c != lead, shanten(_minus(k.counts, c[0]), k.meld_count)))
@@ -750,8 +765,8 @@ class _Run:
             return {}  # nothing to call (a win or a plain pass is not priced)
         stay = self.program(k, k.closed)
         self.near = closest(k) <= self.depth
-        if not self.near and not self.threatened(stay):
-            return {}  # too far from tenpai and nobody threatens: the Expert's
+        if self.left_to_expert(stay):
+            return {}  # nobody threatens: the Expert's
         out: dict[Action, float] = {}
         value = stay.pass_value()
         if stay.cut:
@@ -910,3 +925,9 @@ def one_shanten(seat: int, seed: int = 0) -> EVBot:
     """The EV master pricing hands one shanten or closer only (an A/B variant:
     ``py:sanma.bots.ev:one_shanten``); 2-shanten hands are the Expert's."""
     return EVBot(seat, seed, max_shanten=1)
+
+
+def pressed(seat: int, seed: int = 0) -> EVBot:
+    """The EV master deciding only when an opponent threatens or in the match's last dealer
+    turn (an A/B variant: ``py:sanma.bots.ev:pressed``); the Expert's speed decides the rest."""
+    return EVBot(seat, seed, calm_expert=True)
