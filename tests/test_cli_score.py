@@ -277,3 +277,64 @@ def test_arguments_argparse_reads() -> None:
     for args in (["--rules=tenhou"], ["--rul", "tenhou"]):
         rc, out = _run([json.dumps({"hand": "19m19p19s12345677z", "win": "7z", "seat": "S"})], *args)
         assert rc == 0 and out[0]["yaku"] == [["kokushi", 13]]
+
+
+# Modules the score path must not import: ``dataclasses`` (~47 M instructions with inspect, ast,
+# dis and tokenize; each frozen dataclass ~4.4 M more) and the modules whose dataclasses it never
+# builds, ``typing`` (~3 ms) and ``argparse`` (the usual arguments skip it): a fifth of the
+# start-up of a process run once per file, which would come back silently with one import.
+_NOT_ON_THE_SCORE_PATH = (
+    "dataclasses",
+    "typing",
+    "argparse",
+    "sanma.engine.rules",
+    "sanma.engine.win_context",
+    "sanma.engine.meld",
+    "sanma.engine.decompose_search",
+    "sanma.engine.reading",
+    "sanma.engine.score",
+)
+# ``sanma score`` as the console script runs it, then the modules above that were imported.
+_SCORE_AND_LIST_MODULES = f"""
+import sys
+from sanma.cli import main
+status = main()
+sys.stdout.flush()
+print(sorted(m for m in {_NOT_ON_THE_SCORE_PATH!r} if m in sys.modules), status, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("args", [(), ("--rules", "tenhou"), ("--rules=mahjongsoul",)])
+def test_score_path_creates_no_dataclass(args: tuple[str, ...]) -> None:
+    rules = preset(args[-1].rpartition("=")[2] if args else "default")
+    # Lines fast_parts reads (a random win's indicators sometimes make a fifth copy: score_parts').
+    good = [line for line in _request_lines(40, 18)[::2] if _outcome(fast_parts, json.loads(line), rules) is not None]
+    assert len(good) > 30
+    lines = [
+        *good,
+        json.dumps({"hand": "123p456p234s678s99s", "win": "3p"}),  # no yaku
+        json.dumps({"hand": "123p456p234s678s19s", "win": "3p"}),  # not winning
+        json.dumps({"hand": "123p456p234s678s99s", "win": "3p", "tsumo": True, "houtei": True}),  # impossible
+        json.dumps({"hand": "123p456p234s678s99s", "win": "3p", "riichi": True, "red_fives": False}),
+        json.dumps({"hand": "123p406p234s678s99s", "win": "3p", "riichi": True, "red_fives": True}),
+        "not json",
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCORE_AND_LIST_MODULES, "score", *args],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert proc.stderr.strip() == "[] 0", proc.stderr
+    assert proc.stdout.splitlines() == [score_text(line, rules) for line in lines]
+
+
+def test_the_reference_path_still_scores_in_the_cli() -> None:
+    # A line only score_parts reads (spaces in the notation) imports Meld and WinContext on demand.
+    line = json.dumps({"hand": "123p 456p 234s 678s 99s", "win": "3p", "riichi": True, "melds": []})
+    assert fast_parts(json.loads(line), preset("default")) is None
+    rc, out = _run([line])
+    assert rc == 0 and out[0]["yaku"] == [["riichi", 1]]

@@ -19,11 +19,10 @@ import sys
 from json.scanner import make_scanner
 
 from sanma.cli import answer_lines
-from sanma.engine.context import WinContext
 from sanma.engine.errors import InvalidHand, InvalidNotation, NotWinning, NoYaku, SanmaError
-from sanma.engine.hand import Meld, MeldType
-from sanma.engine.rules import PRESET_NAMES, Rules, preset
-from sanma.engine.scoring import Payments, ScoreValues, score_counts, score_values
+from sanma.engine.hand import MeldType
+from sanma.engine.presets import PRESET_NAMES, preset_rules
+from sanma.engine.scoring import ScoreValues, score_counts, score_values
 from sanma.engine.tiles import (
     EAST,
     KIND_COUNT,
@@ -47,6 +46,13 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any, TextIO
 
+    from sanma.engine.presets import PresetRules
+    from sanma.engine.rules import Rules
+
+    # The rules a line is scored under: the CLI's own ``PresetRules`` (no ``Rules`` dataclass is
+    # created at start-up, see ``sanma.engine.lazy``) or any ``Rules`` (the tests, other callers).
+    AnyRules = Rules | PresetRules
+
 FLAGS = ("tsumo", "riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei", "tenhou", "chiihou")
 FIELDS = frozenset(
     {"hand", "win", "melds", "seat", "round", "dora", "ura", "kita", "honba", "deposits", "red_fives", *FLAGS}
@@ -67,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Score every line of standard input."""
-    score_stream(sys.stdin, sys.stdout, preset(args.rules))
+    score_stream(sys.stdin, sys.stdout, preset_rules(args.rules))
     return 0
 
 
@@ -84,11 +90,11 @@ def run_argv(rest: list[str]) -> int | None:
         return None
     if name not in PRESET_NAMES:
         return None  # argparse words the error
-    score_stream(sys.stdin, sys.stdout, preset(name))
+    score_stream(sys.stdin, sys.stdout, preset_rules(name))
     return 0
 
 
-def score_stream(inp: TextIO, out: TextIO, rules: Rules) -> None:
+def score_stream(inp: TextIO, out: TextIO, rules: AnyRules) -> None:
     """Answer each non-blank input line with one output line, in order."""
     # A line makes ~100 short-lived containers and no cycles (reference counting frees them),
     # yet the cyclic collector ran every 700 of them, and each of its full passes walked every
@@ -107,7 +113,7 @@ def score_stream(inp: TextIO, out: TextIO, rules: Rules) -> None:
 _GC_THRESHOLD = 20_000  # young containers between two passes of the cyclic collector (default 700)
 
 
-def score_text(line: str, rules: Rules) -> str:
+def score_text(line: str, rules: AnyRules) -> str:
     """The output line of one input line, as JSON text (no newline)."""
     try:
         request = decode_line(line)
@@ -123,7 +129,7 @@ def score_text(line: str, rules: Rules) -> str:
         return json.dumps(_error(exc))
 
 
-def score_line(line: str, rules: Rules) -> dict[str, Any]:
+def score_line(line: str, rules: AnyRules) -> dict[str, Any]:
     """The output object of one input line (an error object on failure)."""
     try:
         request = decode_line(line)
@@ -165,8 +171,10 @@ def decode_line(line: str) -> object:
     return json.loads(line)
 
 
-def score_request(request: object, rules: Rules) -> dict[str, Any]:
+def score_request(request: object, rules: AnyRules) -> dict[str, Any]:
     """Score one decoded request object (raises ``SanmaError`` subclasses on failure)."""
+    from sanma.engine.scoring import Payments  # here: the stream writes its text without it
+
     (han, fu, yakuman, limit, yaku, _, payments, total, _), tsumo, dealer = score_parts(request, rules)
     return {
         "han": han,
@@ -240,10 +248,15 @@ def _flags(request: dict[str, Any]) -> dict[str, bool]:
     return given
 
 
-def score_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool]:
+def score_parts(request: object, rules: AnyRules) -> tuple[ScoreValues, bool, bool]:
     """Score one decoded request: (``score_values``' result, tsumo, the winner is the dealer).  Raises
     ``SanmaError`` subclasses on failure; the checks run in a fixed order, so a line with
     several faults always reports the same one."""
+    # Here, not at the top: a file's lines are read by ``fast_parts`` (no ``Meld``, no
+    # ``WinContext``), and importing these creates their dataclasses (start-up, see ``lazy``).
+    from sanma.engine.context import WinContext
+    from sanma.engine.hand import Meld
+
     if not isinstance(request, dict):
         raise InvalidHand("each line must be a JSON object")
     if not request.keys() <= FIELDS:
@@ -376,7 +389,7 @@ def _read_indicators(value: list[object]) -> tuple[tuple[TileKind, ...], int, in
     return tuple(kinds), packed, reds
 
 
-def fast_parts(request: object, rules: Rules) -> tuple[ScoreValues, bool, bool] | None:
+def fast_parts(request: object, rules: AnyRules) -> tuple[ScoreValues, bool, bool] | None:
     """``score_parts``' answer for a plainly valid request, from kind counts; ``None`` for any
     request that ``score_parts`` must read (see above).  Raises ``NotWinning``, ``NoYaku`` and
     ``InvalidHand`` (an impossible combination of flags) as ``score_parts`` does."""
@@ -528,10 +541,10 @@ class RequestContext:
     deposits: int
 
 
-_RULES_WITH_RED: dict[tuple[Rules, bool], Rules] = {}
+_RULES_WITH_RED: dict[tuple[AnyRules, bool], AnyRules] = {}
 
 
-def _with_red_fives(rules: Rules, red_fives: bool) -> Rules:
+def _with_red_fives(rules: AnyRules, red_fives: bool) -> AnyRules:
     key = (rules, red_fives)
     if key not in _RULES_WITH_RED:
         _RULES_WITH_RED[key] = rules.with_options(red_fives=red_fives)

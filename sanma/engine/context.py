@@ -1,39 +1,20 @@
-"""How and when a hand won: the ``WinContext`` scoring reads (a module of its own, so
-``scoring`` and ``yaku`` both import it without importing each other)."""
+"""How and when a hand won: the ``WinContext`` scoring reads, and ``WinFacts``, the read-only
+protocol of its fields that the scorer takes (a module of its own, so ``scoring`` and ``yaku``
+both import it without importing each other).  ``WinContext`` itself is in ``win_context``,
+imported on first use (``sanma score`` never builds one, see ``lazy``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from sanma.engine.lazy import on_demand
+from sanma.engine.tiles import TileKind
 
-from sanma.engine.tiles import EAST, TileKind
-
-
-@dataclass(frozen=True, slots=True)
-class WinContext:
-    """How and when a hand won, and the table state that scoring needs."""
-
-    tsumo: bool = False
-    riichi: bool = False
-    double_riichi: bool = False
-    ippatsu: bool = False
-    rinshan: bool = False
-    chankan: bool = False
-    haitei: bool = False
-    houtei: bool = False
-    tenhou: bool = False
-    chiihou: bool = False
-    seat_wind: TileKind = EAST
-    round_wind: TileKind = EAST  # EAST or SOUTH; WEST only to replay other sites' West rounds
-    dora_indicators: tuple[TileKind, ...] = ()
-    ura_indicators: tuple[TileKind, ...] = ()
-    kita: int = 0
-    honba: int = 0
-    deposits: int = 0
-
+__getattr__ = on_demand(globals(), {"WinContext": "sanma.engine.win_context"})
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
 if TYPE_CHECKING:  # a protocol is for the type checker only
     from typing import Protocol
+
+    from sanma.engine.win_context import WinContext as WinContext
 
     class WinFacts(Protocol):
         """What the scorer (``scoring.score_counts``) reads of how a hand won: ``WinContext``'s fields,

@@ -7,8 +7,10 @@ A complete sanma hand of ``14 - 3 * melds`` concealed tiles is one of:
 * **kokushi**: one each of the 13 terminal and honor kinds plus one more of them.
 
 Man tiles (only 1m and 9m exist) and honors never form sequences; pin and sou do.
-The decompositions are small frozen values so that the yaku and fu code can read them
-without knowing how they were found.
+Scoring reads a hand's standard readings as plain tuples from precomputed tables
+(``standard_readings``); the readings as small frozen values (``Decomposition``) and the
+plain recursive search that lists them, which the tables are tested against, are in
+``decompose_search`` and re-exported here.
 """
 
 from __future__ import annotations
@@ -19,111 +21,33 @@ import mmap
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import combinations
 
-from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS, TileKind
+from sanma.engine.lazy import on_demand
+from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
 if TYPE_CHECKING:
     from typing import Final, Literal
 
+    from sanma.engine.decompose_search import Block as Block
+    from sanma.engine.decompose_search import Decomposition as Decomposition
+    from sanma.engine.decompose_search import decompositions as decompositions
+    from sanma.engine.decompose_search import standard_decompositions as standard_decompositions
+
     Form = Literal["standard", "chiitoitsu", "kokushi"]
 else:
     Form = str  # the Literal for the type checker only
 
-# A sequence may start at pin or sou 1..7.
-_SEQUENCE_START: Final = tuple((P1 <= k < P1 + 7) or (S1 <= k < S1 + 7) for k in range(KIND_COUNT))
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One concealed set: a sequence ``first, first+1, first+2`` or a triplet of ``first``."""
-
-    sequence: bool
-    first: TileKind
-
-
-@dataclass(frozen=True, slots=True)
-class Decomposition:
-    """One reading of the concealed tiles of a complete hand.
-
-    ``pair`` is the pair of a standard hand and the doubled kind of kokushi (``-1`` for
-    chiitoitsu); ``blocks`` are the concealed sets of a standard hand, sorted;
-    ``pairs`` are the seven kinds of chiitoitsu.
-    """
-
-    form: Form
-    pair: TileKind
-    blocks: tuple[Block, ...] = ()
-    pairs: tuple[TileKind, ...] = ()
-
-
-_TRIPLETS: Final = tuple(Block(False, k) for k in range(KIND_COUNT))
-_SEQUENCES: Final = tuple(Block(True, k) if _SEQUENCE_START[k] else None for k in range(KIND_COUNT))
-
-
-def _sets(counts: list[int], start: int, need: int, acc: list[Block], out: list[tuple[Block, ...]]) -> None:
-    """Append to ``out`` every way to split ``counts`` (from ``start`` on) into ``need`` sets."""
-    k = start
-    while k < KIND_COUNT and counts[k] == 0:
-        k += 1
-    if k == KIND_COUNT:
-        if need == 0:
-            out.append(tuple(acc))
-        return
-    if need == 0:
-        return
-    c = counts[k]
-    if c >= 3:
-        counts[k] -= 3
-        acc.append(_TRIPLETS[k])
-        _sets(counts, k, need - 1, acc, out)
-        acc.pop()
-        counts[k] += 3
-    if _SEQUENCE_START[k] and counts[k + 1] and counts[k + 2]:
-        counts[k] -= 1
-        counts[k + 1] -= 1
-        counts[k + 2] -= 1
-        acc.append(_SEQUENCES[k])  # type: ignore[arg-type]  # not None: k starts a sequence
-        _sets(counts, k, need - 1, acc, out)
-        acc.pop()
-        counts[k] += 1
-        counts[k + 1] += 1
-        counts[k + 2] += 1
-
-
-def standard_decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]:
-    """All readings of ``counts`` as ``4 - melds`` sets and a pair (no duplicates).
-
-    >>> from sanma.engine.tiles import counts_of_kinds, parse
-    >>> c = counts_of_kinds(k for k, _ in parse("111222333p11z"))
-    >>> len(standard_decompositions(c, 1))
-    2
-    """
-    work = list(counts)
-    if sum(work) != 14 - 3 * melds:
-        return []
-    need = 4 - melds
-    found: list[Decomposition] = []
-    seen: set[tuple[int, tuple[Block, ...]]] = set()
-    for p in range(KIND_COUNT):
-        if work[p] < 2:
-            continue
-        work[p] -= 2
-        outs: list[tuple[Block, ...]] = []
-        _sets(work, 0, need, [], outs)
-        work[p] += 2
-        for blocks in outs:
-            key = (p, tuple(sorted(blocks, key=_block_key)))
-            if key not in seen:
-                seen.add(key)
-                found.append(Decomposition("standard", p, key[1]))
-    return found
-
-
-def _block_key(b: Block) -> tuple[int, bool]:
-    return (b.first, b.sequence)
+# The readings as frozen values (``Block``, ``Decomposition``) and the plain recursive search
+# that finds them are in ``decompose_search``, imported on first use: scoring reads the tables
+# below, and ``sanma score`` would otherwise create both dataclasses and 34 blocks at start-up.
+__getattr__ = on_demand(
+    globals(),
+    dict.fromkeys(
+        ("Block", "Decomposition", "decompositions", "standard_decompositions"), "sanma.engine.decompose_search"
+    ),
+)
 
 
 def is_chiitoitsu(counts: Sequence[int]) -> bool:
@@ -136,24 +60,6 @@ def is_kokushi(counts: Sequence[int]) -> bool:
     if sum(counts) != 14:
         return False
     return all(counts[k] >= 1 for k in TERMINAL_HONOR_KINDS) and sum(counts[k] for k in TERMINAL_HONOR_KINDS) == 14
-
-
-def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]:
-    """Every reading of a complete hand: standard, chiitoitsu and kokushi (the last two only
-    without melds).  Empty when the tiles are not complete.
-
-    >>> from sanma.engine.tiles import counts_of_kinds, parse
-    >>> [d.form for d in decompositions(counts_of_kinds(k for k, _ in parse("22334455667788p")))]
-    ['standard', 'standard', 'standard', 'chiitoitsu']
-    """
-    found = standard_decompositions(counts, melds)
-    if melds == 0:
-        if is_chiitoitsu(counts):
-            found.append(Decomposition("chiitoitsu", -1, (), tuple(k for k in range(KIND_COUNT) if counts[k] == 2)))
-        elif is_kokushi(counts):
-            pair = next(k for k in TERMINAL_HONOR_KINDS if counts[k] == 2)
-            found.append(Decomposition("kokushi", pair))
-    return found
 
 
 def is_winning_shape(counts: Sequence[int], melds: int = 0) -> bool:

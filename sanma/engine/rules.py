@@ -1,66 +1,58 @@
-"""The rule set as one immutable value, with the presets of sanma-rules.md section 12."""
+"""The rule set as one immutable value, with the presets of sanma-rules.md section 12.
+
+The defaults and presets themselves are plain data in ``presets`` (which ``sanma score``
+reads without creating this dataclass).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from sanma.engine.errors import SanmaError
+from sanma.engine.presets import CHANGES, DEFAULTS, preset_values
+from sanma.engine.presets import MATCH_LENGTHS as MATCH_LENGTHS
+from sanma.engine.presets import PRESET_NAMES as PRESET_NAMES
+from sanma.engine.presets import MatchLength as MatchLength
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
 if TYPE_CHECKING:
-    from typing import Final, Literal
+    from typing import Final, Protocol
 
-    MatchLength = Literal["one-hand", "east", "east-south"]
-else:
-    MatchLength = str  # the Literal for the type checker only
-MATCH_LENGTHS: Final = ("one-hand", "east", "east-south")
-PRESET_NAMES: Final = ("default", "tenhou", "mahjongsoul")
+    class RuleFacts(Protocol):
+        """What the scorer (``scoring.score_counts``) reads of the rules, read only.  A ``Rules``
+        is one; ``sanma score`` passes a ``presets.PresetRules``."""
+
+        @property
+        def red_fives(self) -> bool: ...
+        @property
+        def double_yakuman(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Every rule choice of a match.  Defaults are ``shared/spec/sanma-rules.md``."""
+    """Every rule choice of a match.  Defaults (and what each means) are ``presets.DEFAULTS``:
+    ``shared/spec/sanma-rules.md``."""
 
-    preset: str = "default"
-    red_fives: bool = True
-    length: MatchLength = "east-south"
-    starting_points: int = 35_000
-    # Final score = (points - return_points) / 1000 + uma[placement].
-    return_points: int = 35_000
-    uma: tuple[int, int, int] = (15, 0, -15)
-    # 13-sided kokushi, suuankou tanki, junsei chuuren and daisuushii count double.
-    double_yakuman: bool = True
-    # Kokushi musou may ron the tile of a closed kan.
-    kokushi_robs_ankan: bool = True
-    # A riichi player who rons an extracted North keeps ippatsu.
-    kita_ron_keeps_ippatsu: bool = True
+    preset: str = DEFAULTS["preset"]
+    red_fives: bool = DEFAULTS["red_fives"]
+    length: MatchLength = DEFAULTS["length"]
+    starting_points: int = DEFAULTS["starting_points"]
+    return_points: int = DEFAULTS["return_points"]
+    uma: tuple[int, int, int] = DEFAULTS["uma"]
+    double_yakuman: bool = DEFAULTS["double_yakuman"]
+    kokushi_robs_ankan: bool = DEFAULTS["kokushi_robs_ankan"]
+    kita_ron_keeps_ippatsu: bool = DEFAULTS["kita_ron_keeps_ippatsu"]
 
     def with_options(self, **changes: object) -> Rules:
         """A copy with some options changed (e.g. ``length`` or ``red_fives``)."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
-DEFAULT: Final = Rules()
-
-PRESETS: Final[dict[str, Rules]] = {
-    "default": DEFAULT,
-    # Tenhou's sanma rooms: no double yakuman, kokushi cannot rob a closed kan, and
-    # the final score is (points - 40,000)/1000 with uma 20/0/-20 plus the 15,000
-    # "oka" to first place, which is what its logs record as 1st +35.
-    "tenhou": Rules(
-        preset="tenhou",
-        return_points=40_000,
-        uma=(35, 0, -20),
-        double_yakuman=False,
-        kokushi_robs_ankan=False,
-    ),
-    "mahjongsoul": Rules(preset="mahjongsoul"),
-}
+PRESETS: Final[dict[str, Rules]] = {name: Rules(**changes) for name, changes in CHANGES.items()}
+DEFAULT: Final = PRESETS["default"]
 
 
 def preset(name: str) -> Rules:
     """Look up a preset by name (``default``, ``tenhou``, ``mahjongsoul``)."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise SanmaError(f"unknown rule preset {name!r}; choose one of {', '.join(PRESET_NAMES)}") from None
+    if name not in PRESETS:
+        preset_values(name)  # raises the SanmaError that names the presets
+    return PRESETS[name]

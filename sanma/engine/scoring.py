@@ -4,19 +4,22 @@
 scores each and keeps the one that pays the most (ties: more han, then more fu).  Payments
 follow sanma's tsumo loss: a tsumo is paid by the two other players exactly what they would
 pay in four-player mahjong.  See ``docs/scoring.md`` for every convention.
+
+The scorer itself (``score_counts``, ``score_values``) answers plain values.  ``score_win``,
+``tsumo_payments`` and the frozen values they build (``Score``, ``Payments``) are in ``score``,
+imported on first use and re-exported here (import them from here): ``sanma score`` writes
+plain values and would otherwise create those dataclasses at start-up (see ``lazy``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from sanma.engine.context import WinContext as WinContext
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
-from sanma.engine.hand import Meld, MeldType
-from sanma.engine.rules import Rules
+from sanma.engine.hand import MeldType
+from sanma.engine.lazy import on_demand
 from sanma.engine.tiles import (
     EAST,
     KIND_COUNT,
@@ -33,15 +36,11 @@ from sanma.engine.tiles import (
 )
 from sanma.engine.yaku import (
     PACKED_UNIT,
-    YAKUMAN_NAMES,
     Candidate,
     HandFacts,
     MeldKinds,
-    Parts,
-    Reading,
     Yaku,
     chiitoitsu_candidate,
-    fu_breakdown,
     kokushi_candidate,
     standard_candidates,
 )
@@ -50,78 +49,27 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import ty
 if TYPE_CHECKING:
     from typing import Final
 
+    from sanma.engine.context import WinContext as WinContext
     from sanma.engine.context import WinFacts
+    from sanma.engine.hand import Meld
+    from sanma.engine.rules import RuleFacts
+    from sanma.engine.score import Payments as Payments
+    from sanma.engine.score import Score as Score
+    from sanma.engine.score import score_win as score_win
+    from sanma.engine.score import tsumo_payments as tsumo_payments
+
+__getattr__ = on_demand(
+    globals(),
+    {
+        "Payments": "sanma.engine.score",
+        "Score": "sanma.engine.score",
+        "score_win": "sanma.engine.score",
+        "tsumo_payments": "sanma.engine.score",
+        "WinContext": "sanma.engine.win_context",
+    },
+)
 
 LIMITS = ("none", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")
-
-
-@dataclass(frozen=True, slots=True)
-class Payments:
-    """What each payer pays, honba included.  Exactly one shape is used per win:
-    ``ron`` from the discarder; on a non-dealer's tsumo ``dealer`` and ``non_dealer``;
-    on the dealer's tsumo ``non_dealer`` from each of the two others."""
-
-    ron: int = 0
-    dealer: int = 0
-    non_dealer: int = 0
-
-    def as_dict(self, tsumo: bool, winner_is_dealer: bool) -> dict[str, int]:
-        """The ``payments`` object of ``sanma score`` (spec/cli.md)."""
-        if not tsumo:
-            return {"ron": self.ron}
-        if winner_is_dealer:
-            return {"non_dealer": self.non_dealer}
-        return {"dealer": self.dealer, "non_dealer": self.non_dealer}
-
-    def total(self, tsumo: bool, winner_is_dealer: bool) -> int:
-        """Everything the payers hand over together."""
-        if not tsumo:
-            return self.ron
-        if winner_is_dealer:
-            return 2 * self.non_dealer
-        return self.dealer + self.non_dealer
-
-
-@dataclass(frozen=True, slots=True)
-class Score:
-    """The scored win.  ``yakuman`` is the multiplier (0 for a normal hand); a true yakuman
-    reports ``han = 13 * yakuman`` and ``fu = 0``; a counted yakuman its real han and fu."""
-
-    han: int
-    fu: int
-    yakuman: int
-    limit: str
-    yaku: tuple[tuple[str, int], ...]
-    base: int
-    payments: Payments
-    total: int
-    # How the chosen reading was built: (reading parts, winning kind, context, melds);
-    # ``reading`` turns it into a ``Reading`` on demand (kept raw because most callers never
-    # look at it and building it costs time).
-    detail: tuple[object, ...] = field(default=(), repr=False, compare=False)
-
-    @property
-    def counted_yakuman(self) -> bool:
-        """A yakuman by count (13 han or more of normal yaku and dora), not by a yakuman yaku."""
-        return self.yakuman > 0 and not any(name in YAKUMAN_NAMES for name, _ in self.yaku)
-
-    @property
-    def reading(self) -> Reading | None:
-        """The decomposition and wait the score was taken from."""
-        if not self.detail:
-            return None
-        from typing import cast  # here: only a reader of the reading needs it
-
-        parts, win_kind, ctx, melds = cast(tuple[Parts, TileKind, WinContext, Sequence[Meld]], self.detail)
-        return Reading(*parts, win_kind, ctx.tsumo, ctx.seat_wind, ctx.round_wind, tuple(melds))  # type: ignore[arg-type]
-
-    @property
-    def fu_breakdown(self) -> tuple[tuple[str, int], ...]:
-        """The fu as ``(reason, fu)`` items summing to ``fu`` (empty for a true yakuman)."""
-        reading = self.reading
-        if reading is None or (self.yakuman and not self.fu):
-            return ()
-        return fu_breakdown(reading, self.fu)
 
 
 def base_points(han: int, fu: int, yakuman: int) -> int:
@@ -171,17 +119,6 @@ def ron_payment(base: int, winner_is_dealer: bool, honba: int) -> int:
     return _round_up(base * (6 if winner_is_dealer else 4)) + 200 * honba
 
 
-def tsumo_payments(base: int, winner_is_dealer: bool, honba: int) -> Payments:
-    """Tsumo loss: each of the two payers pays its four-player share (dealer 2x, others 1x
-    base, rounded up to 100) plus 100 per honba.
-
-    >>> tsumo_payments(1920, False, 1)
-    Payments(ron=0, dealer=4000, non_dealer=2100)
-    """
-    dealer, non_dealer = _tsumo_shares(base, winner_is_dealer, honba)
-    return Payments(dealer=dealer, non_dealer=non_dealer)
-
-
 def _tsumo_shares(base: int, winner_is_dealer: bool, honba: int) -> tuple[int, int]:
     """(what the dealer pays, what each non-dealer pays) on a tsumo; the dealer's share is 0
     when the winner is the dealer."""
@@ -195,7 +132,7 @@ def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
     return _is_winning_shape(counts, melds)
 
 
-def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> int:
+def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinFacts) -> int:
     """Validate the physical input and the context's values (not the flags' combination:
     ``score_counts`` checks that); return the kind counts of the concealed tiles packed in one
     integer (one byte per kind)."""
@@ -331,27 +268,12 @@ def _bonus_yaku(all_packed: int, ctx: WinFacts, red: int) -> list[Yaku]:
     return out
 
 
-def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext, rules: Rules) -> Score:
-    """Score a win.  ``concealed`` includes ``win_tile``; tiles are physical, so red fives count.
-
-    Every reading of the hand is scored and the one that pays the most is kept (at equal
-    payment a true yakuman before a counted one, then more han, then more fu).
-
-    Raises ``InvalidHand`` for impossible input, ``NotWinning`` when the tiles are not
-    complete, ``NoYaku`` when no reading has a yaku.
-    """
-    han, fu, yakuman, limit, yaku, base, (ron, dealer, non_dealer), total, detail = score_values(
-        concealed, win_tile, melds, ctx, rules
-    )
-    return Score(han, fu, yakuman, limit, yaku, base, Payments(ron, dealer, non_dealer), total, detail)
-
-
 # ``score_values``' result: the fields of ``Score`` in order, the payments as (ron, dealer, non_dealer).
 ScoreValues = tuple[int, int, int, str, tuple[Yaku, ...], int, tuple[int, int, int], int, tuple[object, ...]]
 
 
 def score_values(
-    concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext, rules: Rules
+    concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinFacts, rules: RuleFacts
 ) -> ScoreValues:
     """``score_win`` as plain values, for a caller that only reads them (``sanma score``
     writes a line per win; the two frozen objects are a tenth of its time per line)."""
@@ -373,7 +295,7 @@ def score_counts(
     win_kind: TileKind,
     melds: Sequence[MeldKinds],
     ctx: WinFacts,
-    rules: Rules,
+    rules: RuleFacts,
     red: int,
     detail_melds: Sequence[object] = (),
 ) -> ScoreValues:

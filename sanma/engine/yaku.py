@@ -14,10 +14,9 @@ are those of ``spec/cli.md``.  A yakuman reading drops every normal yaku.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from sanma.engine.decompose import StandardReading
-from sanma.engine.hand import Meld
+from sanma.engine.lazy import on_demand
 from sanma.engine.tiles import (
     EAST,
     GREEN,
@@ -39,12 +38,16 @@ if TYPE_CHECKING:
     from typing import Final, Literal
 
     from sanma.engine.context import WinFacts
-    from sanma.engine.rules import Rules
+    from sanma.engine.reading import Reading as Reading
+    from sanma.engine.rules import RuleFacts
 
     Wait = Literal["ryanmen", "kanchan", "penchan", "shanpon", "tanki", "thirteen_sided"]
 else:
     Wait = str  # the Literal for the type checker only
 Yaku = tuple[str, int]
+# ``Reading``, the frozen value ``Score.reading`` builds, is in ``reading``, imported on first use
+# (``sanma score`` never builds one, see ``lazy``).
+__getattr__ = on_demand(globals(), {"Reading": "sanma.engine.reading"})
 # A meld as scoring reads it: (its kind, 3 or 4 tiles, a closed kan).  ``scoring.score_values``
 # makes these of ``Meld`` objects; ``sanma score`` of a request's kinds, with no tiles.
 MeldKinds = tuple[TileKind, int, bool]
@@ -177,28 +180,6 @@ _SANSHOKU_DOUKOU: Final = (frozenset({M1, P1, S1}), frozenset({M9, P1 + 8, S1 + 
 _JUNSEI: Final = [3, 1, 1, 1, 1, 1, 1, 1, 3]
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """The reading a score was taken from: the form, the pair, the sets and the wait.
-
-    ``sequences`` are first kinds (for chiitoitsu: the seven pair kinds, and ``pair`` is -1);
-    ``triplets`` the concealed triplet kinds (melds are not repeated here); ``win_set`` is
-    ``"pair"``, ``"sequence"`` or ``"triplet"``.
-    """
-
-    form: Literal["standard", "chiitoitsu", "kokushi"]
-    pair: TileKind
-    sequences: tuple[TileKind, ...]
-    triplets: tuple[TileKind, ...]
-    wait: Wait
-    win_set: str
-    win_kind: TileKind = -1
-    tsumo: bool = False
-    seat: TileKind = EAST
-    round: TileKind = EAST
-    melds: tuple[Meld, ...] = ()
-
-
 class HandFacts:
     """Everything about a winning hand that does not depend on its reading.
 
@@ -227,7 +208,13 @@ class HandFacts:
     )
 
     def __init__(
-        self, counts: bytes, packed: int, melds: Sequence[MeldKinds], win_kind: TileKind, ctx: WinFacts, rules: Rules
+        self,
+        counts: bytes,
+        packed: int,
+        melds: Sequence[MeldKinds],
+        win_kind: TileKind,
+        ctx: WinFacts,
+        rules: RuleFacts,
     ) -> None:
         """``packed`` are the concealed kind counts packed in an integer, one byte per kind
         (see ``PACKED_UNIT``); ``counts`` the same as bytes, needed only for a closed hand
@@ -340,7 +327,7 @@ def _chuuren(counts: bytes, win_kind: TileKind, base: TileKind) -> str:
     return "junsei_chuuren" if run == _JUNSEI else "chuuren"
 
 
-def _yakuman(name: str, double_name: str | None, rules: Rules) -> Yaku:
+def _yakuman(name: str, double_name: str | None, rules: RuleFacts) -> Yaku:
     """A yakuman entry: ``double_name`` counts double when the rules have double yakuman,
     otherwise it is reported under ``name`` as a single yakuman."""
     if double_name is not None and rules.double_yakuman:
@@ -363,7 +350,7 @@ def chiitoitsu_candidate(facts: HandFacts) -> Candidate:
     return [*facts.head, *facts.late_yaku, ("chiitoitsu", 2), *facts.tail], 0, 25, parts
 
 
-def kokushi_candidate(facts: HandFacts, rules: Rules) -> Candidate:
+def kokushi_candidate(facts: HandFacts, rules: RuleFacts) -> Candidate:
     """The one reading of kokushi musou (13-sided when the winning tile made the pair)."""
     pair = next(k for k in TERMINAL_HONOR_KINDS if facts.counts[k] == 2)
     thirteen = pair == facts.win_kind
@@ -388,7 +375,7 @@ _RYANMEN: Final[tuple[Wait, str, bool]] = ("ryanmen", "sequence", False)
 def standard_candidates(
     reading: StandardReading,
     facts: HandFacts,
-    rules: Rules,
+    rules: RuleFacts,
     out: list[Candidate],
 ) -> None:
     """Append one candidate per way to read a standard decomposition (the winning tile in
