@@ -1,4 +1,4 @@
-"""Mahjong master: legality and determinism over seeded matches (with a reduced search
+"""The classic master: legality and determinism over seeded matches (with a reduced search
 budget so the suite stays fast), the search's own futures, and scripted positions."""
 
 from __future__ import annotations
@@ -73,10 +73,13 @@ def _classic(events: Sequence[Event]) -> MasterBot:
     return bot
 
 
-def test_master_is_registered() -> None:
+def test_master_is_the_expected_value_engine_and_the_classic_one_stays() -> None:
+    from sanma.bots.ev import EVBot
+
     bot = make_bot("master", 1, 7)
-    assert isinstance(bot, MasterBot) and bot.seat == 1
+    assert isinstance(bot, EVBot) and bot.seat == 1 and bot.calm_expert
     assert display_name("master") == "Mahjong master" == bot.name
+    assert MasterBot(0, 7).name == "Classic master"
 
 
 def test_every_answer_is_legal_and_the_search_runs() -> None:

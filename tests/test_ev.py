@@ -279,3 +279,41 @@ def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
     plain.max_shanten = 1  # the short horizon is the program of a master that follows 1-shanten hands
     assert short.last_values == plain.price(legal, plain.last_expert or ExpertBot.decide(plain, legal))
     assert short.decide(legal) in legal
+
+
+def test_a_calm_master_leaves_calm_decisions_to_the_expert_until_the_last_dealer_turn() -> None:
+    """With ``calm_expert`` the program prices a decision only when an opponent threatens (its
+    tenpai chance at least ``threat``) or in the match's last dealer turn; elsewhere the answer
+    is the Expert's own, while the same position priced without the switch may differ."""
+    from sanma.bots.base import ask
+    from sanma.bots.ev import Program
+    from sanma.engine.match import Match
+    from sanma.engine.visibility import redact
+
+    seen = {"calm": 0, "priced_threat": 0, "priced_last": 0}
+    seed = 21
+    match = Match(seed, Rules(length="east"))
+    bots = [EVBot(s, seed, calm_expert=True) for s in range(3)]
+    for e in match.events:
+        for s, bot in enumerate(bots):
+            bot.observe(redact(e, s))
+    while not match.finished:
+        seat = match.awaiting()[0]
+        bot, legal = bots[seat], match.legal_actions(seat)
+        before = copy.deepcopy(bot)
+        answer = ask(bot, legal)
+        assert answer.status == "ok" and answer.action in legal
+        if any(isinstance(a, Discard) for a in legal) and not before.view.riichi[seat]:
+            program = Program(before, know(before.view), False, before.budget)
+            threatened = any(o.tenpai[0] >= before.threat for o in program.opps)
+            last = program.table.turns_left <= 1
+            if bot.last_values:
+                assert threatened or last
+                seen["priced_threat" if threatened else "priced_last"] += 1
+            elif not threatened and not last:
+                seen["calm"] += 1
+                assert answer.action == ExpertBot.decide(before, legal)  # the Expert's answer
+        for e in match.apply(seat, answer.action):
+            for s, b in enumerate(bots):
+                b.observe(redact(e, s))
+    assert seen["calm"] > 20 and seen["priced_threat"] > 0 and seen["priced_last"] > 0, seen

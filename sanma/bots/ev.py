@@ -22,9 +22,11 @@ these tenpai seats) is turned into the expected final placement points of the ma
 and "a cheap win ends the match first" are all in one number.  The master plays the
 discard with the highest one; a riichi discard cannot fold later and pays its deposit.
 
-Further from tenpai the Expert's efficiency decides, unless an opponent threatens (50%
-likely tenpai or more): then the far hand is priced too, as a hand that will not win, so
-each tile is worth its own deal-in risk.  Nine terminals are the Expert's.
+The program decides only when it matters more than speed: when an opponent threatens (50%
+likely tenpai or more) or in the match's last dealer turn (``calm_expert``, the default);
+every other decision is the Expert's plain speed, which the program's own choices there lost
+to.  Further from tenpai, under threat, the far hand is priced as a hand that will not win,
+so each tile is worth its own deal-in risk.  Nine terminals are the Expert's.
 
 Calls, kita and kans are priced by the same program: pass is the hand as it stands, a pon
 the hand after it and its best discard, a kita or a kan the hand it leaves with the
@@ -75,10 +77,12 @@ from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, Tile, TileKind, is_red, 
 
 BUDGET = 500  # hand states expanded per decision
 # Placement points (1.0 = 1,000 points of final score) the program's best must beat the
-# Expert's answer by: smaller edges are within the models' roughness (0.1 overruled the
-# Expert in a quarter of the priced decisions, with a median edge of 0.6, and 0.5 placed
-# better on the same walls; see docs/bots.md).
-MARGIN = 0.5
+# Expert's answer by.  Pricing every near hand, 0.1 overruled the Expert in a quarter of
+# the priced decisions (median edge 0.6) and 0.5 was used; with the calm decisions left to
+# the Expert (``calm_expert``), 0.25 placed 0.040 +- 0.037 better than 0.5 on the same 600
+# East walls, 0.1 and 0.0 about as well (docs/bots.md).
+MARGIN = 0.25
+EVERYWHERE_MARGIN = 0.5  # the margin of the master that prices every near hand (``everywhere``)
 MAX_SHANTEN = 2  # the program prices hands this close to tenpai; further, the Expert decides
 URA_BONUS = 1.15  # a riichi win's ura and ippatsu on top of the scored hand
 FOLD_DEPTH = 3  # folding lets go the safest few tiles: their average risk
@@ -520,13 +524,15 @@ class EVBot(ExpertBot):
         max_shanten: int = MAX_SHANTEN,
         time_budget: float | None = None,
         clock: Callable[[], float] = time.process_time,
-        calm_expert: bool = False,
+        calm_expert: bool = True,
         threat: float = PRESSURE,
     ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
         # Leave every decision nobody threatens to the Expert, but in the match's last
-        # dealer turn (where placement, not speed, decides).
+        # dealer turn (where placement, not speed, decides): pricing those decisions too lost
+        # hands to the Expert's plain speed (win 23-29% of hands against 30-34%), while the
+        # calm master wins as often as the Experts and deals in less (docs/bots.md).
         self.calm_expert = calm_expert
         # How likely an opponent's tenpai must be for it to threaten (the far hand priced as
         # one that will not win; with ``calm_expert``, the program deciding at all).
@@ -922,12 +928,17 @@ def _free(kind: TileKind, tiles: list[Tile]) -> Tile:
 
 
 def one_shanten(seat: int, seed: int = 0) -> EVBot:
-    """The EV master pricing hands one shanten or closer only (an A/B variant:
-    ``py:sanma.bots.ev:one_shanten``); 2-shanten hands are the Expert's."""
-    return EVBot(seat, seed, max_shanten=1)
+    """The EV master pricing every hand one shanten or closer only (an A/B variant of
+    ``everywhere``: ``py:sanma.bots.ev:one_shanten``); 2-shanten hands are the Expert's."""
+    return EVBot(seat, seed, margin=EVERYWHERE_MARGIN, calm_expert=False, max_shanten=1)
+
+
+def everywhere(seat: int, seed: int = 0) -> EVBot:
+    """The EV master pricing every hand two shanten or closer, calm or not, with margin 0.5
+    (the default until the calm master measured better: ``py:sanma.bots.ev:everywhere``)."""
+    return EVBot(seat, seed, margin=EVERYWHERE_MARGIN, calm_expert=False)
 
 
 def pressed(seat: int, seed: int = 0) -> EVBot:
-    """The EV master deciding only when an opponent threatens or in the match's last dealer
-    turn (an A/B variant: ``py:sanma.bots.ev:pressed``); the Expert's speed decides the rest."""
-    return EVBot(seat, seed, calm_expert=True)
+    """The calm master with margin 0.5 (an A/B variant: ``py:sanma.bots.ev:pressed``)."""
+    return EVBot(seat, seed, margin=EVERYWHERE_MARGIN)

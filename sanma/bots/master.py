@@ -1,4 +1,4 @@
-"""Mahjong master: the Expert's judgement, with its close discard choices settled by search.
+"""The classic master: the Expert's judgement, with its close discard choices settled by search.
 
 The Expert values each discard with a closed-form model of how fast and how big the hand
 gets.  The master keeps everything the Expert does (calls, kita, kans, defence, the match
@@ -93,7 +93,7 @@ SLOW_PUSH = 0.4
 class MasterBot(ExpertBot):
     """The Expert plus Monte Carlo search over the close discard choices."""
 
-    name = "Mahjong master"
+    name = "Classic master"
 
     def __init__(
         self,

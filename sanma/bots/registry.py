@@ -13,7 +13,9 @@ LEVELS: Final[dict[str, tuple[str, str, str]]] = {
     "beginner": ("sanma.bots.beginner", "BeginnerBot", "Beginner"),
     "normal": ("sanma.bots.normal", "NormalBot", "Normal"),
     "expert": ("sanma.bots.expert", "ExpertBot", "Expert"),
-    "master": ("sanma.bots.master", "MasterBot", "Mahjong master"),
+    # The expected-value master; the classic master (the Expert with its close discards
+    # searched, sanma.bots.master) stays reachable as py:sanma.bots.master:MasterBot.
+    "master": ("sanma.bots.ev", "EVBot", "Mahjong master"),
 }
 
 
