@@ -47,6 +47,7 @@ SWITCHES = {
     "call_search",
     "open_search",
     "calm_expert",  # EVBot
+    "keep_riichi",  # EVBot
 }
 INTEGERS = {"samples", "top", "budget", "max_shanten"}
 BOTS = {"master": MasterBot, "ev": EVBot}

@@ -526,6 +526,7 @@ class EVBot(ExpertBot):
         clock: Callable[[], float] = time.process_time,
         calm_expert: bool = True,
         threat: float = PRESSURE,
+        keep_riichi: bool = False,
     ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
@@ -537,6 +538,9 @@ class EVBot(ExpertBot):
         # How likely an opponent's tenpai must be for it to threaten (the far hand priced as
         # one that will not win; with ``calm_expert``, the program deciding at all).
         self.threat = threat
+        # When the Expert declares riichi, the program only chooses among riichi discards (an
+        # A/B switch: the calm master riichis in 34.5% of hands, the Experts in 40.1%).
+        self.keep_riichi = keep_riichi
         self.margin = margin
         self.max_shanten = max_shanten
         # Seconds of ``clock`` a decision may take on the full horizon before it is priced
@@ -609,6 +613,8 @@ class EVBot(ExpertBot):
         values = self.price(legal, expert)
         if not values:
             return expert
+        if self.keep_riichi and isinstance(expert, Discard) and expert.riichi:
+            values = {a: v for a, v in values.items() if isinstance(a, Discard) and a.riichi}
         self.last_values = values
         mine = priced_as(expert, values)
         if mine is None:
@@ -937,6 +943,12 @@ def everywhere(seat: int, seed: int = 0) -> EVBot:
     """The EV master pricing every hand two shanten or closer, calm or not, with margin 0.5
     (the default until the calm master measured better: ``py:sanma.bots.ev:everywhere``)."""
     return EVBot(seat, seed, margin=EVERYWHERE_MARGIN, calm_expert=False)
+
+
+def keep_riichi(seat: int, seed: int = 0) -> EVBot:
+    """The calm master that riichis whenever the Expert would (an A/B variant:
+    ``py:sanma.bots.ev:keep_riichi``)."""
+    return EVBot(seat, seed, keep_riichi=True)
 
 
 def pressed(seat: int, seed: int = 0) -> EVBot:
