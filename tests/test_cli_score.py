@@ -28,9 +28,10 @@ from sanma.engine.tiles import EAST, kind_name, tile_name, tiles_to_mpsz
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(lines: list[str], *args: str) -> tuple[int, list[dict[str, object]]]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "sanma", "score", *args],
+def _child(argv: list[str], lines: list[str]) -> subprocess.CompletedProcess[str]:
+    """A Python child run with ``argv`` and ``lines`` piped to its standard input."""
+    return subprocess.run(
+        [sys.executable, *argv],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
@@ -38,6 +39,10 @@ def _run(lines: list[str], *args: str) -> tuple[int, list[dict[str, object]]]:
         timeout=60,
         check=False,
     )
+
+
+def _run(lines: list[str], *args: str) -> tuple[int, list[dict[str, object]]]:
+    proc = _child(["-m", "sanma", "score", *args], lines)
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()]
 
 
@@ -319,15 +324,7 @@ def test_score_path_creates_no_dataclass(args: tuple[str, ...]) -> None:
         json.dumps({"hand": "123p406p234s678s99s", "win": "3p", "riichi": True, "red_fives": True}),
         "not json",
     ]
-    proc = subprocess.run(
-        [sys.executable, "-c", _SCORE_AND_LIST_MODULES, "score", *args],
-        input="\n".join(lines) + "\n",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    proc = _child(["-c", _SCORE_AND_LIST_MODULES, "score", *args], lines)
     assert proc.stderr.strip() == "[] 0", proc.stderr
     assert proc.stdout.splitlines() == [score_text(line, rules) for line in lines]
 
