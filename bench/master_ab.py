@@ -48,8 +48,9 @@ SWITCHES = {
     "open_search",
     "calm_expert",  # EVBot
     "keep_riichi",  # EVBot
+    "drawn_risk",  # EVBot
 }
-INTEGERS = {"samples", "top", "budget", "max_shanten"}
+INTEGERS = {"samples", "top", "budget", "max_shanten", "last_turns"}
 BOTS = {"master": MasterBot, "ev": EVBot}
 
 

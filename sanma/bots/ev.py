@@ -314,6 +314,10 @@ class Program:
 
     def _turns(self) -> Turn:
         kinds = [kind for kind in range(KIND_COUNT) if self.k.counts[kind]]
+        # A pushed discard of a later turn is mostly the tile just drawn (a draw that does not
+        # bring the hand closer goes straight out): an unseen kind, weighted by its copies.
+        drawn = [kind for kind in range(KIND_COUNT) if self.pool[kind]]
+        pool = max(1, sum(self.pool[kind] for kind in drawn))
         other, other_r, pr, pu, fr, fu = [], [], [], [], [], []
         mine = len(self.k.view.rivers[self.k.seat])
         for i in range(self.draws + 2):
@@ -321,8 +325,13 @@ class Program:
             other_r.append(self.m.hazard.other_end(mine + i + 1, self.riichi_tables, mine=True))
             risks = sorted((self.tile_risk(kind, i) for kind in kinds), key=lambda r: r[0])
             n = len(risks)
-            pr.append(sum(r[0] for r in risks) / n)
-            pu.append(sum(r[1] for r in risks) / n)
+            if self.bot.drawn_risk:
+                pushed = [(self.pool[kind], self.tile_risk(kind, i)) for kind in drawn]
+                pr.append(sum(c * r[0] for c, r in pushed) / pool)
+                pu.append(sum(c * r[1] for c, r in pushed) / pool)
+            else:
+                pr.append(sum(r[0] for r in risks) / n)
+                pu.append(sum(r[1] for r in risks) / n)
             safest = risks[: min(FOLD_DEPTH, n)]
             fr.append(sum(r[0] for r in safest) / len(safest))
             fu.append(sum(r[1] for r in safest) / len(safest))
@@ -527,6 +536,9 @@ class EVBot(ExpertBot):
         calm_expert: bool = True,
         threat: float = PRESSURE,
         keep_riichi: bool = False,
+        drawn_risk: bool = False,
+        calm_margin: float | None = None,
+        last_turns: int = 1,
     ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
@@ -541,6 +553,15 @@ class EVBot(ExpertBot):
         # When the Expert declares riichi, the program only chooses among riichi discards (an
         # A/B switch: the calm master riichis in 34.5% of hands, the Experts in 40.1%).
         self.keep_riichi = keep_riichi
+        # A later pushed discard's risk: the drawn tile's (unseen kinds by copies), or the
+        # average of the hand's own kinds (an A/B switch).
+        self.drawn_risk = drawn_risk
+        # With ``calm_expert``: a calm decision is priced too, but the Expert's answer stands
+        # unless another beats it by this much (``None``: calm decisions are not priced).
+        self.calm_margin = calm_margin
+        self._calm = False  # whether the decision being priced is a calm one
+        # With ``calm_expert``: the match's last dealer turns whose calm decisions are priced.
+        self.last_turns = last_turns
         self.margin = margin
         self.max_shanten = max_shanten
         # Seconds of ``clock`` a decision may take on the full horizon before it is priced
@@ -608,6 +629,7 @@ class EVBot(ExpertBot):
         self.last_expert = expert
         self.last_values = {}
         self.last_horizon = "none"
+        self._calm = False
         if winning_action(legal) is not None:
             return expert
         values = self.price(legal, expert)
@@ -620,7 +642,8 @@ class EVBot(ExpertBot):
         if mine is None:
             return expert  # the Expert's own answer is not priced: no fair comparison
         best = max(values, key=lambda a: (values[a], a == mine))
-        if values[best] - values[mine] < self.margin:
+        margin = self.calm_margin if self._calm and self.calm_margin is not None else self.margin
+        if values[best] - values[mine] < margin:
             return expert  # the program's edge is within its own roughness: the Expert's answer
         return best
 
@@ -707,7 +730,9 @@ class _Run:
         far from tenpai, or the bot leaves calm decisions before the last dealer turn."""
         if self.threatened(program):
             return False
-        return not self.near or (self.bot.calm_expert and program.table.turns_left > 1)
+        calm = self.bot.calm_expert and program.table.turns_left > self.bot.last_turns
+        self.bot._calm = calm
+        return not self.near or (calm and self.bot.calm_margin is None)
 
     def turn(self, expert: Action | None) -> dict[Action, float]:
         """Our own turn: every legal discard (with and without riichi), kita and kan.  The
