@@ -2,8 +2,9 @@
 for, its progress, computed once and kept (a second ask and a restarted server read the
 store), the bounds (one unfinished review per guest, the queue's cap: 429), the typed errors,
 a review past its time limit (failed, its worker stopped and replaced), a review left running
-by a server that died (queued again, or failed after its last try),
-and the store's review table on SQLite and PostgreSQL."""
+by a server that died (queued again, or failed after its last try), a review kept from another
+master (shown as outdated, computed again when asked), and the store's review table on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
-from sanma.bots.review import review
+from sanma.bots.review import REVIEWER, review
 from sanma.cli.review_cmd import read_log
 from sanma.engine.errors import SanmaError
 from sanma.server.reviewer import MAX_ATTEMPTS
@@ -108,6 +109,7 @@ def test_a_review_is_computed_once_shown_with_progress_and_kept(tmp_path, runnin
     assert dones == sorted(dones) and seen[-1]["done"] == seen[-1]["total"] > 0
     result = seen[-1]["result"]
     assert live.app.state.reviews.computed == 1
+    assert result["reviewer"] == REVIEWER and seen[-1]["outdated"] is False
 
     engine = db.open_engine(settings.db_url)
     log = read_log(json.dumps(match_store.load_events(engine, match)))  # the CLI's reader of the store form
@@ -234,9 +236,9 @@ def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_pa
     other, other_token = guest_token(engine)
     doomed, _ = store_ended(engine, 29, other, seat=1)
     # A server that died once under the first review and MAX_ATTEMPTS times under the second.
-    store.request_review(engine, crashed, 1, guest, total=5, queue_cap=10)
+    store.request_review(engine, crashed, 1, guest, total=5, queue_cap=10, current=REVIEWER)
     assert store.claim_next(engine, "dead-node", 30.0) is not None
-    store.request_review(engine, doomed, 1, other, total=5, queue_cap=10)
+    store.request_review(engine, doomed, 1, other, total=5, queue_cap=10, current=REVIEWER)
     for _ in range(MAX_ATTEMPTS):
         row = store.claim_next(engine, "dead-node", 30.0)
         assert row is not None and row.match_id == doomed
@@ -256,9 +258,9 @@ def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_pa
 def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
     guest, _ = guest_token(any_engine)
     match, _ = store_ended(any_engine, 30, guest)
-    row, new = store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1)
+    row, new = store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1, current=REVIEWER)
     assert new and row.state == "queued" and row.total == 40 and row.attempts == 0
-    assert store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1) == (row, False)
+    assert store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1, current=REVIEWER) == (row, False)
     claimed = store.claim_next(any_engine, "a", 0.0)  # a lease that has run out already
     assert claimed is not None and claimed.state == "running" and claimed.attempts == 1 and claimed.node == "a"
     assert store.claim_next(any_engine, "b", 30.0) is None  # nothing else queued
@@ -269,11 +271,69 @@ def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
     assert store.claim_next(any_engine, "b", 30.0) is not None
     assert store.recover(any_engine, max_attempts=2) == (0, 0)  # b's lease holds
     assert not store.finish(any_engine, match, 1, "a", {"seat": 1})  # a lost it
-    assert store.finish(any_engine, match, 1, "b", {"seat": 1, "mistakes": []})
+    kept = {"reviewer": REVIEWER, "seat": 1, "mistakes": []}
+    assert store.finish(any_engine, match, 1, "b", kept)
     done = store.get_review(any_engine, match, 1)
-    assert done is not None and done.state == "done" and done.done == 40 and done.result == {"seat": 1, "mistakes": []}
+    assert done is not None and done.state == "done" and done.done == 40 and done.result == kept
     assert done.attempts == 2 and done.node is None
+    assert store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1, current=REVIEWER) == (done, False)
+    assert not store.outdated(done, REVIEWER)
     assert store.get_review(any_engine, match, 0) is None
+
+
+def finished_by(
+    engine: Engine, match: str, seat: int, guest: str, result: dict[str, Any], *, asked: bool = False
+) -> store.ReviewRow:
+    """A done review of ``seat`` kept with ``result`` (as a worker of some master left it);
+    ``asked``: it is queued already."""
+    if not asked:
+        store.request_review(engine, match, seat, guest, total=40, queue_cap=10, current=REVIEWER)
+    claimed = store.claim_next(engine, "old", 30.0)
+    assert claimed is not None and (claimed.match_id, claimed.seat) == (match, seat)
+    assert store.finish(engine, match, seat, "old", result)
+    row = store.get_review(engine, match, seat)
+    assert row is not None and row.state == "done"
+    return row
+
+
+@pytest.mark.parametrize("kept", [{"reviewer": "ev-0", "seat": 1}, {"seat": 1}], ids=["another", "unnamed"])
+def test_store_a_review_of_another_master_is_queued_again(any_engine: Engine, kept: dict[str, Any]) -> None:  # noqa: F811
+    guest, _ = guest_token(any_engine)
+    match, _ = store_ended(any_engine, 33, guest)
+    old = finished_by(any_engine, match, 1, guest, kept)
+    assert old.attempts == 1 and store.outdated(old, REVIEWER)
+    row, new = store.request_review(any_engine, match, 1, guest, total=41, queue_cap=10, current=REVIEWER)
+    assert new and row.state == "queued" and row.attempts == 0 and row.total == 41 and row.result is None
+    assert not store.outdated(row, REVIEWER)  # only a done review is outdated
+    # Computed again by today's master (the database is the module's on PostgreSQL: none is left queued).
+    again = finished_by(any_engine, match, 1, guest, {"reviewer": REVIEWER, "seat": 1}, asked=True)
+    assert again.attempts == 1 and not store.outdated(again, REVIEWER)
+    assert store.request_review(any_engine, match, 1, guest, total=41, queue_cap=10, current=REVIEWER) == (again, False)
+
+
+def test_a_review_of_another_master_is_shown_outdated_and_computed_again(tmp_path, running):
+    settings = base_settings(tmp_path)
+    engine = db.open_engine(settings.db_url)
+    db.upgrade(engine)
+    guest, token = guest_token(engine)
+    match, _ = store_ended(engine, 34, guest, seat=1)
+    # As the master before this version kept it: another opinion, no "reviewer".
+    old = {"seat": 1, "decisions": 1, "priced": 1, "agreed": 0, "total_loss": 0.5, "mistakes": []}
+    finished_by(engine, match, 1, guest, old)
+    engine.dispose()
+
+    live = start(running, settings)
+    shown = read(live, match, token).json()
+    assert shown["state"] == "done" and shown["outdated"] is True  # what is kept, said to be old
+    assert shown["result"]["total_loss"] == 0.5 and shown["result"]["reviewer"] is None
+    again = ask(live, match, token)
+    assert again.status_code == 202 and again.json()["state"] in ("queued", "running"), again.text
+    last = until_finished(live, match, token)[-1]
+    assert last["state"] == "done" and last["outdated"] is False
+    assert last["result"]["reviewer"] == REVIEWER and last["result"]["decisions"] > 1
+    assert live.app.state.reviews.computed == 1
+    assert ask(live, match, token).json()["result"] == last["result"]  # today's is kept
+    assert live.app.state.reviews.computed == 1
 
 
 def test_the_settings_of_the_reviews() -> None:

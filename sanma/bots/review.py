@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from sanma.bots.ev import EVBot, priced_as
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
@@ -43,6 +43,12 @@ from sanma.engine.visibility import redact
 MasterFactory = Callable[[int], EVBot]
 Progress = Callable[[int, int], None]
 """Told ``(done, total)``: events of the log read so far, of all of them."""
+
+REVIEWER: Final = "ev-calm-1"
+"""The master a review's opinions are the opinions of, kept in every result (``"reviewer"``):
+a stored review of another version is computed again when asked (``store/reviews.py``).
+Change it whenever the master's decisions or values change (``ev.py``, its models, what it
+prices): ``ev-calm-1`` prices only threatened and last-dealer-turn decisions (session 8)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +91,7 @@ class Review:
     def as_dict(self) -> dict[str, Any]:
         priced = [d for d in self.decisions if d.loss is not None]
         return {
+            "reviewer": REVIEWER,
             "seat": self.seat,
             "decisions": len(self.decisions),
             "priced": len(priced),

@@ -7,7 +7,8 @@ asked again it is found, never computed twice.  Its life: ``queued`` (asked) -> 
 ``done`` (``result``) or ``failed`` (``error``).  A process that dies leaves its rows
 ``running`` with a lease that runs out; ``recover`` puts such rows back in the queue, or
 marks them failed once they have been started ``max_attempts`` times (a review that kills
-its worker must not loop for ever).
+its worker must not loop for ever).  A done review records the master that computed it
+(``result["reviewer"]``): asked again under another master it is ``outdated`` and computed again.
 """
 
 from __future__ import annotations
@@ -90,17 +91,24 @@ def get_review(engine: Engine, match_id: str, seat: int) -> ReviewRow | None:
     return None if row is None else _row(row)
 
 
+def outdated(row: ReviewRow, current: str) -> bool:
+    """A done review computed by another master than ``current`` (or stored before results
+    named their master): what it says is no longer what the master would say."""
+    return row.state == "done" and (row.result or {}).get("reviewer") != current
+
+
 def request_review(
-    engine: Engine, match_id: str, seat: int, guest_id: str, *, total: int, queue_cap: int
+    engine: Engine, match_id: str, seat: int, guest_id: str, *, total: int, queue_cap: int, current: str
 ) -> tuple[ReviewRow, bool]:
     """The review of ``seat`` in ``match_id`` asked by ``guest_id``: the stored one when there
-    is one (done, queued or running; a failed one is queued again), else a new queued row.
-    ``(row, queued_now)``.  Raises ``ReviewRefused`` when the guest already has another review
-    unfinished, or the queue is full."""
+    is one (done, queued or running; a failed one, or a done one ``outdated`` against the
+    ``current`` master, is queued again), else a new queued row.  ``(row, queued_now)``.
+    Raises ``ReviewRefused`` when the guest already has another review unfinished, or the
+    queue is full."""
     with _REQUESTS, engine.begin() as conn:
         conn.execute(select(guests.c.id).where(guests.c.id == guest_id).with_for_update())
         found = conn.execute(select(match_reviews).where(_key(match_id, seat))).mappings().first()
-        if found is not None and found["state"] != "failed":
+        if found is not None and found["state"] != "failed" and not outdated(_row(found), current):
             return _row(found), False
         _check_room(conn, guest_id, queue_cap)
         now = datetime.now(UTC)

@@ -1,6 +1,7 @@
 """The master's review of the account's own seat in an ended match (``docs/protocol.md``,
 "Reviews"): asked for with a POST, computed once by a worker process (``server/reviewer.py``),
-its progress and then its result read with a GET, kept in the store for every later ask."""
+its progress and then its result read with a GET, kept in the store for every later ask (computed
+again once the master has changed: ``sanma.bots.review.REVIEWER``)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,9 @@ class Decision(BaseModel):
 class ReviewResult(BaseModel):
     """Every decision of the seat, the biggest loss first."""
 
+    reviewer: str | None = Field(
+        default=None, description="the master that computed it (``sanma.bots.review.REVIEWER``); null: stored before"
+    )
     seat: int
     decisions: int
     priced: int
@@ -58,6 +62,9 @@ class ReviewStatus(BaseModel):
     total: int
     result: ReviewResult | None = None
     error: str | None = None
+    outdated: bool = Field(
+        default=False, description="done by another master than today's: POST to have it computed again"
+    )
 
 
 REVIEW_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -73,6 +80,15 @@ def reviewer(request: Request) -> Reviewer:
     return found
 
 
+def current_reviewer() -> str:
+    """Today's master (``sanma.bots.review.REVIEWER``), imported when first asked (in a thread):
+    the review module brings the master with it, which the server loads only for a match that
+    seats it."""
+    from sanma.bots.review import REVIEWER
+
+    return REVIEWER
+
+
 def _own_ended(app: AppServices, match_id: str, guest: str) -> int:
     """The account's seat in the ended match ``match_id`` (typed errors otherwise)."""
     record = match_store.get_match(app.engine, match_id)
@@ -84,14 +100,21 @@ def _own_ended(app: AppServices, match_id: str, guest: str) -> int:
     return seat
 
 
-def _status(row: store.ReviewRow, found: Reviewer) -> ReviewStatus:
+def _status(row: store.ReviewRow, found: Reviewer, current: str) -> ReviewStatus:
     done, total = row.done, row.total
     fresher = found.progress((row.match_id, row.seat)) if row.state == "running" else None
     if fresher is not None:
         done, total = max(done, fresher[0]), fresher[1] or total
     result = None if row.result is None else ReviewResult.model_validate(row.result)
     return ReviewStatus(
-        match=row.match_id, seat=row.seat, state=row.state, done=done, total=total, result=result, error=row.error
+        match=row.match_id,
+        seat=row.seat,
+        state=row.state,
+        done=done,
+        total=total,
+        result=result,
+        error=row.error,
+        outdated=store.outdated(row, current),
     )
 
 
@@ -104,17 +127,21 @@ def _status(row: store.ReviewRow, found: Reviewer) -> ReviewStatus:
 async def ask_review(match_id: str, guest: Guest, app: AppServices, request: Request, response: Response) -> Any:
     """Ask for the master's review of the account's seat in an ended match: 202 with its
     state while it waits or runs (read it again with GET), 200 with the result once done.
-    Asking again never computes it again; a failed review is queued again."""
+    Asking again never computes it again; a failed review, or one done by another master
+    than today's, is queued again."""
     found = reviewer(request)
 
-    def write() -> store.ReviewRow:
+    def write() -> tuple[store.ReviewRow, str]:
         seat = _own_ended(app, match_id, guest)
         total = match_store.event_count(app.engine, match_id)
-        row, _ = store.request_review(app.engine, match_id, seat, guest, total=total, queue_cap=found.queue_cap)
-        return row
+        current = current_reviewer()
+        row, _ = store.request_review(
+            app.engine, match_id, seat, guest, total=total, queue_cap=found.queue_cap, current=current
+        )
+        return row, current
 
     try:
-        row = await asyncio.to_thread(write)
+        row, current = await asyncio.to_thread(write)
     except store.ReviewRefused as exc:
         code = "review_busy" if exc.reason == "busy" else "review_queue_full"
         body = ApiError(429, code, str(exc)).body()
@@ -122,18 +149,20 @@ async def ask_review(match_id: str, guest: Guest, app: AppServices, request: Req
     if row.state == "queued":
         found.wake()
     response.status_code = 200 if row.state == "done" else 202
-    return _status(row, found)
+    return _status(row, found, current)
 
 
 @router.get("/matches/{match_id}/review", responses=REVIEW_ERRORS)
 async def get_review(match_id: str, guest: Guest, app: AppServices, request: Request) -> ReviewStatus:
-    """The review of the account's seat in a match: its progress, then its result."""
+    """The review of the account's seat in a match: its progress, then its result (what is
+    stored: ``outdated`` when today's master would compute it again, on a POST)."""
 
-    def read() -> store.ReviewRow:
+    def read() -> tuple[store.ReviewRow, str]:
         seat = _own_ended(app, match_id, guest)
         row = store.get_review(app.engine, match_id, seat)
         if row is None:
             raise ApiError(404, "no_review", "no review of this match was asked for: POST to ask")
-        return row
+        return row, current_reviewer()
 
-    return _status(await asyncio.to_thread(read), reviewer(request))
+    row, current = await asyncio.to_thread(read)
+    return _status(row, reviewer(request), current)
