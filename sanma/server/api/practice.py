@@ -193,12 +193,18 @@ async def current_match(guest: Guest, app: AppServices) -> CurrentMatch:
 @router.get("/matches/{match_id}", responses={404: {"description": "no such match for this guest (`no_match`)"}})
 async def get_match(match_id: str, guest: Guest, app: AppServices) -> MatchInfo:
     """A match in which this guest has a seat: the seat, status, rules and log length."""
-    record = await asyncio.to_thread(match_store.get_match, app.engine, match_id)
-    players = [] if record is None else await asyncio.to_thread(match_store.players_of, app.engine, record.id)
-    seats = [p.seat for p in players if p.guest_id == guest]
-    if record is None or not seats:
+
+    def load() -> tuple[match_store.MatchRecord, list[int], int] | None:
+        record = match_store.get_match(app.engine, match_id)
+        if record is None:
+            return None
+        seats = [p.seat for p in match_store.players_of(app.engine, record.id) if p.guest_id == guest]
+        return (record, seats, match_store.event_count(app.engine, record.id)) if seats else None
+
+    found = await asyncio.to_thread(load)  # one hop off the event loop, not three
+    if found is None:
         raise ApiError(404, "no_match", "no such match for this guest")
-    count = await asyncio.to_thread(match_store.event_count, app.engine, record.id)
+    record, seats, count = found
     return MatchInfo(
         match=record.id,
         seat=seats[0],
