@@ -979,3 +979,9 @@ def keep_riichi(seat: int, seed: int = 0) -> EVBot:
 def pressed(seat: int, seed: int = 0) -> EVBot:
     """The calm master with margin 0.5 (an A/B variant: ``py:sanma.bots.ev:pressed``)."""
     return EVBot(seat, seed, margin=EVERYWHERE_MARGIN)
+
+
+def calm_priced(seat: int, seed: int = 0) -> EVBot:
+    """The calm master that prices its calm decisions too and overrules the Expert there
+    only by 1.0 placement points (an A/B variant: ``py:sanma.bots.ev:calm_priced``)."""
+    return EVBot(seat, seed, calm_margin=1.0)
