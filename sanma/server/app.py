@@ -3,9 +3,9 @@
 The HTTP API is a set of routers under ``/api`` (``server/api/``; the OpenAPI schema at
 ``/api/openapi.json``, its pages at ``/api/docs`` from pinned local assets, ``api/docs.py``),
 the WebSocket is ``/ws`` and the browser client (``web/``) is served at ``/``.  Overrides
-(for tests): ``engine`` (a SQLAlchemy engine), ``make_bot`` (``(level, seat, seed) -> Player``),
-``seed_source`` (``() -> int``, the match seeds), ``seat_source`` (``() -> int`` for
-``"seat": "random"``).
+(for tests): ``engine`` (a SQLAlchemy engine), ``make_bot`` (``(level, seat, seed) -> Player``;
+``registry.live_bot`` by default), ``seed_source`` (``() -> int``, the match seeds),
+``seat_source`` (``() -> int`` for ``"seat": "random"``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sanma.bots.registry import make_bot
+from sanma.bots.registry import live_bot
 from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
@@ -54,7 +54,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     engine: Engine = overrides.get("engine") or db.open_engine(settings.db_url)
     rooms = RoomRegistry(
         engine,
-        overrides.get("make_bot", make_bot),
+        overrides.get("make_bot", live_bot),
         bot_delay_s=settings.bot_delay_s,
         bot_budget_s=settings.bot_budget_s,
         host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
