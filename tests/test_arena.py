@@ -126,6 +126,9 @@ def test_same_seed_same_report_with_one_and_two_workers() -> None:
     assert simple["win_rate"]["mean"] > 0
     assert simple["placement"]["mean"] < 2.0
     assert sum(p["matches"] for p in one["players"]) == 3 * config.matches
+    for p in one["players"]:  # the per-group placements behind the interval, for pairing runs
+        assert len(p["placement_by_group"]) == config.groups
+        assert sum(p["placement_by_group"]) / config.groups == pytest.approx(p["placement"]["mean"], abs=1e-3)
 
 
 def test_a_run_continued_equals_the_longer_run() -> None:

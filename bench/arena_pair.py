@@ -1,0 +1,65 @@
+"""Benchmark helper: pair two ``sanma arena --json`` runs on the same walls.
+
+Two runs of the same configuration (seed, seed groups, rotations, rules) but another player
+in one place meet the same walls, so the difference of that player's placement per seed
+group has a much narrower interval than either placement alone:
+
+    .venv/bin/sanma arena --players master,expert,expert --matches 2400 --rotations 6 \\
+        --length east --seed 9301 --workers 2 --no-progress --json /tmp/a.json
+    .venv/bin/sanma arena --players py:sanma.bots.ev:calm_priced,expert,expert ... --json /tmp/b.json
+    .venv/bin/python bench/arena_pair.py /tmp/a.json /tmp/b.json --index 0
+
+It prints both placements and B - A, each with its 95% half-width over the seed groups.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+# What must agree for two runs to have met the same walls (the players may differ).
+SAME = ("seed", "seed_groups", "first_group", "rotations", "rules", "length", "red_fives")
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """Mean and 95% half-width (normal approximation)."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else float("inf")
+    return mean, 1.96 * sd / math.sqrt(n)
+
+
+def per_group(report: dict[str, Any], index: int) -> tuple[str, list[float]]:
+    player = report["players"][index]
+    if "placement_by_group" not in player:
+        raise SystemExit("a report without placement_by_group: rerun it with this version's arena")
+    return player["player"], player["placement_by_group"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("a", type=Path, help="the reference run's --json file")
+    parser.add_argument("b", type=Path, help="the other run's --json file")
+    parser.add_argument("--index", type=int, default=0, choices=(0, 1, 2), help="the player's place in --players")
+    args = parser.parse_args()
+    a, b = (json.loads(path.read_text()) for path in (args.a, args.b))
+    differ = [key for key in SAME if a["config"][key] != b["config"][key]]
+    if differ:
+        print(f"the runs did not meet the same walls: {', '.join(differ)} differ", file=sys.stderr)
+        return 2
+    name_a, places_a = per_group(a, args.index)
+    name_b, places_b = per_group(b, args.index)
+    for name, places in ((name_a, places_a), (name_b, places_b)):
+        mean, half = interval(places)
+        print(f"{name:32s} placement {mean:.3f} ±{half:.3f}")
+    mean, half = interval([y - x for x, y in zip(places_a, places_b, strict=True)])
+    print(f"  {name_b} - {name_a}: {mean:+.3f} ±{half:.3f} (paired by seed group, {len(places_a)} groups)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
