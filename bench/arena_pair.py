@@ -16,21 +16,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sanma.arena.stats import mean_estimate
 
 # What must agree for two runs to have met the same walls (the players may differ).
 SAME = ("seed", "seed_groups", "first_group", "rotations", "rules", "length", "red_fives")
 
 
 def interval(values: list[float]) -> tuple[float, float]:
-    """Mean and 95% half-width (normal approximation)."""
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / (n - 1)) if n > 1 else float("inf")
-    return mean, 1.96 * sd / math.sqrt(n)
+    """Mean and 95% half-width over the seed groups (the arena's own estimate)."""
+    e = mean_estimate(values)
+    assert e.mean is not None
+    return e.mean, float("inf") if e.high is None else e.high - e.mean
 
 
 def per_group(report: dict[str, Any], index: int) -> tuple[str, list[float]]:

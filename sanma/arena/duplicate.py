@@ -302,11 +302,7 @@ class ArenaResult:
                     "hands": s.hands,
                     "matches_per_seat": seats[p],
                     "placements": list(s.placements),
-                    # Per seed group, so two runs on the same walls can be paired
-                    # (bench/arena_pair.py): the group mean is the sample unit.
-                    "placement_by_group": [
-                        round(sum(m.tallies[p].placement for m in g.matches) / len(g.matches), 6) for g in self.groups
-                    ],
+                    "placement_by_group": [round(x, 6) for x in s.placement_by_group],  # bench/arena_pair.py
                     **{key: est.as_dict() for key, est in s.estimates.items()},
                     "answers": {
                         "decisions": s.answers.decisions,

@@ -167,6 +167,9 @@ class PlayerSummary:
     estimates: dict[str, Estimate]
     placements: tuple[int, int, int]  # how many firsts, seconds, thirds
     answers: AnswerCounts
+    # The mean placement of each seed group: the sample of the placement estimate, kept so
+    # that two runs on the same walls can be paired.
+    placement_by_group: tuple[float, ...] = ()
     latency_ms: dict[str, float | int | None] = field(default_factory=dict)
 
 
@@ -180,8 +183,10 @@ def summarise(
     one group: the matches it played on that seed, one per rotation), its answer counts and
     the seconds each of its decisions took."""
     estimates: dict[str, Estimate] = {}
+    by_group: dict[str, list[float]] = {}
     for key in MEANS:
-        estimates[key] = mean_estimate([math.fsum(getattr(m, key) for m in g) / len(g) for g in groups if g])
+        by_group[key] = [math.fsum(getattr(m, key) for m in g) / len(g) for g in groups if g]
+        estimates[key] = mean_estimate(by_group[key])
     for key, (num, den) in RATES.items():
         ys = [float(sum(getattr(m, num) for m in g)) for g in groups]
         xs = [float(sum(getattr(m, den) for m in g)) for g in groups]
@@ -201,4 +206,5 @@ def summarise(
         placements=(places[0], places[1], places[2]),
         answers=answers if answers is not None else AnswerCounts(),
         latency_ms=latency_ms,
+        placement_by_group=tuple(by_group["placement"]),
     )
