@@ -1,7 +1,7 @@
 """The tables, as SQLAlchemy Core ``Table`` objects on one ``MetaData``.
 
 Migrations (``migrations/versions``) create them; this module is what the code queries.
-Portable types only: strings, integers, timestamps and JSON kept as text.
+Portable types only: strings, integers, timestamps, JSON kept as text and bytes (LargeBinary).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -174,6 +175,10 @@ match_shares = Table(
 )
 
 # A tenhou.net/6 log a player opened and chose to keep in their history (stored as sent).
+# Migration 0010: ``opened`` is the viewer's answer, zlib-compressed, so reading a kept log is a
+# lookup (null for rows kept before it, filled on first read); ``size`` is what the row costs
+# its guest's quota in bytes (the text plus the answer), so the quota and the list never read
+# the texts.
 saved_logs = Table(
     "saved_logs",
     metadata,
@@ -183,6 +188,8 @@ saved_logs = Table(
     Column("preset", String(16), nullable=False),
     Column("log", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("opened", LargeBinary, nullable=True),
+    Column("size", Integer, nullable=False, server_default="0"),
 )
 
 # -- reviews (issue 13, migration 0009) -------------------------------------------------------
