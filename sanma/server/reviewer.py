@@ -1,9 +1,9 @@
 """The master's reviews, computed off the event loop: ``Reviewer`` (one per server process).
 
 A review (``sanma.bots.review``) folds a whole match through the expected-value master, a
-second or more of CPU per match: it runs in a worker process (a ``ProcessPoolExecutor`` of
-``Settings.review_workers`` processes, started with ``spawn`` so that no thread of the server
-is forked), never on the event loop and never in its threads, where it would hold the GIL.
+second or more of CPU per match: it runs in a worker process (``procpool.new_pool`` of
+``Settings.review_workers`` spawned processes, which end with their server however it ends),
+never on the event loop and never in its threads, where it would hold the GIL.
 
 The queue is the database (``store/reviews.py``): a request writes a ``queued`` row; each
 server process with a free worker claims the oldest (``running``, leased to this process),
@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from sqlalchemy import Engine
 
+from sanma.server import procpool
 from sanma.store import matches as match_store
 from sanma.store import reviews as store
 
@@ -206,26 +207,19 @@ class Reviewer:
 
     def _pool_now(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._queue = context.Queue()
-            self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=_init_worker, initargs=(self._queue,)
-            )
+            self._queue = multiprocessing.get_context("spawn").Queue()
+            self._pool = procpool.new_pool(self.workers, _init_worker, (self._queue,))
         return self._pool
 
     def _stop_pool(self, only: ProcessPoolExecutor | None = None) -> None:
         """Stop the pool (``only``: if it is still that one: the other reviews that ran in a
-        broken pool must not stop the new one) and its workers, busy or not."""
+        broken pool must not stop the new one) and its workers, busy or not: a review runs for
+        seconds to a minute, and stopping the server does not wait for it (it is queued again)."""
         if only is not None and self._pool is not only:
             return
         pool, self._pool = self._pool, None
         if pool is not None:
-            # A review runs for seconds to a minute: stopping the server does not wait for it
-            # (it is queued again); the executor has no public way to stop a busy worker.
-            for process in list(getattr(pool, "_processes", {}).values()):
-                with contextlib.suppress(Exception):
-                    process.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)  # quick: its processes are gone
+            procpool.stop_pool(pool)
         if self._queue is not None:
             self._queue.close()
             self._queue.join_thread()
