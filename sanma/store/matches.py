@@ -7,12 +7,24 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
-from sqlalchemy import Engine, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    LargeBinary,
+    cast,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
-from sanma.store.tables import accounts, match_events, match_players, match_shares, matches, saved_logs
+from sanma.store.tables import accounts, guests, match_events, match_players, match_shares, matches, saved_logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,37 +270,106 @@ def shared_match(engine: Engine, share_id: str) -> tuple[str, str] | None:
     return None if row is None else (str(row[0]), str(row[1]))
 
 
+class LogQuotaExceeded(Exception):
+    """A guest's kept logs are at their cap: ``what`` says which (how many, or how many bytes)
+    and ``limit`` is that cap."""
+
+    def __init__(self, what: Literal["count", "bytes"], limit: int) -> None:
+        super().__init__(f"kept logs are at their cap of {limit} ({what})")
+        self.what: Literal["count", "bytes"] = what
+        self.limit = limit
+
+
 @dataclass(frozen=True, slots=True)
 class SavedLog:
-    """An opened tenhou.net/6 log a player kept (``log`` is the text as sent)."""
+    """An opened tenhou.net/6 log a player kept: ``log`` is the text as sent, ``opened`` the
+    viewer's answer zlib-compressed (``None`` for a row kept before migration 0010)."""
 
     id: str
-    guest_id: str
     title: str
     preset: str
     log: str
     created_at: datetime
+    opened: bytes | None
 
 
-def save_log(engine: Engine, guest_id: str, *, title: str, preset: str, log: str) -> SavedLog:
-    """Keep an opened log in ``guest_id``'s history."""
-    saved = SavedLog(uuid.uuid4().hex, guest_id, title[:200], preset, log, datetime.now(UTC))
+@dataclass(frozen=True, slots=True)
+class SavedLogItem:
+    """One line of a guest's kept logs: no text, no answer (``size`` is what it costs the quota)."""
+
+    id: str
+    title: str
+    preset: str
+    created_at: datetime
+    size: int
+
+
+def save_log(
+    engine: Engine,
+    guest_id: str,
+    *,
+    title: str,
+    preset: str,
+    log: str,
+    opened: bytes | None = None,
+    max_count: int | None = None,
+    max_bytes: int | None = None,
+) -> SavedLog:
+    """Keep an opened log in ``guest_id``'s history, within the guest's caps (``None``: no cap)
+    on how many logs and how many bytes (texts plus answers) are kept.  Raises
+    ``LogQuotaExceeded`` past either; the check and the insert are one transaction, so two
+    saves at once cannot both pass the cap."""
+    saved = SavedLog(uuid.uuid4().hex, title[:200], preset, log, datetime.now(UTC), opened)
+    size = _cost(log, opened)
+    if max_bytes is not None and size > max_bytes:
+        raise LogQuotaExceeded("bytes", max_bytes)
     with engine.begin() as conn:
-        conn.execute(
-            insert(saved_logs).values(
-                id=saved.id, guest_id=guest_id, title=saved.title, preset=preset, log=log, created_at=saved.created_at
-            )
-        )
+        _lock_guest(conn, guest_id)
+        values: dict[str, Any] = {"id": saved.id, "guest_id": guest_id, "title": saved.title, "preset": preset}
+        values |= {"log": log, "created_at": saved.created_at, "opened": opened, "size": size}
+        source = select(*(literal(v, saved_logs.c[k].type).label(k) for k, v in values.items()))
+        mine = saved_logs.c.guest_id == guest_id
+        if max_count is not None:
+            source = source.where(select(func.count()).where(mine).scalar_subquery() < max_count)
+        if max_bytes is not None:
+            used = select(func.coalesce(func.sum(saved_logs.c.size), 0)).where(mine).scalar_subquery()
+            source = source.where(used + size <= max_bytes)
+        # RETURNING, not the row count: psycopg counts -1 rows for an INSERT ... SELECT.
+        done = conn.execute(insert(saved_logs).from_select(list(values), source).returning(saved_logs.c.id)).first()
+        if done is None:
+            raise _which_cap(conn, guest_id, max_count, max_bytes)
     return saved
 
 
-def saved_logs_of(engine: Engine, guest_id: str) -> list[SavedLog]:
-    """The logs ``guest_id`` kept, newest first (the text included)."""
+def _cost(log: str, opened: bytes | None) -> int:
+    return len(log.encode()) + len(opened or b"")
+
+
+def _lock_guest(conn: Connection, guest_id: str) -> None:
+    # PostgreSQL: saves of one guest queue on the guest's row, so each one's check sees the
+    # rows the one before committed.  SQLite has no row locks and needs none here: the check
+    # and the insert are one INSERT ... SELECT, which holds the database's write lock from its
+    # first read (and a plain SELECT first would only open a read that a writer may outdate).
+    if conn.dialect.name != "sqlite":
+        conn.execute(select(guests.c.id).where(guests.c.id == guest_id).with_for_update())
+
+
+def _which_cap(conn: Connection, guest_id: str, max_count: int | None, max_bytes: int | None) -> LogQuotaExceeded:
+    count = conn.execute(select(func.count()).where(saved_logs.c.guest_id == guest_id)).scalar_one()
+    if max_count is not None and count >= max_count:
+        return LogQuotaExceeded("count", max_count)
+    assert max_bytes is not None, "the insert was refused by one of the two caps"
+    return LogQuotaExceeded("bytes", max_bytes)
+
+
+def saved_logs_of(engine: Engine, guest_id: str) -> list[SavedLogItem]:
+    """The logs ``guest_id`` kept, newest first, without their texts or answers."""
+    columns = [saved_logs.c[name] for name in ("id", "title", "preset", "created_at", "size")]
     with engine.connect() as conn:
         rows = conn.execute(
-            select(saved_logs).where(saved_logs.c.guest_id == guest_id).order_by(saved_logs.c.created_at.desc())
-        ).mappings()
-        return [_saved(row) for row in rows]
+            select(*columns).where(saved_logs.c.guest_id == guest_id).order_by(saved_logs.c.created_at.desc())
+        ).all()
+    return [SavedLogItem(str(i), str(t), str(p), _utc(at), int(size)) for i, t, p, at, size in rows]
 
 
 def saved_log(engine: Engine, log_id: str, guest_id: str) -> SavedLog | None:
@@ -301,7 +382,29 @@ def saved_log(engine: Engine, log_id: str, guest_id: str) -> SavedLog | None:
             .mappings()
             .first()
         )
-    return None if row is None else _saved(row)
+    if row is None:
+        return None
+    opened = None if row["opened"] is None else bytes(row["opened"])  # psycopg answers a memoryview
+    return SavedLog(row["id"], row["title"], row["preset"], row["log"], _utc(row["created_at"]), opened)
+
+
+def store_opened(engine: Engine, log_id: str, guest_id: str, opened: bytes) -> None:
+    """Keep the viewer's answer of a log kept before migration 0010 (its size grows by the
+    answer's; a later quota check counts it).  Another guest's log is left alone."""
+    with engine.begin() as conn:
+        conn.execute(
+            update(saved_logs)
+            .where(saved_logs.c.id == log_id, saved_logs.c.guest_id == guest_id)
+            .values(opened=opened, size=_text_bytes(conn) + len(opened))
+        )
+
+
+def _text_bytes(conn: Connection) -> ColumnElement[int]:
+    # Bytes, not characters (the quota counts what is stored); a text-to-bytea cast in
+    # PostgreSQL would read backslashes as escapes, so it has its own function.
+    if conn.dialect.name == "sqlite":
+        return func.length(cast(saved_logs.c.log, LargeBinary))
+    return func.octet_length(saved_logs.c.log)
 
 
 def delete_saved_log(engine: Engine, log_id: str, guest_id: str) -> bool:
@@ -311,10 +414,8 @@ def delete_saved_log(engine: Engine, log_id: str, guest_id: str) -> bool:
     return bool(gone.rowcount)
 
 
-def _saved(row: Any) -> SavedLog:
-    at = row["created_at"]
-    at = at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no time zone: it was UTC
-    return SavedLog(row["id"], row["guest_id"], row["title"], row["preset"], row["log"], at)
+def _utc(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # SQLite keeps no time zone: it was UTC
 
 
 def seat_labels(engine: Engine, match_id: str) -> list[tuple[int, str | None, str | None]]:
