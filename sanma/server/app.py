@@ -29,6 +29,7 @@ from sanma.bots.registry import live_bot
 from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
+from sanma.server.logwork import LogBusy, LogWork
 from sanma.server.reviewer import Reviewer
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
@@ -70,6 +71,9 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         node=rooms.node,
         sole=not settings.redis_url,
     )
+    # Opening, checking and rendering logs (server/logwork.py): worker processes, spawned by the
+    # first job, stopped with the app.
+    log_work = LogWork(workers=settings.log_workers, queue_cap=settings.log_queue, cpu_s=settings.log_cpu_s)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -80,6 +84,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
             yield
         finally:
             await reviewer.close()
+            await log_work.close()
             await rooms.close()
 
     app = FastAPI(
@@ -99,7 +104,9 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.state.engine = engine
     app.state.rooms = rooms
     app.state.reviews = reviewer
+    app.state.log_work = log_work
     app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(LogBusy, _log_busy)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.include_router(practice.router)
@@ -176,6 +183,12 @@ class SecurityHeaders:
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     return JSONResponse(exc.body(), status_code=exc.status)
+
+
+async def _log_busy(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LogBusy)
+    body = ApiError(503, "log_busy", str(exc)).body()
+    return JSONResponse(body, status_code=503, headers={"Retry-After": str(exc.retry_after_s)})
 
 
 # Starlette's own refusals (unknown route, wrong method, unreadable body) in our error shape.

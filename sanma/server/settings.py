@@ -69,6 +69,14 @@ class Settings:
     # none, another process sharing the database does), and how many may wait for one in all.
     review_workers: int = 1
     review_queue: int = 16
+    # Log work (server/logwork.py): worker processes that open, check and render logs, how many
+    # jobs may run or wait for one at once, and the seconds of CPU one job may spend.
+    log_workers: int = 1
+    log_queue: int = 8
+    log_cpu_s: float = 5.0
+    # Kept logs (docs/accounts.md): at most so many per guest, and so many bytes (texts and answers).
+    saved_logs_per_guest: int = 100
+    saved_log_bytes_per_guest: int = 20 * 1024 * 1024
 
     # -- accounts (docs/accounts.md) --
     # Outgoing mail: None sends nothing and writes each message to ``data_dir/outbox/`` instead.
@@ -111,6 +119,10 @@ class Settings:
     practice_per_address_per_min: int = 30
     practice_live_per_guest: int = 5
     practice_live_per_address: int = 20
+    # Requests to the log routes (open, keep, read a kept log or a share link, a match's replay
+    # and downloads) per minute, per guest and per address.
+    logs_per_guest_per_min: int = 20
+    logs_per_address_per_min: int = 60
     # The OpenAPI pages at /api/docs (pinned local assets); False: only /api/openapi.json.
     api_docs: bool = True
     # A bearer token that makes /api/ready tell this process's node id and room count; None: nobody.
@@ -144,7 +156,8 @@ class Settings:
         ``SANMA_DATABASE_URL``, ``SANMA_BOT_DELAY``, ``SANMA_BOT_BUDGET``,
         ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S``, ``SANMA_RATE_BURST``, ``SANMA_REDIS_URL``,
         ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL``, ``SANMA_KEEP_ENDED``, ``SANMA_REVIEW_WORKERS``,
-        ``SANMA_REVIEW_QUEUE``, the accounts' and the HTTP
+        ``SANMA_REVIEW_QUEUE``, ``SANMA_LOG_WORKERS``, ``SANMA_LOG_QUEUE``, ``SANMA_LOG_CPU``,
+        ``SANMA_SAVED_LOGS_PER_GUEST``, ``SANMA_SAVED_LOG_BYTES_PER_GUEST``, the accounts' and the HTTP
         edge's (``_account_settings``, ``_edge_settings``); unset ones keep their defaults.
         A malformed value raises ``SanmaError`` naming the variable.
 
@@ -183,7 +196,16 @@ class Settings:
             review_workers=_number(env, "SANMA_REVIEW_WORKERS", d.review_workers, int, 0, 64),
             review_queue=_number(env, "SANMA_REVIEW_QUEUE", d.review_queue, int, 1, 100_000),
         )
-        return base.with_changes(**_account_settings(env, d), **_edge_settings(env, d))
+        logs = {
+            "log_workers": _number(env, "SANMA_LOG_WORKERS", d.log_workers, int, 1, 64),
+            "log_queue": _number(env, "SANMA_LOG_QUEUE", d.log_queue, int, 1, 100_000),
+            "log_cpu_s": _number(env, "SANMA_LOG_CPU", d.log_cpu_s, float, 1.0, 600.0),
+            "saved_logs_per_guest": _number(env, "SANMA_SAVED_LOGS_PER_GUEST", d.saved_logs_per_guest, int, 1, 100_000),
+            "saved_log_bytes_per_guest": _number(
+                env, "SANMA_SAVED_LOG_BYTES_PER_GUEST", d.saved_log_bytes_per_guest, int, 4 << 20, 1 << 40
+            ),
+        }
+        return base.with_changes(**logs, **_account_settings(env, d), **_edge_settings(env, d))
 
 
 def _account_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
@@ -227,6 +249,8 @@ def _edge_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
         "practice_per_address_per_min": "SANMA_PRACTICE_PER_ADDRESS_PER_MIN",
         "practice_live_per_guest": "SANMA_PRACTICE_LIVE_PER_GUEST",
         "practice_live_per_address": "SANMA_PRACTICE_LIVE_PER_ADDRESS",
+        "logs_per_guest_per_min": "SANMA_LOGS_PER_GUEST_PER_MIN",
+        "logs_per_address_per_min": "SANMA_LOGS_PER_ADDRESS_PER_MIN",
     }
     return {
         "trusted_proxies": proxies,

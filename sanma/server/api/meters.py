@@ -1,4 +1,5 @@
-"""Meters on what one client may create: guests, friend rooms and practice matches.
+"""Meters on what one client may create or ask for: guests, friend rooms, practice matches
+and log work (the log routes).
 
 Rates are token buckets on the bus (``limits.SharedLimiter``: every server process shares
 them), per guest and per client address (``netaddr.client_key``: the peer, or the right-most
@@ -8,6 +9,9 @@ each process for the matches created through it (a new match is owned by the pro
 created it), as those whose room is held by some process (its lease) and whose match has not
 ended.  A match left alone leaves memory after its idle time and stops counting.  Beyond any
 meter: ``429`` with ``rate_limited`` (a rate) or ``too_many_matches`` (running at once).
+Every log route (opening and keeping a file, reading a kept log or a share link, a match's
+replay and downloads) counts on one meter per guest and one per address, since each asks a
+log worker for work (``server/logwork.py``).
 ``docs/server.md``, "Limits per client".
 """
 
@@ -96,6 +100,8 @@ class Meters:
         self.rooms_by_address = SharedLimiter(bus, "rooms-address", s.rooms_per_address_per_h, HOUR)
         self.practice_by_guest = SharedLimiter(bus, "practice-guest", s.practice_per_guest_per_min, MINUTE)
         self.practice_by_address = SharedLimiter(bus, "practice-address", s.practice_per_address_per_min, MINUTE)
+        self.logs_by_guest = SharedLimiter(bus, "logs-guest", s.logs_per_guest_per_min, MINUTE)
+        self.logs_by_address = SharedLimiter(bus, "logs-address", s.logs_per_address_per_min, MINUTE)
         self.running = RunningMatches(app)
 
     def address(self, request: Request) -> str:
@@ -112,6 +118,14 @@ class Meters:
         meter spends nothing of its address's)."""
         if not (await self.rooms_by_guest.hit(guest) and await self.rooms_by_address.hit(self.address(request))):
             raise ApiError(429, "rate_limited", "too many rooms opened; wait and try again")
+
+    async def log_route(self, request: Request, guest: str | None) -> None:
+        """Count a request to a log route (``guest``: ``None`` for a share link, which needs no
+        token); 429 beyond either meter."""
+        if guest is not None and not await self.logs_by_guest.hit(guest):
+            raise ApiError(429, "rate_limited", "too many logs asked for; wait a minute")
+        if not await self.logs_by_address.hit(self.address(request)):
+            raise ApiError(429, "rate_limited", "too many logs asked for from this address; wait a minute")
 
     async def new_practice(self, request: Request, guest: str) -> tuple[str, ...]:
         """Count a practice match about to be created by ``guest``; 429 beyond a meter.  The

@@ -5,40 +5,45 @@ importer; kept only when the player saves them).  ``docs/accounts.md`` "History 
 What the viewer gets is always events in the socket's wire form.  Hiding happens in one place,
 ``visibility.redact``: a match still running is sent redacted for the asking seat; once it has
 ended every hand is open (as Tenhou and Mahjong Soul replays are).
+
+The engine's work on a log (importing, checking, replaying, rendering, exporting) runs in the
+app's log workers (``server/logwork.py``), which answer JSON bytes that the routes send as they
+are; the database reads stay in ``asyncio.to_thread``.  Every route here but the share switch
+counts on the log meters (``api/meters.py``).  A kept log keeps its viewer's answer, so reading
+it again is a lookup.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
-import threading
-from collections import OrderedDict
-from collections.abc import Sequence
+import zlib
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from functools import partial
+from typing import Annotated, Any, Final, Literal, TypeVar
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from sanma.engine.errors import SanmaError
-from sanma.engine.events import (
-    Event,
-    HandStarted,
-    HandWon,
-    KyokuEvent,
-    MatchEnded,
-    MatchStarted,
-)
-from sanma.engine.formats import tenhou6
-from sanma.engine.match import standings
-from sanma.engine.replay import replay as replay_log
-from sanma.engine.rules import Rules
-from sanma.engine.visibility import HIDDEN_SEED, redact
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
-from sanma.server.codec import event_from_store, event_to_wire, rules_from_json, rules_to_json
+from sanma.server.api.meters import AppMeters
+from sanma.server.logwork import (
+    MAX_ANSWER_BYTES,
+    MAX_HANDS,
+    LogFault,
+    LogWork,
+    OpenedLog,
+    Replay,
+    open_job,
+    replay_job,
+    tenhou6_job,
+    with_id,
+)
+from sanma.server.logwork import split_hands as split_hands
 from sanma.store import accounts as account_store
 from sanma.store import matches as match_store
+
+T = TypeVar("T")
 
 router = APIRouter(prefix="/api", tags=["replays"], responses=ERRORS)
 
@@ -50,39 +55,6 @@ LOG_PATHS: Final = ("/api/replays/open", "/api/replays")
 
 Preset = Literal["default", "tenhou", "mahjongsoul"]
 PresetQuery = Annotated[Preset | None, Query(description="the rule preset; else read from the log's room name")]
-
-
-class Replay(BaseModel):
-    """A match's log in the wire form of the socket, as ``seat`` may see it: redacted for that
-    seat while the match runs (``open`` false), every hand open once it has ended."""
-
-    match: str | None
-    seat: int
-    open: bool = Field(description="every seat's tiles are shown (the match has ended)")
-    rules: dict[str, Any]
-    names: list[str | None] = Field(description="by seat: a display name, or null (a bot or a nameless guest)")
-    bots: list[str | None] = Field(description="by seat: the bot level, or null")
-    events: list[dict[str, Any]]
-
-
-class HandNote(BaseModel):
-    """How the engine's replay of one hand of an opened log compares with what the log records."""
-
-    index: int
-    match: bool
-    differences: list[str]
-    notes: list[str]
-    log_result: dict[str, Any] = Field(description="the result as the log records it")
-
-
-class OpenedLog(Replay):
-    """An opened tenhou.net/6 log, replayed by the engine (``hands``: per hand, whether it agrees)."""
-
-    id: str | None = Field(description="the saved log's id (null: not saved)")
-    title: str
-    preset: str
-    rule_name: str
-    hands: list[HandNote]
 
 
 class Share(BaseModel):
@@ -99,6 +71,7 @@ class SavedItem(BaseModel):
     title: str
     preset: str
     created_at: datetime
+    size: int = Field(description="bytes the log costs its account's quota (its text and its kept answer)")
 
 
 class SavedList(BaseModel):
@@ -123,87 +96,64 @@ def _ended(record: match_store.MatchRecord) -> None:
         raise ApiError(409, "match_running", "the match is still being played: its log opens once it has ended")
 
 
-# Readings of the wins of recently replayed matches, by (match, log length): a stored log never
-# changes under a length, so a replay asked again (a shared link) costs no new engine run.
-_READINGS: OrderedDict[tuple[str, int], dict[int, HandWon]] = OrderedDict()
-_READINGS_KEPT = 64
-_READINGS_LOCK = threading.Lock()  # replays are built in worker threads
+def log_work(request: Request) -> LogWork:
+    """The app's log workers."""
+    found: LogWork = request.app.state.log_work
+    return found
 
 
-def with_readings(match_id: str, events: list[Event]) -> list[Event]:
-    """``events`` with each ``HandWon`` as the engine scored it, reading included (so its
-    ``score.fu_breakdown`` is the socket's): the stored form keeps no reading, so the log is
-    played again (``engine.replay``).  A log that does not replay is shown as stored."""
-    if not any(isinstance(e, HandWon) for e in events):
-        return events
-    key = (match_id, len(events))
-    with _READINGS_LOCK:
-        wins = _READINGS.get(key)
-    if wins is None:
-        try:
-            played = replay_log(events).events
-        except SanmaError:
-            return events
-        wins = {i: e for i, e in enumerate(played) if isinstance(e, HandWon)}
-    with _READINGS_LOCK:
-        _READINGS[key] = wins
-        _READINGS.move_to_end(key)
-        while len(_READINGS) > _READINGS_KEPT:
-            _READINGS.popitem(last=False)
-    return [wins.get(i, e) for i, e in enumerate(events)]
+Work = Annotated[LogWork, Depends(log_work)]
+"""A route parameter: the app's log workers."""
 
 
-def build_replay(app: AppServices, record: match_store.MatchRecord, seat: int) -> Replay:
-    """The replay of a stored match for ``seat``: redacted while it runs, open after its end."""
-    stored = match_store.load_events(app.engine, record.id)
-    red = rules_from_json(record.rules).red_fives
-    is_open = record.status == "ended"
-    events = with_readings(record.id, [event_from_store(e) for e in stored])
-    shown = events if is_open else [redact(e, seat) for e in events]
+async def in_pool(work: LogWork, job: Any, *args: Any, **kwargs: Any) -> Any:
+    """``job`` done by a log worker; what it refuses is its typed ``ApiError`` (``LogBusy``
+    goes through: the app answers it ``503 log_busy`` with ``Retry-After``)."""
+    try:
+        return await work.run(job, *args, **kwargs)
+    except LogFault as fault:
+        raise ApiError(fault.status, fault.code, fault.detail) from None
+
+
+def _json(body: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def _replay_job(app: AppServices, record: match_store.MatchRecord, seat: int) -> partial[bytes]:
+    """The worker's job for the replay of a stored match for ``seat`` (read from the store
+    here): redacted while it runs, open after its end."""
     labels = match_store.seat_labels(app.engine, record.id)
-    return Replay(
-        match=record.id,
+    return partial(
+        replay_job,
+        record.id,
+        match_store.load_events(app.engine, record.id),
+        record.rules,
         seat=seat,
-        open=is_open,
-        rules=record.rules,
+        is_open=record.status == "ended",
         names=[name for _, name, _ in labels],
         bots=[level for _, _, level in labels],
-        events=[event_to_wire(e, red) for e in shown],
     )
 
 
-@router.get("/matches/{match_id}/replay", responses={404: {"description": "`no_match`: not a match of this account"}})
-async def replay(match_id: str, guest: Guest, app: AppServices) -> Replay:
+MATCH_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "`no_match`: not a match of this account"},
+    503: {"description": "`log_busy`: every log worker is busy (`Retry-After`)"},
+}
+
+
+@router.get("/matches/{match_id}/replay", response_model=Replay, responses=MATCH_ERRORS)
+async def replay(
+    match_id: str, guest: Guest, app: AppServices, meters: AppMeters, work: Work, request: Request
+) -> Response:
     """A match the account played: while it runs, redacted for the account's seat (others'
     concealed tiles and the seed stay hidden, as during play); after its end, every hand open."""
+    await meters.log_route(request, guest)
 
-    def read() -> Replay:
+    def read() -> partial[bytes]:
         record, seat = _seated(app, match_id, guest)
-        return build_replay(app, record, seat)
+        return _replay_job(app, record, seat)
 
-    return await asyncio.to_thread(read)
-
-
-def split_hands(events: Sequence[Event]) -> list[list[KyokuEvent]]:
-    """A match's events cut into hands, each from its ``HandStarted`` to its end."""
-    hands: list[list[KyokuEvent]] = []
-    for event in events:
-        if isinstance(event, MatchStarted | MatchEnded):
-            continue
-        if isinstance(event, HandStarted):
-            hands.append([])
-        if hands:
-            hands[-1].append(event)
-    return hands
-
-
-def rule_name(rules: Rules) -> str:
-    """The tenhou.net/6 room name our rules come closest to: the length and red fives (a
-    re-import reads the preset from it; ``docs/formats.md``)."""
-    length = "東" if rules.length in ("east", "one-hand") else "南"
-    if rules.preset == "mahjongsoul":
-        return f"三金の間{length}{'赤' if rules.red_fives else ''}"
-    return f"三般{length}喰{'赤' if rules.red_fives else ''}"
+    return _json(await in_pool(work, await asyncio.to_thread(read)))
 
 
 def _names(app: AppServices, match_id: str) -> list[str]:
@@ -213,49 +163,39 @@ def _names(app: AppServices, match_id: str) -> list[str]:
     return out
 
 
-def tenhou6_of(app: AppServices, record: match_store.MatchRecord) -> dict[str, object]:
-    """An ended match as a tenhou.net/6 game (the engine's exporter, kita as ``f44``)."""
-    rules = rules_from_json(record.rules)
-    events = [event_from_store(e) for e in match_store.load_events(app.engine, record.id)]
-    final = next((e for e in events if isinstance(e, MatchEnded)), None)
-    return tenhou6.export_game(
-        split_hands(events),
-        rules,
-        names=_names(app, record.id),
-        rule_name=rule_name(rules),
-        ref=record.id,
-        final_points=None if final is None else final.points,
-        final_scores=None if final is None else final.final_scores,
-    )
-
-
 def _attachment(name: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{name}"'}
 
 
 @router.get(
     "/matches/{match_id}/tenhou6",
-    responses={404: {"description": "`no_match`"}, 409: {"description": "`match_running`"}},
+    responses={**MATCH_ERRORS, 409: {"description": "`match_running`"}},
 )
-async def download_tenhou6(match_id: str, guest: Guest, app: AppServices) -> Response:
-    """An ended match of the account as a tenhou.net/6 JSON file (three-player form)."""
+async def download_tenhou6(
+    match_id: str, guest: Guest, app: AppServices, meters: AppMeters, work: Work, request: Request
+) -> Response:
+    """An ended match of the account as a tenhou.net/6 JSON file (three-player form: the
+    engine's exporter, kita as ``f44``)."""
+    await meters.log_route(request, guest)
 
-    def read() -> bytes:
+    def read() -> partial[bytes]:
         record, _ = _seated(app, match_id, guest)
         _ended(record)
-        return json.dumps(tenhou6_of(app, record), ensure_ascii=False, separators=(",", ":")).encode()
+        stored = match_store.load_events(app.engine, record.id)
+        return partial(tenhou6_job, record.id, stored, record.rules, _names(app, record.id))
 
-    body = await asyncio.to_thread(read)
-    return Response(body, media_type="application/json", headers=_attachment(f"sanma-{match_id}.tenhou6.json"))
+    body = await in_pool(work, await asyncio.to_thread(read))
+    return _json(body, headers=_attachment(f"sanma-{match_id}.tenhou6.json"))
 
 
 @router.get(
     "/matches/{match_id}/log.jsonl",
     responses={404: {"description": "`no_match`"}, 409: {"description": "`match_running`"}},
 )
-async def download_log(match_id: str, guest: Guest, app: AppServices) -> Response:
+async def download_log(match_id: str, guest: Guest, app: AppServices, meters: AppMeters, request: Request) -> Response:
     """An ended match of the account as our event log: one stored event per line (the seed
     included, so ``engine.replay`` rebuilds the match from it)."""
+    await meters.log_route(request, guest)
 
     def read() -> str:
         record, _ = _seated(app, match_id, guest)
@@ -303,19 +243,24 @@ async def unshare(match_id: str, guest: Guest, app: AppServices) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/shared/{share_id}", responses={404: {"description": "`no_share`: no such link (or no longer shared)"}})
-async def shared(share_id: str, app: AppServices) -> Replay:
+@router.get(
+    "/shared/{share_id}",
+    response_model=Replay,
+    responses={**MATCH_ERRORS, 404: {"description": "`no_share`: no such link (or no longer shared)"}},
+)
+async def shared(share_id: str, app: AppServices, meters: AppMeters, work: Work, request: Request) -> Response:
     """The match behind a share link, every hand open (no token needed: the link is the key)."""
+    await meters.log_route(request, None)
 
-    def read() -> Replay:
+    def read() -> partial[bytes]:
         found = match_store.shared_match(app.engine, share_id)
         record = None if found is None else match_store.get_match(app.engine, found[0])
         seat = None if found is None else account_store.seat_of(app.engine, found[0], found[1])
         if record is None or seat is None or record.status != "ended":
             raise ApiError(404, "no_share", "no such replay link")
-        return build_replay(app, record, seat)
+        return _replay_job(app, record, seat)
 
-    return await asyncio.to_thread(read)
+    return _json(await in_pool(work, await asyncio.to_thread(read)))
 
 
 # -- opened logs ------------------------------------------------------------------------------
@@ -341,184 +286,120 @@ def _too_large() -> ApiError:
     return ApiError(413, "too_large", f"a log file is at most {LOG_MAX_BYTES // (1024 * 1024)} MiB")
 
 
-def _json_problem(text: str) -> ApiError | None:
-    """A clear error for text that is not JSON (a cut-off file says so), else ``None``."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()) - 1 or "Unterminated" in exc.msg:
-            return ApiError(
-                422, "truncated", f"the file ends too early (at character {exc.pos}): it is cut off, not a whole log"
-            )
-        return ApiError(422, "not_json", f"the file is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
-    return None
-
-
-def _four_player(data: object) -> str | None:
-    """Why ``data`` looks like a four-player game, or ``None``: the room name, a fourth
-    player's name or a fourth seat's points (the importer would only name the first symptom)."""
-    if not isinstance(data, dict):
-        return None
-    rule = data.get("rule")
-    disp = rule.get("disp") if isinstance(rule, dict) else None
-    if isinstance(disp, str) and disp and not disp.startswith("三"):
-        return f"the room {disp!r} is a four-player room"
-    names = data.get("name")
-    if isinstance(names, list) and len(names) >= 4 and isinstance(names[3], str) and names[3]:
-        return f"it names a fourth player ({names[3]!r})"
-    for i, hand in enumerate(data.get("log") or []):
-        if isinstance(hand, list) and len(hand) > 1 and isinstance(hand[1], list) and len(hand[1]) > 3 and hand[1][3]:
-            return f"hand {i + 1} gives a fourth seat {hand[1][3]} points"
-    return None
-
-
-def parse_log(text: str, source: str = "upload") -> tenhou6.RecordedGame:
-    """The engine's reading of a tenhou.net/6 file, or a typed ``ApiError`` naming the problem."""
-    problem = _json_problem(text)
-    if problem is not None:
-        raise problem
-    why = _four_player(json.loads(text))
-    if why is not None:
-        raise ApiError(422, "four_player", f"this is a four-player log ({why}); Sanma opens three-player logs only")
-    try:
-        return tenhou6.loads(text, source=source)
-    except tenhou6.TenhouLogError as exc:
-        where = "" if exc.hand is None else f"hand {exc.hand + 1}: "
-        detail = f"{where}{exc.position + ': ' if exc.position else ''}{_plain(str(exc))}"
-        raise ApiError(422, "bad_log", detail) from exc
-
-
-def _plain(message: str) -> str:
-    """The importer's message without the source and hand it repeats ("upload: hand 2: ..."),
-    a tile code also written in mpsz ("tile 21 (1p)")."""
-    problem = message.rsplit(": ", 1)[-1]
-    return re.sub(r"\btile (\d\d)\b", _tile_named, problem)
-
-
-def _tile_named(m: re.Match[str]) -> str:
-    code = int(m.group(1))
-    suit, number = divmod(code, 10)
-    if 1 <= suit <= 4 and 1 <= number <= 9:
-        return f"tile {code} ({number}{'mpsz'[suit - 1]})"
-    if code in (51, 52, 53):
-        return f"tile {code} (red 5{'mps'[code - 51]})"
-    return m.group(0)
-
-
-def _log_result(hand: tenhou6.RecordedHand) -> dict[str, Any]:
-    result = hand.result
-    wins = [
-        {"seat": w.seat, "from": w.from_seat, "han": w.han, "fu": w.fu, "yakuman": w.yakuman, "points": w.points_text}
-        for w in result.wins
-    ]
-    return {"outcome": result.outcome, "name": result.name, "deltas": list(result.deltas), "wins": wins}
-
-
-def _final(game: tenhou6.RecordedGame, checks: Sequence[tenhou6.HandCheck], rules: Rules) -> MatchEnded | None:
-    """The standings at the end: the log's own final points when it has them, else the engine's."""
-    points = game.final_scores
-    if points is None and checks and checks[-1].result is not None:
-        last, result = game.hands[-1], checks[-1].result
-        points = tuple(last.scores[s] + result.deltas[s] - 1000 * result.riichi_paid[s] for s in range(3))  # type: ignore[assignment]
-    if points is None:
-        return None
-    table = standings(points, rules)
-    return MatchEnded(
-        points=points, placements=tuple(s.placement for s in table), final_scores=tuple(s.final_score for s in table)
-    )
-
-
-def open_log(text: str, preset: str | None, *, log_id: str | None = None) -> OpenedLog:
-    """Read, check and replay a log for the viewer (every hand open: the file is the player's)."""
-    game = parse_log(text)
-    try:
-        rules = tenhou6.rules_for(game, preset)
-    except SanmaError as exc:
-        raise ApiError(422, "bad_log", str(exc)) from exc
-    checks = tenhou6.check_game(game, rules)
-    events: list[Event] = [MatchStarted(seed=HIDDEN_SEED, rules=rules, wall_algorithm="tenhou.net/6")]
-    for check in checks:
-        events += check.events
-    final = _final(game, checks, rules)
-    if final is not None:
-        events.append(final)
-    hands = [
-        HandNote(
-            index=c.index,
-            match=c.match,
-            differences=list(c.differences),
-            notes=list(c.notes),
-            log_result=_log_result(h),
-        )
-        for c, h in zip(checks, game.hands, strict=True)
-    ]
-    names = [n or None for n in game.names]
-    return OpenedLog(
-        id=log_id,
-        match=None,
-        seat=0,
-        open=True,
-        rules=rules_to_json(rules),
-        names=names,
-        bots=[None, None, None],
-        events=[event_to_wire(e, rules.red_fives) for e in events],
-        title=_title(game),
-        preset=rules.preset,
-        rule_name=game.rule_name,
-        hands=hands,
-    )
-
-
-def _title(game: tenhou6.RecordedGame) -> str:
-    who = " · ".join(n for n in game.names if n)
-    return f"{game.rule_name} {who}".strip()[:200]
-
-
 LOG_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"description": "`too_large`: over 2 MiB"},
-    422: {"description": "`truncated`, `not_json`, `not_text`, `four_player`, `bad_log` (the detail names the hand)"},
+    422: {
+        "description": (
+            "`truncated`, `not_json`, `not_text`, `too_deep` (nesting), `huge_number` (over 4,300 digits),"
+            " `not_finite` (`NaN`, `Infinity`, `1e999`), `too_many_hands` (over 64), `four_player`, `bad_log`"
+            " (the detail names the hand), `too_large_answer` (a replay over 8 MiB), `log_too_costly` (over"
+            " the CPU or time a log may cost)"
+        )
+    },
+    429: {"description": "`rate_limited`: too many log requests from this guest or address"},
+    503: {"description": "`log_busy`: every log worker is busy (`Retry-After`)"},
 }
 
 
-@router.post("/replays/open", responses=LOG_ERRORS)
-async def open_file(request: Request, guest: Guest, preset: PresetQuery = None) -> OpenedLog:
+async def _opened(work: LogWork, text: str, preset: str | None, *, packed: bool) -> tuple[str, str, bytes]:
+    """``(title, preset, answer)`` of a log, checked and rendered by a worker (``open_job``)."""
+    found: tuple[str, str, bytes] = await in_pool(
+        work, open_job, text, preset, max_hands=MAX_HANDS, max_bytes=MAX_ANSWER_BYTES, packed=packed
+    )
+    return found
+
+
+@router.post("/replays/open", response_model=OpenedLog, responses=LOG_ERRORS)
+async def open_file(
+    request: Request, guest: Guest, meters: AppMeters, work: Work, preset: PresetQuery = None
+) -> Response:
     """Open a tenhou.net/6 three-player log (the body is the file): checked by the engine's
     importer and replayed; nothing is stored."""
+    await meters.log_route(request, guest)
     text = await _read_log(request)
-    return await asyncio.to_thread(open_log, text, preset)
+    _, _, body = await _opened(work, text, preset, packed=False)
+    return _json(with_id(body, None))
 
 
-@router.post("/replays", status_code=201, responses=LOG_ERRORS)
-async def save_file(request: Request, guest: Guest, app: AppServices, preset: PresetQuery = None) -> OpenedLog:
-    """Keep an opened log in the account's history (checked exactly as when opened)."""
+def _quota(exc: match_store.LogQuotaExceeded) -> ApiError:
+    if exc.what == "count":
+        return ApiError(409, "log_quota", f"count: at most {exc.limit} logs are kept per player; forget one first")
+    return ApiError(409, "log_quota", f"bytes: kept logs take at most {exc.limit} bytes per player; forget one first")
+
+
+@router.post(
+    "/replays",
+    status_code=201,
+    response_model=OpenedLog,
+    responses={**LOG_ERRORS, 409: {"description": "`log_quota`: the account keeps as many logs (or bytes) as it may"}},
+)
+async def save_file(
+    request: Request, guest: Guest, app: AppServices, meters: AppMeters, work: Work, preset: PresetQuery = None
+) -> Response:
+    """Keep an opened log in the account's history (checked exactly as when opened; what the
+    viewer gets is kept with it, so reading it again is a lookup)."""
+    await meters.log_route(request, guest)
     text = await _read_log(request)
+    title, found, packed = await _opened(work, text, preset, packed=True)
+    s = app.settings
 
-    def write() -> OpenedLog:
-        opened = open_log(text, preset)
-        saved = match_store.save_log(app.engine, guest, title=opened.title, preset=opened.preset, log=text)
-        return opened.model_copy(update={"id": saved.id})
+    def write() -> bytes:
+        try:
+            saved = match_store.save_log(
+                app.engine,
+                guest,
+                title=title,
+                preset=found,
+                log=text,
+                opened=packed,
+                max_count=s.saved_logs_per_guest,
+                max_bytes=s.saved_log_bytes_per_guest,
+            )
+        except match_store.LogQuotaExceeded as exc:
+            raise _quota(exc) from None
+        return with_id(zlib.decompress(packed), saved.id)  # zlib lets go of the GIL
 
-    return await asyncio.to_thread(write)
+    return _json(await asyncio.to_thread(write), status=201)
 
 
-@router.get("/replays")
-async def saved_list(guest: Guest, app: AppServices) -> SavedList:
-    """The logs the account kept, newest first."""
+@router.get("/replays", responses={429: LOG_ERRORS[429]})
+async def saved_list(guest: Guest, app: AppServices, meters: AppMeters, request: Request) -> SavedList:
+    """The logs the account kept, newest first (their titles and sizes, not their texts)."""
+    await meters.log_route(request, guest)
     logs = await asyncio.to_thread(match_store.saved_logs_of, app.engine, guest)
-    return SavedList(logs=[SavedItem(id=s.id, title=s.title, preset=s.preset, created_at=s.created_at) for s in logs])
+    return SavedList(
+        logs=[SavedItem(id=s.id, title=s.title, preset=s.preset, created_at=s.created_at, size=s.size) for s in logs]
+    )
 
 
-@router.get("/replays/{log_id}", responses={404: {"description": "`no_log`"}})
-async def saved_one(log_id: str, guest: Guest, app: AppServices) -> OpenedLog:
-    """A kept log, opened again."""
+@router.get(
+    "/replays/{log_id}",
+    response_model=OpenedLog,
+    responses={**LOG_ERRORS, 404: {"description": "`no_log`"}},
+)
+async def saved_one(
+    log_id: str, guest: Guest, app: AppServices, meters: AppMeters, work: Work, request: Request
+) -> Response:
+    """A kept log: the answer kept with it (a log kept before answers were kept is opened
+    once more by a worker, and its answer kept)."""
+    await meters.log_route(request, guest)
 
-    def read() -> OpenedLog:
+    def read() -> bytes | match_store.SavedLog:
         saved = match_store.saved_log(app.engine, log_id, guest)
         if saved is None:
             raise ApiError(404, "no_log", "no such saved log for this account")
-        return open_log(saved.log, saved.preset, log_id=saved.id)
+        return saved if saved.opened is None else with_id(zlib.decompress(saved.opened), saved.id)
 
-    return await asyncio.to_thread(read)
+    found = await asyncio.to_thread(read)
+    if isinstance(found, bytes):
+        return _json(found)
+    _, _, packed = await _opened(work, found.log, found.preset, packed=True)
+
+    def keep() -> bytes:
+        match_store.store_opened(app.engine, found.id, guest, packed)
+        return with_id(zlib.decompress(packed), found.id)
+
+    return _json(await asyncio.to_thread(keep))
 
 
 @router.delete("/replays/{log_id}", status_code=204, responses={404: {"description": "`no_log`"}})
