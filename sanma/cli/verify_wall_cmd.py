@@ -1,14 +1,17 @@
-"""``sanma verify-wall``: check a match's walls with sanma-fair-v1 (``docs/engine.md``).
+"""``sanma verify-wall``: check a match's walls with sanma-fair-v2 (``docs/engine.md``).
 
 Two ways in, both printing one JSON object (``ok`` and each hand ``ok``/``mismatch``):
 
 * ``sanma verify-wall LOG.jsonl``: a stored match log (the history's ``log.jsonl``
-  download: one stored event per line, the seed included).  Each hand's wall is rebuilt
-  with sanma-wall-v1 from the seed and checked against the hand's ``wall_digest`` and every
-  tile the log shows; ``--match-commitment`` also checks what the server committed to.
+  download of an ended match: one stored event per line, the seed and salt included).  Each
+  hand's wall is rebuilt with sanma-wall-v1 from the seed and checked against the hand's
+  ``wall_digest`` and every tile the log shows; ``--match-commitment`` also checks what the
+  server committed to.
 * ``sanma verify-wall --seed N --salt S --match-commitment C --hands K``: the values the
-  match-end reveal showed; ``--wall-digests`` and ``--hand-commitments`` (comma-separated,
-  hand 0 first) are checked against the walls rebuilt from the seed.
+  match-end ``fair_seed`` frame revealed; ``--wall-digests``, ``--hand-commitments`` and
+  ``--hand-salts`` (comma-separated, hand 0 first) are checked against the walls rebuilt
+  from the seed.  Without ``--salt``: the salt derived from the seed, which only matches
+  played before sanma-fair-v2 (no salt stored) used.
 
 Exit status: 0 every check passed, 1 a mismatch, 2 unreadable input.
 """
@@ -28,13 +31,18 @@ from sanma.engine.wall import WALL_ALGORITHM, deal_from_seed
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``sanma verify-wall``."""
-    parser.add_argument("log", nargs="?", metavar="LOG", help="a stored match log (JSON lines)")
-    parser.add_argument("--seed", type=int, help="the revealed match seed (without LOG)")
-    parser.add_argument("--salt", help="the revealed match salt (default: derived from the seed)")
+    parser.add_argument("log", nargs="?", metavar="LOG", help="an ended match's log.jsonl download")
+    parser.add_argument("--seed", type=int, help="the seed the match-end fair_seed frame revealed (without LOG)")
+    parser.add_argument(
+        "--salt", help="the revealed match salt (default: derived from the seed, as matches before sanma-fair-v2)"
+    )
     parser.add_argument("--match-commitment", help="the commitment sent at the match's start")
     parser.add_argument("--hands", type=int, default=0, help="how many hands to rebuild (without LOG)")
     parser.add_argument("--wall-digests", default="", help="each hand's wall_digest, comma-separated")
     parser.add_argument("--hand-commitments", default="", help="each hand's hand_commitment, comma-separated")
+    parser.add_argument(
+        "--hand-salts", default="", help="each hand's revealed salt, comma-separated (default: derived from --salt)"
+    )
 
 
 def _read_log(path: str) -> list[Event]:
@@ -62,7 +70,7 @@ def check_log(events: list[Event], commitment: str | None) -> dict[str, Any]:
     assert isinstance(start, MatchStarted)
     if start.wall_algorithm != WALL_ALGORITHM:
         raise SanmaError(f"walls by {start.wall_algorithm!r} cannot be rebuilt (only {WALL_ALGORITHM})")
-    salt = fair.match_salt(start.seed)
+    salt = fair.salt_of(start)
     hands = []
     for k, hand in enumerate(fair.hand_events(events)):
         first = hand[0]
@@ -78,17 +86,19 @@ def check_values(args: argparse.Namespace) -> dict[str, Any]:
     """The report on revealed values (see the module's text)."""
     if args.seed is None or args.match_commitment is None:
         raise SanmaError("give a LOG, or --seed and --match-commitment")
-    salt = args.salt or fair.match_salt(args.seed)
+    salt = args.salt or fair.derived_salt(args.seed)
     digests = [d for d in args.wall_digests.split(",") if d]
     commitments = [c for c in args.hand_commitments.split(",") if c]
-    count = max(args.hands, len(digests), len(commitments))
+    salts = [s for s in args.hand_salts.split(",") if s]
+    count = max(args.hands, len(digests), len(commitments), len(salts))
     deals = [deal_from_seed(args.seed, k) for k in range(count)]
     hands = fair.check_match(args.seed, salt, args.match_commitment, deals)
     for k, deal in enumerate(deals):
         problems = list(hands[k].problems)
         if k < len(digests) and deal.digest() != digests[k]:
             problems.append("the wall rebuilt from the seed does not hash to the given wall_digest")
-        if k < len(commitments) and fair.hand_commitment(fair.hand_salt(salt, k), deal.digest()) != commitments[k]:
+        salt_of_hand = salts[k] if k < len(salts) else fair.hand_salt(salt, k)
+        if k < len(commitments) and fair.hand_commitment(salt_of_hand, deal.digest()) != commitments[k]:
             problems.append("the hand commitment does not open with the wall rebuilt from the seed")
         hands[k] = fair.HandCheck(k, not problems, tuple(problems))
     return _report(args.seed, salt, fair.match_commitment(salt, args.seed), args.match_commitment, hands)

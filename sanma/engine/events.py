@@ -6,6 +6,7 @@ fields so that one function (``redact(event, viewer)``) can hide it:
 
 * ``HandStarted.hands``: seat ``s`` may see only ``hands[s]``.
 * ``TileDrawn.tile``: only ``TileDrawn.seat`` may see it.
+* ``MatchStarted.seed`` and ``MatchStarted.salt``: nobody until the match has ended.
 * ``HandStarted.wall_digest`` is public (a hash of the deal, checkable after the hand).
 
 Everything else is public: discards, melds, kita, dora indicators, and the hands that
@@ -25,11 +26,15 @@ from sanma.engine.wall import LIVE_WALL_SIZE
 
 @dataclass(frozen=True, slots=True)
 class MatchStarted:
-    """A match began from ``seed`` under ``rules``; walls come from ``wall_algorithm``."""
+    """A match began from ``seed`` under ``rules``; walls come from ``wall_algorithm``.
+    ``salt`` is the secret of its fair-wall commitment (``fairness.py``), random and as
+    hidden as the seed; ``""``: none was drawn (a log from before sanma-fair-v2, whose salt
+    is derived from the seed, or a match that commits to nothing)."""
 
     seed: int
     rules: Rules
     wall_algorithm: str
+    salt: str = ""
 
 
 @dataclass(frozen=True, slots=True)

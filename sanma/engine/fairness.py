@@ -1,19 +1,24 @@
-"""Provably fair walls (``sanma-fair-v1``): commitments the server sends before the walls are
-played and the checks anyone can run once it reveals them (``docs/engine.md``).
+"""Provably fair walls (``sanma-fair-v2``): commitments the server sends before the walls are
+played and the checks anyone can run once it reveals them, at the match's end
+(``docs/engine.md``).
 
 Under ``sanma-wall-v1`` the match seed decides every wall of the match, so the seed can only
-be shown at the match's end.  Hence two levels:
+be shown at the match's end.  Commitments at two levels, all opened at the match's end:
 
-* match: ``match_commitment = SHA-256("sanma-fair-v1:{salt}:{seed}")`` at the match's start,
-  seed and ``salt`` revealed at its end; anyone then rebuilds every wall with sanma-wall-v1;
+* match: ``match_commitment = SHA-256("sanma-fair-v1:{salt}:{seed}")`` at the match's start;
+  anyone given the seed and ``salt`` rebuilds every wall with sanma-wall-v1;
 * hand: ``hand_commitment = SHA-256("sanma-fair-v1:{hand_salt}:{wall_digest}")`` at the
-  hand's start, the deal and ``hand_salt`` revealed at its end, and the deal is checked
-  against its commitment and against every tile that was seen during the hand.
+  hand's start; each deal is checked against its commitment and against every tile that was
+  seen during the hand.
 
-``salt`` is derived from the seed (HMAC-SHA256, domain-separated), so a room rebuilt from
-the store sends the same values and nothing needs storing; it is as secret as the seed
-(64 random bits on the server).  ``hand_salt`` is HMAC-SHA256 of the hand index under the
-salt, so revealing one hand's salt reveals neither the match salt nor another hand's.
+Nothing is revealed before the match's end: a deal shown after its hand would tell the
+other players how each hand was played, folded ones included (Tenhou too shows its seed
+after the game).  ``salt`` is 128 random bits the server draws per match (``new_salt`` in
+``server/rooms/fairwalls.py``) and keeps with the seed in ``MatchStarted.salt``: a salt
+derived from the seed (``derived_salt``, what sanma-fair-v1 did and what a log without a
+salt still uses) is only as hard to guess as the 64-bit seed, so the commitment rested on
+64 bits.  ``hand_salt`` is HMAC-SHA256 of the hand index under the salt.  The hash formulas
+keep v1's domain tag (``COMMITMENT_TAG``), so commitments sent before v2 still open.
 Pure functions: nothing here knows about the server.
 """
 
@@ -34,6 +39,7 @@ from sanma.engine.events import (
     HandStarted,
     HandWon,
     KitaDeclared,
+    MatchStarted,
     MeldCalled,
     TileDiscarded,
     TileDrawn,
@@ -43,40 +49,55 @@ from sanma.engine.tiles import TILE_COUNT, Tile
 from sanma.engine.visibility import HIDDEN
 from sanma.engine.wall import Deal, deal_from_seed
 
-FAIR_VERSION = "sanma-fair-v1"
+FAIR_VERSION = "sanma-fair-v2"
+"""The protocol: what is committed to when, and revealed when (all at the match's end)."""
+
+COMMITMENT_TAG = "sanma-fair-v1"
+"""The hash formulas' domain tag, unchanged since v1 (a match that ran across the change
+still opens the commitments it was sent)."""
+
+SALT_HEX = 32
+"""A salt's length in hex digits (128 bits)."""
 
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def match_salt(seed: int) -> str:
-    """The match's 128-bit salt (hex), derived from its seed."""
-    mac = hmac.new(f"{FAIR_VERSION}:match-salt".encode(), str(seed).encode(), hashlib.sha256)
-    return mac.hexdigest()[:32]
+def derived_salt(seed: int) -> str:
+    """The salt of a match that has none stored (a log from before v2): HMAC of its seed,
+    as sanma-fair-v1 derived it.  Only as secret as the seed."""
+    mac = hmac.new(f"{COMMITMENT_TAG}:match-salt".encode(), str(seed).encode(), hashlib.sha256)
+    return mac.hexdigest()[:SALT_HEX]
+
+
+def salt_of(start: MatchStarted) -> str:
+    """The match's salt: the random one it recorded, else the one derived from its seed."""
+    return start.salt or derived_salt(start.seed)
 
 
 def hand_salt(salt: str, hand_index: int) -> str:
     """The salt of hand ``hand_index`` (0-based, every hand played) under the match salt."""
-    return hmac.new(salt.encode(), f"{FAIR_VERSION}:hand:{hand_index}".encode(), hashlib.sha256).hexdigest()[:32]
+    tag = f"{COMMITMENT_TAG}:hand:{hand_index}".encode()
+    return hmac.new(salt.encode(), tag, hashlib.sha256).hexdigest()[:SALT_HEX]
 
 
 def match_commitment(salt: str, seed: int) -> str:
     """What the server sends at the match's start: it binds the seed, hides it."""
-    return _sha256(f"{FAIR_VERSION}:{salt}:{seed}")
+    return _sha256(f"{COMMITMENT_TAG}:{salt}:{seed}")
 
 
 def hand_commitment(salt_of_hand: str, wall_digest: str) -> str:
     """What the server sends at a hand's start, next to the hand's ``wall_digest``."""
-    return _sha256(f"{FAIR_VERSION}:{salt_of_hand}:{wall_digest}")
+    return _sha256(f"{COMMITMENT_TAG}:{salt_of_hand}:{wall_digest}")
 
 
 # -- the revealed deal ----------------------------------------------------------------------
 
 
 def deal_to_json(deal: Deal) -> dict[str, Any]:
-    """A deal as the reveal frame carries it: physical tile ids (0..107), so a rebuilt wall
-    can be compared tile for tile."""
+    """A deal as JSON: physical tile ids (0..107), so a rebuilt wall can be compared tile
+    for tile (``web/src/fairness.js`` ``dealFromSeed`` builds the same form)."""
     return {
         "hands": [list(h) for h in deal.hands],
         "live": list(deal.live),

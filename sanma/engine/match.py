@@ -141,9 +141,11 @@ class Match:
 
     ``deals`` replaces the seeded walls (tests and recorded games); the seed is still
     recorded in ``MatchStarted``.  Seeds are non-negative so that redaction can use -1.
+    ``salt``: the fair-wall salt the server drew (``fairness.py``), recorded in
+    ``MatchStarted`` so that a match rebuilt from its log commits to the same values.
     """
 
-    def __init__(self, seed: int, rules: Rules = DEFAULT, *, deals: DealSource | None = None) -> None:
+    def __init__(self, seed: int, rules: Rules = DEFAULT, *, deals: DealSource | None = None, salt: str = "") -> None:
         if seed < 0:
             raise SanmaError(f"a match seed is a non-negative integer, not {seed}")
         self.seed = seed
@@ -151,7 +153,7 @@ class Match:
         self._deals = deals
         self.table = Table.first(rules)
         self.standings: tuple[Standing, ...] | None = None
-        self.events: list[Event] = [MatchStarted(seed=seed, rules=rules, wall_algorithm=WALL_ALGORITHM)]
+        self.events: list[Event] = [MatchStarted(seed=seed, rules=rules, wall_algorithm=WALL_ALGORITHM, salt=salt)]
         self.kyoku = self._start_kyoku()
         self.events += self.kyoku.events
 

@@ -48,7 +48,7 @@ def replay(events: Sequence[Event], *, deals: DealSource | None = None) -> Match
     start = events[0]
     if start.seed == HIDDEN_SEED:
         raise InvalidLog("this log is redacted (its seed is hidden): only a full log can be replayed")
-    match = Match(start.seed, start.rules, deals=deals)
+    match = Match(start.seed, start.rules, deals=deals, salt=start.salt)
     pos = 0
     while True:
         _expect_same(match.events, events, pos)

@@ -8,7 +8,9 @@ concealed tile at all.  What is hidden:
   stays, since the number of tiles a player holds is public);
 * ``TileDrawn.tile``: ``HIDDEN`` unless the viewer drew it;
 * ``MatchStarted.seed``: ``HIDDEN_SEED`` for everyone, since the seed determines every
-  wall of the match.  (The server may publish the full log once the match has ended.)
+  wall of the match; ``MatchStarted.salt``: ``""`` for everyone, since with it the fair-wall
+  commitment would open (``fairness.py``).  (The server may publish the full log once the
+  match has ended.)
 
 Everything else is public and passes unchanged: discards, melds, kita, dora indicators,
 riichi, and the hands a hand's end shows (a winner's hand, tenpai hands at an exhaustive
@@ -52,7 +54,7 @@ def redact(event: Event, viewer: int | None) -> Event:
         hands = (_hide(h[0], viewer == 0), _hide(h[1], viewer == 1), _hide(h[2], viewer == 2))
         return replace(event, hands=hands)
     if isinstance(event, MatchStarted):
-        return replace(event, seed=HIDDEN_SEED)
+        return replace(event, seed=HIDDEN_SEED, salt="")
     return event
 
 

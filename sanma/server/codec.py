@@ -152,6 +152,8 @@ def _wire_value(value: Any, red_fives: bool) -> Any:
             out[f.name] = kind_name(item)
         elif f.name == "seed":
             out[f.name] = None if item == HIDDEN_SEED else str(item)
+        elif f.name == "salt":
+            out[f.name] = item or None  # "": hidden (redacted) or none drawn
         elif isinstance(item, tuple) and item and dataclasses.is_dataclass(item[0]):
             out[f.name] = [_wire_value(m, red_fives) for m in item]
         else:

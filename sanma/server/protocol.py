@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from sanma.engine.fairness import FAIR_VERSION
 from sanma.server.codec import BadAction, normalize_action
 
 PROTOCOL_VERSION: Final = 1
@@ -237,7 +238,8 @@ class Player:
 @dataclass(frozen=True, slots=True)
 class Welcome(Frame):
     """After a good hello: the match at version ``v``, seen from ``seat``.  A spectator's has
-    ``spectator`` (and seat 0); a friend room's has its ``players``."""
+    ``spectator`` (and seat 0), and ``open_hands`` when it is shown every tile a hand behind;
+    a friend room's has its ``players``."""
 
     match: str
     kind: str
@@ -246,6 +248,7 @@ class Welcome(Frame):
     bot_level: str
     spectator: bool = False
     players: tuple[Player, ...] | None = None
+    open_hands: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
@@ -258,6 +261,8 @@ class Welcome(Frame):
         }
         if self.spectator:
             wire["spectator"] = True
+        if self.open_hands:
+            wire["open_hands"] = True
         wire |= {"v": self.v, "bot_level": self.bot_level}
         if self.players is not None:
             wire["players"] = [p.to_wire() for p in self.players]
@@ -339,8 +344,9 @@ class EventFrame(Frame):
         return {"t": "event", "v": self.v, "e": self.event}
 
 
-# -- provably fair walls (sanma-fair-v1; docs/protocol.md, "Fair walls") -----------------------
-# Not events: they carry no ``v``; each goes right after the event it belongs to.
+# -- provably fair walls (sanma-fair-v2; docs/protocol.md, "Fair walls") -----------------------
+# Not events: they carry no ``v``; each goes right after the event it belongs to.  Nothing
+# that opens a commitment goes before ``MatchEnded``.
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,7 +357,7 @@ class FairMatch(Frame):
 
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
-        return {"t": "fair_match", "algorithm": "sanma-fair-v1", "commitment": self.commitment}
+        return {"t": "fair_match", "algorithm": FAIR_VERSION, "commitment": self.commitment}
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,34 +374,25 @@ class FairHand(Frame):
 
 
 @dataclass(frozen=True, slots=True)
-class FairReveal(Frame):
-    """After the event that ends hand ``hand``: its deal (tile ids) and salt."""
-
-    hand: int
-    salt: str
-    deal: dict[str, Any]
-
-    def to_wire(self) -> dict[str, Any]:
-        """See ``Frame.to_wire``."""
-        return {"t": "fair_reveal", "hand": self.hand, "salt": self.salt, "deal": self.deal}
-
-
-@dataclass(frozen=True, slots=True)
 class FairSeed(Frame):
-    """After ``MatchEnded``: the seed and the match salt (``hands`` hands were played).  The
-    seed goes as a string: 64 bits do not fit a browser's JSON numbers."""
+    """After ``MatchEnded``: the seed, the match salt and each hand's salt (``hand_salts[k]``
+    for hand k, every hand played), which open every commitment sent; sanma-wall-v1 rebuilds
+    each hand's deal from the seed.  The seed goes as a string: 64 bits do not fit a
+    browser's JSON numbers."""
 
     seed: int
     salt: str
     commitment: str
-    hands: int
+    hand_salts: tuple[str, ...]
 
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
         return {
             "t": "fair_seed",
+            "algorithm": FAIR_VERSION,
             "seed": str(self.seed),
             "salt": self.salt,
             "commitment": self.commitment,
-            "hands": self.hands,
+            "hands": len(self.hand_salts),
+            "hand_salts": list(self.hand_salts),
         }

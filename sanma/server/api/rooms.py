@@ -29,6 +29,7 @@ from sanma.server.api.practice import Length, Level
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.limits import SharedLimiter
 from sanma.server.netaddr import client_key
+from sanma.server.rooms.fairwalls import new_salt
 from sanma.server.rooms.table import TurnTimers
 from sanma.store import accounts
 from sanma.store import matches as match_store
@@ -522,6 +523,6 @@ async def _create_match(app: Services, room: RoomRecord) -> str:
         kind="room",
         players=players,
     )
-    first = [event_to_store(e) for e in Match(seed, rules).events]
+    first = [event_to_store(e) for e in Match(seed, rules, salt=new_salt()).events]  # salt: rooms/fairwalls.py
     await asyncio.to_thread(match_store.append_events, app.engine, record.id, 1, first, ended=False)
     return record.id

@@ -19,6 +19,7 @@ from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.rooms.clock import TurnTimers
+from sanma.server.rooms.fairwalls import new_salt
 from sanma.server.rooms.host import RoomHost
 from sanma.server.rooms.remote import RemoteRoom, Room
 from sanma.server.rooms.seating import BotFactory
@@ -83,7 +84,7 @@ class RoomRegistry:
     ) -> TableRoom:
         """Store a new practice match with its first events, and start its room (``timers``:
         the turn timers the player chose; none by default)."""
-        match = Match(seed, rules)
+        match = Match(seed, rules, salt=new_salt())  # the salt is stored with MatchStarted
         record = await asyncio.to_thread(
             store.create_match,
             self._engine,

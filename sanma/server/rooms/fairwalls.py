@@ -1,26 +1,34 @@
-"""Provably fair walls on a table (sanma-fair-v1, ``docs/protocol.md``, "Fair walls"): the
-frames that go right after an event, the same for every seat and spectator."""
+"""Provably fair walls on a table (sanma-fair-v2, ``docs/protocol.md``, "Fair walls"): the
+frames that go right after an event, the same for every seat and spectator.  Commitments go
+out as the match and each hand start; the seed and every salt only after ``MatchEnded``."""
 
 from __future__ import annotations
 
+import secrets
+
 from sanma.engine import fairness
-from sanma.engine.events import Event, HandAborted, HandDrawn, HandStarted, HandWon, MatchEnded, MatchStarted
+from sanma.engine.events import Event, HandStarted, MatchEnded, MatchStarted
 from sanma.engine.wall import WALL_ALGORITHM, deal_from_seed
 from sanma.server import protocol
 
 
+def new_salt() -> str:
+    """A match's fair-wall salt: 128 random bits, drawn once as the match is created and kept
+    in its ``MatchStarted`` (so a room rebuilt from the store commits to the same values)."""
+    return secrets.token_hex(fairness.SALT_HEX // 2)
+
+
 class FairWalls:
     """The fair-wall frames of one match (encoded once), by the version of the event they
-    follow: commitments as the match and each hand start, a hand's deal and salt once it is
-    over, the seed and salt once the match is.  Only walls dealt by sanma-wall-v1 from the
-    seed are committed to (a scripted deal has nothing to prove)."""
+    follow: commitments as the match and each hand start, the seed and all salts once the
+    match is over.  Only walls dealt by sanma-wall-v1 from the seed are committed to (a
+    scripted deal has nothing to prove).  The salt comes with ``MatchStarted``."""
 
     def __init__(self, seed: int) -> None:
         self._seed = seed
-        self._salt = fairness.match_salt(seed)
+        self._salt = ""  # set by MatchStarted
         self._after: dict[int, list[str]] = {}
         self._hands = 0  # hands started so far
-        self._open = False  # the hand in play is the seeded deal and not yet revealed
         self._seeded = False  # the match's walls are dealt from its seed
 
     def after(self, v: int) -> list[str]:
@@ -34,25 +42,21 @@ class FairWalls:
             self._after[v] = [f.encode() for f in frames]
 
     def _frames_for(self, event: Event) -> list[protocol.Frame]:
-        seed, salt = self._seed, self._salt
+        seed = self._seed
         if isinstance(event, MatchStarted):
             self._seeded = event.wall_algorithm == WALL_ALGORITHM
-            return [protocol.FairMatch(fairness.match_commitment(salt, seed))] if self._seeded else []
+            self._salt = fairness.salt_of(event)
+            return [protocol.FairMatch(fairness.match_commitment(self._salt, seed))] if self._seeded else []
         if isinstance(event, HandStarted):
             k = self._hands
             self._hands += 1
-            self._open = self._seeded and deal_from_seed(seed, k).digest() == event.wall_digest
-            if not self._open:
+            if not self._seeded or deal_from_seed(seed, k).digest() != event.wall_digest:
                 return []
-            commitment = fairness.hand_commitment(fairness.hand_salt(salt, k), event.wall_digest)
+            commitment = fairness.hand_commitment(fairness.hand_salt(self._salt, k), event.wall_digest)
             return [protocol.FairHand(k, event.wall_digest, commitment)]
-        if isinstance(event, HandWon | HandDrawn | HandAborted) and self._open:
-            self._open = False  # a double ron's second HandWon reveals nothing more
-            k = self._hands - 1
-            deal = fairness.deal_to_json(deal_from_seed(seed, k))
-            return [protocol.FairReveal(k, fairness.hand_salt(salt, k), deal)]
         if isinstance(event, MatchEnded) and self._seeded:
-            return [protocol.FairSeed(seed, salt, fairness.match_commitment(salt, seed), self._hands)]
+            salts = tuple(fairness.hand_salt(self._salt, k) for k in range(self._hands))
+            return [protocol.FairSeed(seed, self._salt, fairness.match_commitment(self._salt, seed), salts)]
         return []
 
     def interleave(self, frames: list[str], first_v: int, last_v: int) -> list[str]:
