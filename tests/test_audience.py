@@ -1,14 +1,19 @@
 """Who is sent what at a table (``sanma/server/rooms/audience.py``): each event encoded once per
-distinct view and shared, each seat its own redacted log, spectators a hand behind."""
+distinct view and shared, each seat its own redacted log, spectators live redacted for nobody
+or, with open hands, a whole hand behind at the table's pace."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
-from sanma.engine.events import HandStarted
+from sanma.engine.events import Event, HandStarted, MatchStarted
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
+from sanma.engine.visibility import redact
 from sanma.server import protocol
+from sanma.server.codec import event_to_wire
 from sanma.server.rooms.audience import Audience
 
 
@@ -57,18 +62,101 @@ def test_a_published_event_reaches_every_connection_of_its_seat_and_nobody_detac
     assert not audience.connected(1) and audience.empty
 
 
-def test_spectators_see_each_hand_once_the_next_starts_redacted_for_nobody():
-    match = Match(13, Rules())
+def played(seed: int) -> list[Event]:
+    """A match of tsumogiri and passes (every hand drawn), to its end."""
+    match = Match(seed, Rules())
+    while not match.finished:
+        seat = match.awaiting()[0]
+        default = match.legal_actions(seat).default
+        assert default is not None
+        match.apply(seat, default)
+    return list(match.events)
+
+
+def event_vs(inbox: Inbox) -> list[int]:
+    return [f["v"] for f in inbox.frames() if f["t"] == "event"]
+
+
+def test_spectators_see_each_event_as_it_happens_redacted_for_nobody():
+    log = played(13)
     audience = Audience([0], red_fives=True, watchable=True, seed=13)
     watcher = Inbox()
     audience.attach_watcher(watcher)
-    assert audience.watching(watcher) and audience.seat_of(watcher) is None
-    for event in match.events:
+    assert audience.watching(watcher) and audience.seat_of(watcher) is None and not audience.open_hands
+    for v, event in enumerate(log, 1):
         audience.publish(event)
-    started = next(v for v, e in enumerate(match.events, 1) if isinstance(e, HandStarted))
-    assert audience.public_until == started - 1  # the hand in play is not shown
+        assert event_vs(watcher)[-1] == v and audience.public_until == v  # live: no hand held back
     shown = [f for f in watcher.frames() if f["t"] == "event"]
-    assert [f["v"] for f in shown] == list(range(1, started))
-    assert audience.public_backlog(1) == watcher.texts
+    assert [f["e"] for f in shown] == [event_to_wire(redact(e, None), True) for e in log]
+    assert all(set(hand) == {"?"} for f in shown if f["e"]["type"] == "HandStarted" for hand in f["e"]["hands"])
+    assert audience.public_backlog(1) == watcher.texts  # a late spectator gets the same, fair frames included
     audience.broadcast(protocol.Presence(0, "away"))
     assert watcher.frames()[-1] == {"t": "presence", "seat": 0, "state": "away"}
+
+
+def test_a_rebuilt_live_room_shows_spectators_everything_recorded():
+    log = played(14)[:40]
+    audience = Audience([1], red_fives=True, watchable=True, seed=14)
+    for event in log:
+        audience.record(event)
+    assert audience.public_until == len(log)
+    assert [json.loads(t)["v"] for t in audience.public_backlog(1) if json.loads(t)["t"] == "event"] == list(
+        range(1, len(log) + 1)
+    )
+
+
+def open_view(event: Event) -> dict:
+    """What an open-hands spectator is sent of ``event``: every tile, never the seed."""
+    return event_to_wire(redact(event, None) if isinstance(event, MatchStarted) else event, True)
+
+
+class TimedInbox(Inbox):
+    """An inbox that notes when each frame came."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: list[float] = []
+
+    def push(self, frame: protocol.ServerFrame) -> None:
+        super().push(frame)
+        self.at.append(time.monotonic())
+
+
+def test_open_hands_are_a_whole_hand_behind_and_played_back_at_the_tables_pace():
+    log = played(15)
+    starts = [v for v, e in enumerate(log, 1) if isinstance(e, HandStarted)]
+    assert len(starts) >= 3
+    gap_s = 0.02
+
+    async def run() -> TimedInbox:
+        audience = Audience([0], red_fives=True, watchable=True, seed=15, open_hands=True)
+        watcher = TimedInbox()
+        audience.attach_watcher(watcher)
+        for v, event in enumerate(log, 1):
+            audience.publish(event)
+            in_play = max((s for s in starts if s <= v), default=v + 1)
+            # Nothing of the hand in play, or of any later one, has reached the spectator.
+            assert all(seen < in_play for seen in event_vs(watcher)), v
+            if v < starts[1]:
+                await asyncio.sleep(gap_s)  # the first hand is played at a pace
+            if v == starts[1]:
+                # The first hand is played back while the second is played; wait for its end.
+                while not event_vs(watcher) or event_vs(watcher)[-1] < v - 1:
+                    await asyncio.sleep(0.01)
+                assert event_vs(watcher)[-1] == v - 1
+        while not event_vs(watcher) or event_vs(watcher)[-1] < len(log):
+            await asyncio.sleep(0.01)
+        assert audience.public_until == len(log) and audience.public_backlog(1) == watcher.texts
+        return watcher
+
+    watcher = asyncio.run(run())
+    shown = [(f, at) for f, at in zip(watcher.frames(), watcher.at, strict=True) if f["t"] == "event"]
+    assert [f["v"] for f, _ in shown] == list(range(1, len(log) + 1))  # each event once, in order
+    assert [f["e"] for f, _ in shown] == [open_view(e) for e in log]
+    started = next(f["e"] for f, _ in shown if f["e"]["type"] == "HandStarted")
+    assert all("?" not in hand for hand in started["hands"])  # every hand shown
+    assert next(f["e"] for f, _ in shown if f["e"]["type"] == "MatchStarted")["seed"] != log[0].seed
+    # The first hand comes event by event at the table's pace, not at once with the next hand.
+    first_hand = [at for f, at in shown if starts[0] <= f["v"] < starts[1]]
+    played_s = (starts[1] - 1 - starts[0]) * gap_s
+    assert first_hand[-1] - first_hand[0] >= played_s * 0.8

@@ -17,14 +17,14 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from sanma.engine.events import HandStarted, MatchEnded
+from sanma.engine.events import HandStarted, MatchEnded, MatchStarted
 from sanma.engine.visibility import redact
 from sanma.server.api.rooms import CODE_ALPHABET, CODE_LENGTH
 from sanma.server.codec import event_to_wire
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import rooms as room_store
-from sanma.store.matches import get_match, load_events, players_of
+from sanma.store.matches import get_match, players_of
 from tests.test_server import (
     SEEDS,
     LiveServer,
@@ -617,43 +617,81 @@ def test_racing_joins_fill_the_last_seat_once(server):
     assert kinds(room) == ["human", "bot", "human"] and winner["you"] == 2
 
 
-def test_a_spectator_sees_each_hand_only_once_it_is_over_and_nothing_concealed(server, settings):
-    host, friend = Api(server), Api(server)
-    code = host.ok("POST", "", {"length": "east"}, 201)["code"]
-    friend.ok("POST", f"/{code}/join")
-    host.ok("POST", f"/{code}/bots", {"seat": 2, "level": "beginner"})
-    match = host.ok("POST", f"/{code}/start")["match"]
-    players = [Player(server, api.token, match) for api in (host, friend)]
-    threads = [threading.Thread(target=p.play, daemon=True) for p in players]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + 60
-    while sum(f["e"]["type"] == "HandStarted" for f in list(players[0].frames) if f["t"] == "event") < 2:
-        assert time.monotonic() < deadline and players[0].error is None
-        time.sleep(0.02)
+def test_a_spectator_sees_each_event_as_it_happens_and_nothing_concealed(server, settings):
+    host = Api(server)
+    code = host.ok("POST", "", {"length": "one-hand"}, 201)["code"]
+    for seat in (1, 2):
+        host.ok("POST", f"/{code}/bots", {"seat": seat, "level": "beginner"})
+    room = host.ok("POST", f"/{code}/start")
+    assert room["open_hands"] is False  # the default: live, the public view
+    match = room["match"]
+    player = Player(server, host.token, match)
     watcher = Player(server, Api(server).token, match)
     welcome = watcher.until("welcome")
-    assert welcome["spectator"] is True and welcome["v"] >= 3  # at least the first hand, all of it
-    engine = db.open_engine(settings.db_url)
-    try:
-        while not watcher.ended():
-            frame = watcher.recv()
-            if frame["t"] == "event" and frame["e"]["type"] != "MatchEnded":
-                # Stored before sent: the hand of every event shown is over (a later one began, or the match ended).
-                stored = load_events(engine, match)
-                assert any(e["t"] in ("HandStarted", "MatchEnded") for e in stored[frame["v"] :]), frame["v"]
-    finally:
-        engine.dispose()
-    for t in threads:
-        t.join(timeout=120)
+    assert welcome["spectator"] is True and "open_hands" not in welcome
+    prompts = 0
+    while not player.ended():
+        frame = player.recv()
+        if frame["t"] != "prompt":
+            continue
+        # The table waits for this seat: the spectator has every event up to now already.
+        while not watcher.events() or watcher.events()[-1]["v"] < frame["v"]:
+            watcher.recv(timeout=10)
+        assert watcher.events()[-1]["v"] == frame["v"]
+        prompts += 1
+        player.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+    while not watcher.ended():
+        watcher.recv()
+    assert prompts > 5
     log = full_log(settings, match)
-    assert isinstance(log[-1], MatchEnded)
     frames = watcher.events()
     assert [f["v"] for f in frames] == list(range(1, len(log) + 1))
     for f in frames:
-        assert f["e"] == event_to_wire(redact(log[f["v"] - 1], None), True)  # no concealed tile
-    # The welcome's v ends a hand: what follows it is a hand's start (or the log's end).
-    assert welcome["v"] == len(log) or isinstance(log[welcome["v"]], HandStarted)
-    for p in players:
-        assert p.error is None and p.ended()
+        assert f["e"] == event_to_wire(redact(log[f["v"] - 1], None), True)  # no concealed tile, no seed
+    player.close()
+    watcher.close()
+
+
+def open_view(event: Any) -> dict[str, Any]:
+    """What an open-hands spectator is sent: every tile, never the seed."""
+    return event_to_wire(redact(event, None) if isinstance(event, MatchStarted) else event, True)
+
+
+def test_with_open_hands_a_spectator_sees_every_tile_a_whole_hand_behind(server, settings):
+    host = Api(server)
+    code = host.ok("POST", "", {"length": "east"}, 201)["code"]
+    for seat in (1, 2):
+        host.ok("POST", f"/{code}/bots", {"seat": seat, "level": "beginner"})
+    assert host.ok("POST", f"/{code}/options", {"open_hands": True})["open_hands"] is True
+    match = host.ok("POST", f"/{code}/start")["match"]
+    player = Player(server, host.token, match)
+    watcher = Player(server, Api(server).token, match)
+    welcome = watcher.until("welcome")
+    assert welcome["spectator"] is True and welcome["open_hands"] is True
+
+    def read() -> None:
+        while not watcher.ended():
+            watcher.recv(timeout=120)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    hand_start, prompts = 0, 0
+    while not player.ended():
+        frame = player.recv()
+        if frame["t"] == "event" and frame["e"]["type"] == "HandStarted":
+            hand_start = frame["v"]
+        elif frame["t"] == "prompt":
+            # The table waits for this seat: nothing of the hand in play has reached the spectator.
+            assert all(f["v"] < hand_start for f in list(watcher.frames) if f["t"] == "event"), hand_start
+            prompts += 1
+            player.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+    reader.join(timeout=120)
+    assert watcher.ended() and prompts > 10
+    log = full_log(settings, match)
+    assert sum(isinstance(e, HandStarted) for e in log) >= 2
+    frames = watcher.events()
+    assert [f["v"] for f in frames] == list(range(1, len(log) + 1))
+    assert [f["e"] for f in frames] == [open_view(e) for e in log]
+    assert all("?" not in hand for f in frames if f["e"]["type"] == "HandStarted" for hand in f["e"]["hands"])
+    player.close()
     watcher.close()

@@ -65,11 +65,14 @@ def new_code() -> str:
 
 
 class RoomOptions(BaseModel):
-    """A friend room's options (the spec's: match length, red fives); ``seat``: the host's seat."""
+    """A friend room's options (the spec's: match length, red fives; ``open_hands``: its
+    spectators see every tile, a hand behind, instead of the public view live);
+    ``seat``: the host's seat."""
 
     model_config = ConfigDict(extra="forbid")
     length: Length = "east-south"
     red_fives: StrictBool = True
+    open_hands: StrictBool = False
     seat: Literal[0, 1, 2] = 0
 
 
@@ -86,6 +89,7 @@ class OptionsChange(BaseModel):
     model_config = ConfigDict(extra="forbid")
     length: Length | None = None
     red_fives: StrictBool | None = None
+    open_hands: StrictBool | None = None
 
 
 class BotChoice(BaseModel):
@@ -124,6 +128,7 @@ class RoomView(BaseModel):
     status: Literal["lobby", "playing", "ended"]
     length: Length
     red_fives: bool
+    open_hands: bool  # spectators see every tile, a hand behind (else the public view, live)
     seats: list[SeatView]
     you: int | None
     host: int | None
@@ -208,6 +213,7 @@ async def _view(app: Services, room: RoomRecord, guest: str) -> RoomView:
         status=status,
         length=room.options["length"],
         red_fives=bool(room.options["red_fives"]),
+        open_hands=bool(room.options.get("open_hands", False)),  # rooms stored before it: off
         seats=seats,
         you=room.seat_of(guest),
         host=room.seat_of(room.host_guest),
@@ -305,7 +311,7 @@ async def create_room(
             app.engine,
             code=new_code(),
             host_guest=guest,
-            options={"length": options.length, "red_fives": options.red_fives},
+            options={"length": options.length, "red_fives": options.red_fives, "open_hands": options.open_hands},
             timers=timers.to_json(),
             host_seat=options.seat,
         )
@@ -375,7 +381,8 @@ async def move_seat(code: str, guest: Guest, app: AppServices, choice: SeatChoic
 
 @router.post("/{code}/options", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
 async def change_options(code: str, guest: Guest, app: AppServices, change: OptionsChange) -> RoomView:
-    """Host only, in the lobby: change the match length or red fives (e.g. for a rematch)."""
+    """Host only, in the lobby: change the match length, red fives or open hands for
+    watchers (e.g. for a rematch)."""
 
     def apply(room: RoomRecord) -> RoomRecord:
         _host_only(room, guest)
@@ -384,6 +391,8 @@ async def change_options(code: str, guest: Guest, app: AppServices, change: Opti
             options["length"] = change.length
         if change.red_fives is not None:
             options["red_fives"] = change.red_fives
+        if change.open_hands is not None:
+            options["open_hands"] = change.open_hands
         return replace(room, options=options)
 
     return await _changed_view(app, code, guest, apply)

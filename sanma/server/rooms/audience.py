@@ -1,18 +1,34 @@
 """Who sees a table and what: each human seat's log redacted for it, with the seat's
-connections, and a friend room's spectators with the log redacted for nobody, a hand behind.
+connections, and a friend room's spectators (``docs/rooms.md``, "Spectators").
+
+Spectators watch live by default: each event as it happens, redacted for nobody (no concealed
+tile, no seed), which every player already sees, so it can help nobody.  A room whose host
+turned on "open hands for watchers" (``open_hands``) shows them every tile instead, and
+then a whole hand behind: a hand is released once the next one starts (or the match ends)
+and played back at the pace it was played, event by event, so a watcher could never pass a
+hand to an opponent while it is played.
+
 Each event is encoded once per distinct view and the text is shared by every connection of
 that view; the fair-wall frames (``FairWalls``) follow the event they belong to."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Protocol
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Final, Protocol
 
-from sanma.engine.events import Event, HandStarted, MatchEnded
+from sanma.engine.events import Event, HandStarted, MatchEnded, MatchStarted
 from sanma.engine.visibility import redact
 from sanma.server import protocol
 from sanma.server.codec import event_to_wire
 from sanma.server.rooms.fairwalls import FairWalls
+
+# Open hands: the longest pause between two events of a hand played back while a later hand is
+# already released too (the table played it faster): the watcher catches up instead of
+# falling further behind.
+CATCH_UP_S: Final = 0.25
 
 
 class Outbox(Protocol):
@@ -27,21 +43,41 @@ class Outbox(Protocol):
 
 class Audience:
     """The connections of one table and the logs they are sent (see the module docstring).
-    ``watchable``: spectators are kept a public log (a friend room's)."""
+    ``watchable``: spectators are kept a public log (a friend room's); ``open_hands``: it
+    shows every tile, a hand behind; ``clock``: when events happen (the playback's pace)."""
 
-    def __init__(self, seats: Iterable[int], *, red_fives: bool, watchable: bool, seed: int) -> None:
+    def __init__(
+        self,
+        seats: Iterable[int],
+        *,
+        red_fives: bool,
+        watchable: bool,
+        seed: int,
+        open_hands: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._red_fives = red_fives
         self._watchable = watchable
+        self.open_hands = watchable and open_hands
+        self._clock = clock
         # Each human seat's redacted log as JSON text (index = v - 1) and its connections.
         self._frames: dict[int, list[str]] = {s: [] for s in seats}
         self._outboxes: dict[int, set[Outbox]] = {s: set() for s in self._frames}
         # The seat of every joined connection: given at join, never taken from a message.
         self._seat_of: dict[Outbox, int] = {}
-        # Spectators: the log redacted for nobody, shown up to ``public_until``, the version
-        # before the hand in play (they see each hand once the next one starts).
+        # Spectators and their log (index = v - 1): sent up to ``public_until``.  Live, that is
+        # every event; with open hands, what the playback has reached, never past ``_released``
+        # (the end of the last finished hand).
         self._watchers: set[Outbox] = set()
         self._public: list[str] = []
         self.public_until = 0
+        self._released = 0
+        # Open hands: when each event happened (index = v - 1), and the released versions not
+        # yet played back, each with the moment it was released.
+        self._stamps: list[float] = []
+        self._queue: deque[tuple[int, float]] = deque()
+        self._queued = 0  # the last version put in the queue (or shown)
+        self._playback: asyncio.Task[None] | None = None
         self.fair = FairWalls(seed)
 
     @property
@@ -74,7 +110,7 @@ class Audience:
         self._seat_of[outbox] = seat
 
     def attach_watcher(self, outbox: Outbox) -> None:
-        """A spectator gets each hand once it is over, from now on."""
+        """A spectator gets each event shown to spectators from now on."""
         self._watchers.add(outbox)
 
     def detach(self, outbox: Outbox) -> int | None:
@@ -97,25 +133,17 @@ class Audience:
         return self.fair.interleave(self._public, first_v, self.public_until)
 
     def record(self, event: Event) -> int:
-        """Version ``event`` and keep each view's text of it (nothing is sent); its version."""
-        v = self.v + 1
-        encoded: dict[str, str] = {}  # views that see the event alike share one text
-        for seat, frames in self._frames.items():
-            frames.append(self._text(v, event, seat, encoded))
-        self.fair.observe(v, event)
-        if self._watchable:
-            self._public.append(self._text(v, event, None, encoded))
-            if isinstance(event, HandStarted):
-                self.public_until = v - 1
-            elif isinstance(event, MatchEnded):
-                self.public_until = v
+        """Version ``event`` and keep each view's text of it, nothing sent (a rebuilt room's
+        log: what spectators may see of it counts as shown); its version."""
+        v = self._keep(event)
+        self.public_until = self._queued = self._released
         return v
 
     def publish(self, event: Event) -> None:
-        """``record`` the event, then send it to every seat's connections (with its fair-wall
-        frames), and to the spectators the hands it made public."""
-        shown = self.public_until
-        v = self.record(event)
+        """Keep the event as ``record`` does, then send it to every seat's connections (with its
+        fair-wall frames) and to the spectators: live at once, with open hands the hand it
+        ends once played back."""
+        v = self._keep(event)
         fair = self.fair.after(v)
         for seat, outboxes in self._outboxes.items():
             frame = self._frames[seat][-1]
@@ -123,16 +151,83 @@ class Audience:
                 outbox.push(frame)
                 for extra in fair:
                     outbox.push(extra)
-        for public_v in range(shown + 1, self.public_until + 1):
-            for outbox in list(self._watchers):
-                outbox.push(self._public[public_v - 1])
-                for extra in self.fair.after(public_v):
-                    outbox.push(extra)
+        if self.open_hands:
+            self._play_back()
+        elif self._watchable:
+            self._show(v)
 
-    def _text(self, v: int, event: Event, seat: int | None, encoded: dict[str, str]) -> str:
-        """Event ``v`` redacted for ``seat`` (``None``: for nobody) as JSON text, one shared
-        text per distinct view (``encoded``)."""
-        text = protocol.EventFrame(v, event_to_wire(redact(event, seat), self._red_fives)).encode()
+    def close(self) -> None:
+        """Stop the playback (the room stops here)."""
+        if self._playback is not None:
+            self._playback.cancel()
+
+    def _keep(self, event: Event) -> int:
+        v = self.v + 1
+        encoded: dict[str, str] = {}  # views that see the event alike share one text
+        for seat, frames in self._frames.items():
+            frames.append(self._text(v, redact(event, seat), encoded))
+        self.fair.observe(v, event)
+        if not self._watchable:
+            return v
+        self._public.append(self._text(v, self._shown(event), encoded))
+        if not self.open_hands:
+            self._released = v
+            return v
+        self._stamps.append(self._clock())
+        if isinstance(event, HandStarted):
+            self._released = v - 1
+        elif isinstance(event, MatchEnded):
+            self._released = v
+        return v
+
+    def _shown(self, event: Event) -> Event:
+        """``event`` as spectators see it: redacted for nobody; with open hands every tile,
+        but not the seed (it deals every later wall of the match)."""
+        if not self.open_hands or isinstance(event, MatchStarted):
+            return redact(event, None)
+        return event
+
+    def _show(self, v: int) -> None:
+        """Send spectators event ``v`` (the one after ``public_until``) with its fair-wall frames."""
+        self.public_until = v
+        frame = self._public[v - 1]
+        fair = self.fair.after(v)
+        for outbox in list(self._watchers):
+            outbox.push(frame)
+            for extra in fair:
+                outbox.push(extra)
+
+    def _play_back(self) -> None:
+        """Queue the versions just released and make sure the playback runs."""
+        now = self._clock()
+        for v in range(self._queued + 1, self._released + 1):
+            self._queue.append((v, now))
+        self._queued = max(self._queued, self._released)
+        if self._queue and (self._playback is None or self._playback.done()):
+            self._playback = asyncio.get_running_loop().create_task(self._play(), name="spectator-playback")
+
+    async def _play(self) -> None:
+        """Show the queued events at the pace they happened: each one no earlier than it was
+        released and the same time after the one before as at the table (at most
+        ``CATCH_UP_S`` while a later hand waits behind it)."""
+        last = self._clock()
+        while self._queue:
+            v, released_at = self._queue[0]
+            gap = self._stamps[v - 1] - self._stamps[v - 2] if v >= 2 else 0.0
+            if self._queue[-1][1] > released_at:
+                gap = min(gap, CATCH_UP_S)
+            due = max(last + gap, released_at)
+            wait = due - self._clock()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._queue.popleft()
+            self._show(v)
+            last = due
+
+    def _text(self, v: int, shown: Event, encoded: dict[str, str]) -> str:
+        """Event ``v`` as a view sees it (``shown``) as JSON text, one shared text per distinct
+        view (``encoded``)."""
+        text = protocol.EventFrame(v, event_to_wire(shown, self._red_fives)).encode()
         return encoded.setdefault(text, text)
 
     def send_seat(self, seat: int, frame: protocol.Frame) -> None:

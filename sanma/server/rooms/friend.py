@@ -1,6 +1,7 @@
 """The friend-room seating (``docs/rooms.md``): up to three guests and bots at the seats the
 lobby gave them, the lobby's turn timers, autoplay (a stand-in bot per human seat) for seats
-that time out or lose their connection, presence for everyone, spectators a hand behind;
+that time out or lose their connection, presence for everyone, spectators (live, or with
+open hands a hand behind);
 the bots keep the room's pace and the room plays on while its players are away."""
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ class FriendSeating:
     leaves_memory_when_idle: bool = False
 
     def plan(self, record: MatchRecord, make_bot: BotFactory, seats: SeatRecords) -> SeatPlan:
-        """The stored seats of the match (names as they are now), the lobby's timers."""
+        """The stored seats of the match (names as they are now), the lobby's timers and
+        whether its spectators see open hands."""
         if record.kind != self.kind:
             raise ValueError(f"not a friend room's match: {record.kind!r}")
         seated = seats.seated(record.id)
@@ -43,7 +45,7 @@ class FriendSeating:
         # Autoplay's bots: seeded apart from the seats' own (seat + 3), the same after a rebuild.
         standins = {s: make_bot(STANDIN_LEVEL, s, bot_seed(record.seed, s + 3)) for s in humans}
         players = tuple(protocol.Player(p.seat, p.name, p.bot_level) for p in seated)
-        return SeatPlan(humans, bots, seats.timers(record.id), standins, players)
+        return SeatPlan(humans, bots, seats.timers(record.id), standins, players, seats.open_hands(record.id))
 
     def seat_of_guest(self, record: MatchRecord, guest_id: str, seats: SeatRecords) -> int | None:
         """The guest's stored seat."""

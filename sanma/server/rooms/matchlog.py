@@ -65,6 +65,9 @@ class SeatRecords(Protocol):
     def barred(self, match_id: str) -> frozenset[str]:
         """The guests the host removed from the match's lobby (they may not watch either)."""
 
+    def open_hands(self, match_id: str) -> bool:
+        """Whether the match's lobby shows its spectators every tile, a hand behind."""
+
 
 class StoreSeatRecords:
     """``SeatRecords`` from the store (matches, accounts' names, the lobby's timers)."""
@@ -90,3 +93,8 @@ class StoreSeatRecords:
         """See ``SeatRecords.barred``."""
         lobby = room_store.room_of_match(self._engine, match_id)
         return frozenset() if lobby is None else lobby.barred
+
+    def open_hands(self, match_id: str) -> bool:
+        """See ``SeatRecords.open_hands`` (a room stored before the option: off)."""
+        lobby = room_store.room_of_match(self._engine, match_id)
+        return lobby is not None and bool(lobby.options.get("open_hands", False))

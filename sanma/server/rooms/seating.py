@@ -33,14 +33,16 @@ def bot_seed(seed: int, seat: int) -> int:
 @dataclass(frozen=True, slots=True)
 class SeatPlan:
     """Who sits where at one table: each human seat's guest, each other seat's bot, the bot
-    that plays a human seat on autoplay, the turn timers (``None``: none), and the players
-    the welcome names (``None``: the welcome names none)."""
+    that plays a human seat on autoplay, the turn timers (``None``: none), the players
+    the welcome names (``None``: the welcome names none), and whether spectators see every
+    tile, a hand behind (a friend room's "open hands for watchers")."""
 
     humans: dict[int, str]
     bots: dict[int, Player]
     timers: TurnTimers | None = None
     standins: dict[int, Player] = field(default_factory=dict)
     players: tuple[protocol.Player, ...] | None = None
+    open_hands: bool = False
 
     def __post_init__(self) -> None:
         if not self.humans:
@@ -68,7 +70,7 @@ class Seating(Protocol):
 
     @property
     def watchable(self) -> bool:
-        """Guests with no seat may watch (a hand behind)."""
+        """Guests with no seat may watch (live; a hand behind with open hands)."""
 
     @property
     def player_paces_bots(self) -> bool:

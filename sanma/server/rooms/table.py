@@ -150,7 +150,12 @@ class TableRoom:
             for s, guest in sorted(plan.humans.items())
         }
         self._audience = Audience(
-            self._humans, red_fives=self.red_fives, watchable=self.seating.watchable, seed=match.seed
+            self._humans,
+            red_fives=self.red_fives,
+            watchable=self.seating.watchable,
+            seed=match.seed,
+            open_hands=plan.open_hands,
+            clock=clock,
         )
         self._inbox: asyncio.Queue[_Reply | _Wake] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -241,7 +246,8 @@ class TableRoom:
 
     def _welcome(self, seat: int, *, spectator: bool = False) -> protocol.Welcome:
         v = self._audience.public_until if spectator else self.v
-        return protocol.Welcome(self.id, self.kind, seat, v, self.record.bot_level, spectator, self.players)
+        open_hands = spectator and self._audience.open_hands
+        return protocol.Welcome(self.id, self.kind, seat, v, self.record.bot_level, spectator, self.players, open_hands)
 
     def join(self, outbox: Outbox, last_v: int, seat: int | None = None) -> None:
         """Attach a connection of human ``seat`` (default: the owner's, ``seat``): it gets the
@@ -266,9 +272,9 @@ class TableRoom:
             self._push_presence(outbox)
 
     def watch(self, outbox: Outbox, last_v: int) -> None:
-        """Attach a spectator of a friend room (a guest with no seat in it): the events of the
-        hands already over after ``last_v``, redacted for nobody, then each hand once the next
-        one starts (or the match ends); presence; never a prompt."""
+        """Attach a spectator of a friend room (a guest with no seat in it): the events shown
+        to spectators after ``last_v``, then each as it is shown (``Audience``: live, redacted
+        for nobody; with open hands, every tile a hand behind); presence; never a prompt."""
         if not self.seating.watchable:
             raise ValueError("only a friend room's match can be watched")
         outbox.push(self._welcome(0, spectator=True))  # seat 0: where the view is drawn from
@@ -349,11 +355,13 @@ class TableRoom:
 
     async def stop(self) -> None:
         """Cancel the task (server shutdown); the stored log is already complete."""
+        self._audience.close()
         await cancel_and_wait(self._task)
 
     def fail(self, exc: BaseException, detail: str) -> None:
         """The room stops here (it failed, or moved to another process): tell every connection."""
         self.failed = exc
+        self._audience.close()
         self._audience.broadcast(protocol.Error(protocol.ROOM_FAILED, detail))
 
     async def _run(self) -> None:
