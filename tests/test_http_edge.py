@@ -10,7 +10,9 @@ and every wait has a generous bound that only stops a hung test."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import selectors
 import shutil
@@ -143,7 +145,8 @@ def _wait_closed(socks: list[socket.socket]) -> list[bytes]:
 
 
 def test_five_hundred_unfinished_request_heads_are_all_closed(serve):
-    server = serve(SANMA_HEADER_TIMEOUT="1")
+    # From one address: above the per-address cap, which is not what this test is about.
+    server = serve(SANMA_HEADER_TIMEOUT="1", SANMA_HTTP_CONNECTIONS_PER_ADDRESS="1000")
     socks = []
     try:
         for i in range(500):
@@ -386,3 +389,205 @@ def test_the_api_pages_render_in_chromium_with_nothing_refused(serve):
             assert problems == []
         finally:
             browser.close()
+
+
+# -- the edge: body deadline, connection cap, headers on every answer, quiet logs ----------------
+
+SECURITY = ("x-content-type-options", "x-frame-options", "referrer-policy", "content-security-policy")
+
+
+def _answer(sock: socket.socket) -> tuple[int, dict[str, str], Any]:
+    """Status, headers and JSON body of what ``sock`` received until the server closed it."""
+    [got] = _wait_closed([sock])
+    head, _, body = got.removesuffix(b"<closed>").partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    return int(lines[0].split(" ")[1]), headers, json.loads(body)
+
+
+def _guarded(headers: dict[str, str], api: bool = True) -> bool:
+    """Whether an answer carries the security headers (and ``no-store`` for the API)."""
+    return all(name in headers for name in SECURITY) and (not api or headers.get("cache-control") == "no-store")
+
+
+def _connect(server: ServeProcess, source: str = "127.0.0.1") -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.port), timeout=10, source_address=(source, 0))
+
+
+def _kept_alive(server: ServeProcess) -> socket.socket:
+    """A connection that has been served once and stays open (keep-alive): surely counted."""
+    s = _connect(server)
+    s.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while not got.endswith(b'{"ok":true}'):
+        chunk = s.recv(65536)
+        assert chunk, got
+        got += chunk
+    assert got.startswith(b"HTTP/1.1 200")
+    return s
+
+
+def test_a_slow_two_mib_body_gets_its_408_within_the_new_allowance(serve):
+    # SANMA_BODY_TIMEOUT=1: the allowance is 1 s + 2 MiB at 512 KiB/s = 5 s.  Before, a route
+    # allowing 2 MiB gave 1 s + one second per 64 KiB above 64 KiB = 32 s.
+    server = serve(SANMA_BODY_TIMEOUT="1")
+    token = guest(server)
+    length = 2 * 1024 * 1024
+    head = (
+        f"POST /api/replays/open HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: text/plain\r\nContent-Length: {length}\r\n\r\n"
+    ).encode()
+    with _connect(server) as s:
+        began = time.monotonic()
+        s.sendall(head)
+        sent = 0
+        with selectors.DefaultSelector() as sel:
+            sel.register(s, selectors.EVENT_READ)
+            while not sel.select(timeout=0.25) and time.monotonic() - began < HANG_GUARD_S:
+                with contextlib.suppress(OSError):
+                    sent += s.send(b"[" * 8192)  # 32 KiB/s: a 2 MiB body would take 64 s
+        gave_up_after = time.monotonic() - began
+        status, headers, body = _answer(s)
+    assert (status, body["error"]) == (408, "timeout") and sent < length
+    assert "5.0 s" in body["detail"] and _guarded(headers)
+    assert gave_up_after < 20  # the old allowance was 32 s; the new one is 5 s (a hang guard, not a timing)
+
+
+def test_connections_over_the_per_address_cap_are_refused(serve):
+    from websockets.sync.client import connect
+
+    server = serve(
+        SANMA_HTTP_CONNECTIONS_PER_ADDRESS="3",
+        SANMA_KEEP_ALIVE="60",
+        SANMA_HEADER_TIMEOUT="60",
+        SANMA_HELLO_TIMEOUT="60",
+    )
+    # WebSockets stop counting once upgraded (server/ws.py caps them on its own).
+    sockets = [connect(server.ws, legacy=True) for _ in range(3)]
+    held = [_kept_alive(server) for _ in range(3)]
+    try:
+        for _ in range(3):
+            with _connect(server) as s:  # the fourth plain connection of 127.0.0.1
+                status, headers, body = _answer(s)
+            assert (status, body["error"]) == (503, "too_many_connections") and _guarded(headers)
+        # Another address (loopback too) is not affected.
+        with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2")) as other:
+            assert other.get(f"{server.http}/api/health").json() == {"ok": True}
+        # A closed connection gives its place back.
+        held.pop().close()
+        guard = time.monotonic() + HANG_GUARD_S
+        while time.monotonic() < guard:
+            try:
+                held.append(_kept_alive(server))
+                break
+            except (AssertionError, OSError):
+                time.sleep(0.05)  # the server has not seen the close yet
+        assert len(held) == 3
+    finally:
+        for s in held:
+            s.close()
+        for ws in sockets:
+            ws.close()
+    # One log line for the three refusals (the rest counted, not written).
+    lines = [line for line in server.log_path.read_text().splitlines() if "refused a connection" in line]
+    assert len(lines) == 1 and "127.0.0.1" in lines[0]
+
+
+def test_a_trusted_proxy_is_not_capped(serve):
+    server = serve(SANMA_HTTP_CONNECTIONS_PER_ADDRESS="2", SANMA_KEEP_ALIVE="60", SANMA_TRUSTED_PROXIES="127.0.0.1")
+    held = [_kept_alive(server) for _ in range(5)]  # a proxy carries many clients
+    for s in held:
+        s.close()
+
+
+def test_every_refusal_has_the_security_headers_and_the_error_shape(serve):
+    server = serve(SANMA_BODY_TIMEOUT="1")
+    token = guest(server)
+    big = b'{"level": "' + b"x" * 5000 + b'"}'
+    cases = {
+        "413 announced": _post(token, big),
+        "413 chunked": _post(token, big, chunked=True),
+        "408": _post(token, b'{"length": "east"}', length=b"400")[:-4],  # the body never all there
+        "400 from h11": _post(token, b"{}", length=b"two"),
+        "422": _post(token, b'{"length": 5}'),
+    }
+    for name, data in cases.items():
+        with _connect(server) as s:
+            s.sendall(data)
+            status, headers, body = _answer(s)
+        assert str(status) == name[:3] and set(body) == {"error", "detail"}, (name, body)
+        assert _guarded(headers), (name, headers)
+
+
+def test_an_unexpected_fault_answers_500_in_our_shape_and_logs_one_traceback(tmp_path, caplog):
+    from sanma.server.settings import Settings
+    from tests.test_server import LiveServer, free_port
+
+    live = LiveServer(Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0))
+    try:
+
+        async def boom() -> dict[str, Any]:
+            raise ZeroDivisionError("a bug")
+
+        # A route of this test only, tried before the others (and the client's files at "/").
+        live.app.add_api_route("/api/test-only/boom", boom)
+        live.app.router.routes.insert(0, live.app.router.routes.pop())
+        caplog.set_level(logging.WARNING)
+        answers = [httpx.get(f"{live.http}/api/test-only/boom") for _ in range(5)]
+        assert httpx.get(f"{live.http}/api/health").json() == {"ok": True}
+    finally:
+        live.stop()
+    for r in answers:
+        assert r.status_code == 500 and r.json()["error"] == "server_error"
+        assert _guarded(dict(r.headers)), r.headers
+    tracebacks = [rec for rec in caplog.records if rec.exc_info]
+    assert len(tracebacks) == 1 and tracebacks[0].exc_info[0] is ZeroDivisionError  # the other four held back
+    assert not [rec for rec in caplog.records if "Exception in ASGI application" in rec.getMessage()]
+
+
+BAD_JSON = {
+    "NaN": b'{"length": NaN}',
+    "Infinity": b'{"length": "east", "level": Infinity}',
+    "-Infinity": b'{"seat": -Infinity}',
+    "1e999": b'{"length": "east", "seat": 1e999}',
+    "nested NaN": b'{"length": [[{"x": [NaN]}]]}',
+    "too deep": b'{"length": ' + b"[" * 1500 + b"]" * 1500 + b"}",
+    "not JSON": b'{"length": "east",}',
+}
+
+
+def test_bad_json_bodies_on_every_json_route_get_400_bad_json(serve):
+    server = serve(SANMA_ACCOUNT_WRITES_PER_MIN="1000")
+    token = guest(server)
+    routes = ("/api/practice", "/api/rooms", "/api/account/name", "/api/account/email", "/api/account/equip")
+    for route in routes:
+        for name, body in BAD_JSON.items():
+            headers = auth(token, **{"Content-Type": "application/json"})
+            r = httpx.post(f"{server.http}{route}", content=body, headers=headers)
+            assert refused(r, 400, "bad_json") and _guarded(dict(r.headers)), (route, name, r.status_code, r.text)
+        r = httpx.post(f"{server.http}{route}", json={"length": 5, "name": 5, "email": 5}, headers=auth(token))
+        assert refused(r, 422, "bad_schema"), (route, r.text)  # JSON, but not what the route takes
+    # An integer past Python's 4,300 digits does not fit in a 4 KiB body: 413 before any parsing.
+    r = httpx.post(f"{server.http}/api/practice", content=b"1" * 4400, headers=auth(token))
+    assert refused(r, 413, "too_large")
+
+
+def test_a_flood_of_bad_input_writes_one_line_per_kind_and_address(serve):
+    server = serve()
+    token = guest(server)
+    for _ in range(20):
+        r = httpx.post(f"{server.http}/api/practice", content=b'{"length": NaN}', headers=auth(token))
+        assert refused(r, 400, "bad_json")
+        r = httpx.post(f"{server.http}/api/practice", json={"length": 5}, headers=auth(token))
+        assert refused(r, 422, "bad_schema")
+        with _connect(server) as s:  # a request h11 cannot parse
+            s.sendall(_post(token, b"{}", length=b"two"))
+            assert _answer(s)[0] == 400
+    assert httpx.get(f"{server.http}/api/health").json() == {"ok": True}
+    text = server.log_path.read_text()
+    lines = text.splitlines()
+    for kind in ("bad_json", "bad_schema"):
+        found = [line for line in lines if f"from 127.0.0.1: {kind}" in line]
+        assert len(found) == 1 and "POST /api/practice" in found[0], (kind, found)
+    assert len([line for line in lines if "refused a request from 127.0.0.1" in line]) == 1
+    assert "Traceback" not in text and "Invalid HTTP request received" not in text

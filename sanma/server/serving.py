@@ -8,7 +8,16 @@
   byte), so one client could hold a file descriptor for ever with half a header.
 - ``timeout_keep_alive`` (``SANMA_KEEP_ALIVE``) between requests, and the largest header
   block h11 buffers (``SANMA_MAX_HEADER_BYTES``).  The body's own deadline is the app's
-  (``app.BodyLimit``, ``SANMA_BODY_TIMEOUT``).
+  (``app.BodyLimit``, ``SANMA_BODY_TIMEOUT`` and ``SANMA_BODY_MIN_RATE``).
+- A cap on plain-HTTP connections open at once per client address
+  (``SANMA_HTTP_CONNECTIONS_PER_ADDRESS``), counted here by the TCP peer before any byte is
+  parsed: the refused connection gets a canned ``503 too_many_connections`` and is closed.
+  Peers in ``SANMA_TRUSTED_PROXIES`` are not capped (a proxy carries many clients; the app's
+  meters see the clients behind it).  A connection stops counting when it becomes a WebSocket:
+  those have their own caps per guest and per address (``server/ws.py``), and a player's
+  socket should not use up the allowance of the page's own requests.
+- The protocol's own refusals (a request h11 cannot parse, the cap) carry the security headers
+  as every answer of the app does, and their log lines go through a ``ThrottledLog``.
 """
 
 from __future__ import annotations
@@ -17,16 +26,22 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Any
+from collections import Counter
+from typing import Any, ClassVar
 
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from sanma.server.edge import refusal_headers
+from sanma.server.netaddr import IPNetwork, address_key, parse_address, parse_proxies
 from sanma.server.settings import Settings
+from sanma.server.throttlelog import ThrottledLog
 from sanma.server.ws import WebSocketProtocol
 
 log = logging.getLogger(__name__)
+# uvicorn's line for a request h11 cannot parse, written once per such request: ours is throttled.
+_UVICORN_INVALID = "Invalid HTTP request received."
 
 
 class DeadlineH11Protocol(H11Protocol):
@@ -36,10 +51,22 @@ class DeadlineH11Protocol(H11Protocol):
     app answered without reading."""
 
     header_timeout_s: float = 5.0
+    # The cap's state, one per server (``protocol_for`` makes a class per settings).
+    per_address: ClassVar[int] = 32
+    trusted: ClassVar[tuple[IPNetwork, ...]] = ()
+    open_by_address: ClassVar[Counter[str]] = Counter()
+    quiet: ClassVar[ThrottledLog] = ThrottledLog(log)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.logger = _ThrottledUvicornLog(self.logger, self)  # type: ignore[assignment]
+        self._counted: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
+        if not self._admit():
+            return
         self._arm()
 
     def data_received(self, data: bytes) -> None:
@@ -58,17 +85,20 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
+        self._release()
         super().connection_lost(exc)
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._release()  # from here on server/ws.py's caps count it (the h11 protocol is done with it)
+        super().handle_websocket_upgrade(event)
 
     def send_400_response(self, msg: str) -> None:
         """A request h11 cannot parse (a malformed head, a ``Content-Length`` that is not a
         number, ...): 400 in the API's error shape, then the connection closes."""
+        peer = self._peer()  # (msg is uvicorn's "Invalid HTTP request received.": nothing more)
+        self.quiet.write(logging.WARNING, "bad_request", peer, "refused a request from %s: not valid HTTP/1.1", peer)
         body = json.dumps({"error": "bad_request", "detail": "not a valid HTTP/1.1 request"}).encode()
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
+        headers = refusal_headers(body)
         events = (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body))
         try:
             for event in (*events, h11.EndOfMessage()):
@@ -76,6 +106,39 @@ class DeadlineH11Protocol(H11Protocol):
         except h11.LocalProtocolError:  # a response was already under way: just close
             pass
         self.transport.close()
+
+    def _admit(self) -> bool:
+        """Count this connection against its address; over the cap, answer the canned 503
+        and close (no byte of it is parsed)."""
+        address = parse_address(self.client[0]) if self.client else None
+        if address is not None and any(address.version == n.version and address in n for n in self.trusted):
+            return True  # a reverse proxy: its clients are many
+        key = address_key(address)
+        if self.open_by_address[key] >= self.per_address:
+            self.quiet.write(
+                logging.WARNING,
+                "too_many_connections",
+                key,
+                "refused a connection from %s: %d plain-HTTP connections open (SANMA_HTTP_CONNECTIONS_PER_ADDRESS)",
+                key,
+                self.per_address,
+            )
+            self.transport.write(_OVER_CAP)
+            self.transport.close()
+            return False
+        self.open_by_address[key] += 1
+        self._counted = key
+        return True
+
+    def _release(self) -> None:
+        key, self._counted = self._counted, None
+        if key is not None:
+            self.open_by_address[key] -= 1
+            if self.open_by_address[key] <= 0:
+                del self.open_by_address[key]
+
+    def _peer(self) -> str:
+        return self.client[0] if self.client else "unknown"
 
     def _owed(self) -> bool:
         their = self.conn.their_state
@@ -98,9 +161,46 @@ class DeadlineH11Protocol(H11Protocol):
             self.transport.close()
 
 
+def _canned(status: int, reason: str, code: str, detail: str) -> bytes:
+    body = json.dumps({"error": code, "detail": detail}).encode()
+    head = [f"HTTP/1.1 {status} {reason}".encode()]
+    head += [name + b": " + value for name, value in refusal_headers(body)]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
+
+
+_OVER_CAP = _canned(
+    503, "Service Unavailable", "too_many_connections", "too many connections from this address; retry after one closes"
+)
+
+
+class _ThrottledUvicornLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """uvicorn's logger for one connection, less its unthrottled line per unparsable request
+    (``send_400_response`` writes a throttled one)."""
+
+    def __init__(self, logger: logging.Logger, protocol: DeadlineH11Protocol) -> None:
+        super().__init__(logger, {})
+        self.protocol = protocol
+
+    @property
+    def level(self) -> int:  # uvicorn reads it to skip its trace lines
+        return int(self.logger.level)
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        if msg != _UVICORN_INVALID:
+            super().log(level, msg, *args, **kwargs)
+
+
 def protocol_for(settings: Settings) -> type[H11Protocol]:
-    """``DeadlineH11Protocol`` with the settings' header deadline."""
-    return type("SanmaH11Protocol", (DeadlineH11Protocol,), {"header_timeout_s": settings.header_timeout_s})
+    """``DeadlineH11Protocol`` with the settings' header deadline and per-address cap, and a
+    count of open connections of its own (one server's)."""
+    state = {
+        "header_timeout_s": settings.header_timeout_s,
+        "per_address": settings.http_connections_per_address,
+        "trusted": parse_proxies(settings.trusted_proxies),
+        "open_by_address": Counter(),
+        "quiet": ThrottledLog(log),
+    }
+    return type("SanmaH11Protocol", (DeadlineH11Protocol,), state)
 
 
 def uvicorn_config(app: Any, settings: Settings, **extra: Any) -> uvicorn.Config:

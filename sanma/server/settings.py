@@ -103,12 +103,17 @@ class Settings:
     # (server/netaddr.py); empty: the peer's own address is the client's.
     trusted_proxies: tuple[str, ...] = ()
     # Seconds a connection may take to send a request's headers (from its first byte, or from
-    # the connection's start), to send a body once its headers arrived, and to stay idle
-    # between two requests; the largest header block in bytes.
+    # the connection's start), and to stay idle between two requests; the largest header
+    # block in bytes.  A body has ``body_timeout_s`` plus its length at ``body_min_rate``
+    # bytes a second (docs/server.md, "Deadlines": 5 s + 4 s for a 2 MiB log).
     header_timeout_s: float = 5.0
-    body_timeout_s: float = 10.0
+    body_timeout_s: float = 5.0
+    body_min_rate: int = 524_288
     keep_alive_s: float = 5.0
     max_header_bytes: int = 16384
+    # Plain-HTTP connections open at once per client address (the TCP peer; the trusted
+    # proxies are not capped); a WebSocket stops counting once upgraded (``ws_per_address``).
+    http_connections_per_address: int = 32
     # Guests created per hour per client address; rooms opened per hour per guest and per address.
     guests_per_address_per_h: int = 60
     rooms_per_guest_per_h: int = 30
@@ -256,6 +261,10 @@ def _edge_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
         "trusted_proxies": proxies,
         "header_timeout_s": _number(env, "SANMA_HEADER_TIMEOUT", d.header_timeout_s, float, 0.1, 600.0),
         "body_timeout_s": _number(env, "SANMA_BODY_TIMEOUT", d.body_timeout_s, float, 0.1, 600.0),
+        "body_min_rate": _number(env, "SANMA_BODY_MIN_RATE", d.body_min_rate, int, 1024, 1 << 30),
+        "http_connections_per_address": _number(
+            env, "SANMA_HTTP_CONNECTIONS_PER_ADDRESS", d.http_connections_per_address, int, 1, 1_000_000
+        ),
         "keep_alive_s": _number(env, "SANMA_KEEP_ALIVE", d.keep_alive_s, float, 0.1, 600.0),
         "max_header_bytes": _number(env, "SANMA_MAX_HEADER_BYTES", d.max_header_bytes, int, 1024, 1 << 20),
         **{name: _number(env, var, getattr(d, name), int, 1, 1_000_000) for name, var in meters.items()},
