@@ -9,6 +9,7 @@ and PostgreSQL."""
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from sanma.bots.review import REVIEWER, review
 from sanma.cli.review_cmd import read_log
@@ -60,8 +61,10 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def ask(live: LiveServer, match: str, token: str) -> httpx.Response:
-    return httpx.post(f"{live.http}/api/matches/{match}/review", headers=auth(token), timeout=30)
+def ask(live: LiveServer, match: str, token: str, sender: str | None = None) -> httpx.Response:
+    """POST a review; ``sender``: the client address a trusted proxy says it forwards for."""
+    headers = auth(token) | ({} if sender is None else {"X-Forwarded-For": sender})
+    return httpx.post(f"{live.http}/api/matches/{match}/review", headers=headers, timeout=30)
 
 
 def read(live: LiveServer, match: str, token: str) -> httpx.Response:
@@ -91,6 +94,31 @@ def ended_match(live: LiveServer, seed: int, seat: int = 1) -> tuple[str, str, s
     finally:
         engine.dispose()
     return guest, token, match
+
+
+def queue(
+    engine: Engine,
+    match: str,
+    seat: int,
+    guest: str,
+    *,
+    total: int,
+    queue_cap: int,
+    address: str = "ip:192.0.2.1",
+    per_address: int = 10,
+) -> tuple[store.ReviewRow, bool]:
+    """``store.request_review`` under today's master, by default from an address with room."""
+    return store.request_review(
+        engine,
+        match,
+        seat,
+        guest,
+        address=address,
+        total=total,
+        queue_cap=queue_cap,
+        per_address=per_address,
+        current=REVIEWER,
+    )
 
 
 def test_a_review_is_computed_once_shown_with_progress_and_kept(tmp_path, running):
@@ -156,7 +184,7 @@ def test_with_no_worker_it_waits_queued_and_a_server_with_one_computes_it(tmp_pa
 
 
 def test_one_unfinished_review_per_guest_and_a_capped_queue(tmp_path, running):
-    live = start(running, base_settings(tmp_path, review_workers=0, review_queue=2))
+    live = start(running, base_settings(tmp_path, review_workers=0, review_queue=2, reviews_per_address=10))
     engine = db.open_engine(live.settings.db_url)
     guest, token = guest_token(engine)
     first, _ = store_ended(engine, 23, guest)
@@ -174,6 +202,26 @@ def test_one_unfinished_review_per_guest_and_a_capped_queue(tmp_path, running):
     full = ask(live, their[1], others[1][1])
     assert full.status_code == 429 and full.json()["error"] == "review_queue_full", full.text
     assert read(live, their[1], others[1][1]).json()["error"] == "no_review"
+
+
+def test_one_address_holds_only_a_few_places_of_the_queue(tmp_path, running):
+    settings = base_settings(tmp_path, review_workers=0, reviews_per_address=2, trusted_proxies=("127.0.0.1",))
+    live = start(running, settings)
+    engine = db.open_engine(live.settings.db_url)
+    fresh = [guest_token(engine) for _ in range(4)]  # fresh guests, three of them at one address
+    matches = [store_ended(engine, 35 + i, g)[0] for i, (g, _) in enumerate(fresh)]
+    engine.dispose()
+    crowd, alone = "203.0.113.5", "198.51.100.9"
+    assert [ask(live, matches[i], fresh[i][1], crowd).status_code for i in range(2)] == [202, 202]
+    over = ask(live, matches[2], fresh[2][1], crowd)
+    assert over.status_code == 429 and over.json()["error"] == "review_address_busy", over.text
+    assert "this address" in over.json()["detail"] and over.headers["retry-after"].isdigit()
+    assert read(live, matches[2], fresh[2][1]).json()["error"] == "no_review"  # nothing was queued
+    assert ask(live, matches[3], fresh[3][1], alone).status_code == 202  # another address has room
+    engine = db.open_engine(live.settings.db_url)
+    rows = [store.get_review(engine, m, 1) for m in matches]
+    engine.dispose()
+    assert [None if r is None else r.address for r in rows] == ["ip:" + crowd, "ip:" + crowd, None, "ip:" + alone]
 
 
 def test_typed_errors(tmp_path, running):
@@ -236,9 +284,9 @@ def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_pa
     other, other_token = guest_token(engine)
     doomed, _ = store_ended(engine, 29, other, seat=1)
     # A server that died once under the first review and MAX_ATTEMPTS times under the second.
-    store.request_review(engine, crashed, 1, guest, total=5, queue_cap=10, current=REVIEWER)
+    queue(engine, crashed, 1, guest, total=5, queue_cap=10)
     assert store.claim_next(engine, "dead-node", 30.0) is not None
-    store.request_review(engine, doomed, 1, other, total=5, queue_cap=10, current=REVIEWER)
+    queue(engine, doomed, 1, other, total=5, queue_cap=10)
     for _ in range(MAX_ATTEMPTS):
         row = store.claim_next(engine, "dead-node", 30.0)
         assert row is not None and row.match_id == doomed
@@ -258,9 +306,9 @@ def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_pa
 def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
     guest, _ = guest_token(any_engine)
     match, _ = store_ended(any_engine, 30, guest)
-    row, new = store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1, current=REVIEWER)
+    row, new = queue(any_engine, match, 1, guest, total=40, queue_cap=1)
     assert new and row.state == "queued" and row.total == 40 and row.attempts == 0
-    assert store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1, current=REVIEWER) == (row, False)
+    assert queue(any_engine, match, 1, guest, total=40, queue_cap=1) == (row, False)
     claimed = store.claim_next(any_engine, "a", 0.0)  # a lease that has run out already
     assert claimed is not None and claimed.state == "running" and claimed.attempts == 1 and claimed.node == "a"
     assert store.claim_next(any_engine, "b", 30.0) is None  # nothing else queued
@@ -276,9 +324,66 @@ def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
     done = store.get_review(any_engine, match, 1)
     assert done is not None and done.state == "done" and done.done == 40 and done.result == kept
     assert done.attempts == 2 and done.node is None
-    assert store.request_review(any_engine, match, 1, guest, total=40, queue_cap=1, current=REVIEWER) == (done, False)
+    assert queue(any_engine, match, 1, guest, total=40, queue_cap=1) == (done, False)
     assert not store.outdated(done, REVIEWER)
     assert store.get_review(any_engine, match, 0) is None
+
+
+def test_store_one_address_is_capped_and_the_claim_serves_the_addresses_in_turn(
+    any_engine: Engine,  # noqa: F811 (the fixture)
+) -> None:
+    crowd, alone = f"ip:crowd-{secrets.token_hex(4)}", f"ip:alone-{secrets.token_hex(4)}"  # PostgreSQL: one database
+    players = [guest_token(any_engine)[0] for _ in range(5)]
+    matches = [store_ended(any_engine, 40 + i, g)[0] for i, g in enumerate(players)]
+
+    def ask_from(i: int, address: str) -> tuple[store.ReviewRow, bool]:
+        return queue(any_engine, matches[i], 1, players[i], total=40, queue_cap=10, address=address, per_address=2)
+
+    assert ask_from(0, crowd)[1] and ask_from(1, crowd)[1]  # fresh guests of one address, first in the queue
+    with pytest.raises(store.ReviewRefused) as refused:
+        ask_from(2, crowd)
+    assert refused.value.reason == "address"
+    assert ask_from(3, alone)[1]  # asked last, from another address
+    claimed = [store.claim_next(any_engine, "n", 30.0) for _ in range(3)]
+    assert [(c.match_id, c.address) for c in claimed if c] == [
+        (matches[0], crowd),
+        (matches[3], alone),
+        (matches[1], crowd),
+    ]
+    assert store.finish(any_engine, matches[0], 1, "n", {"seat": 1})  # a place of the crowd's is free again
+    assert ask_from(2, crowd)[1] and ask_from(4, alone)[1]
+    # The crowd has two reviews running or lately done, the other address one: its later ask goes first.
+    assert [c.match_id for c in [store.claim_next(any_engine, "n", 30.0) for _ in range(2)] if c] == [
+        matches[4],
+        matches[2],
+    ]
+    assert store.claim_next(any_engine, "n", 30.0) is None
+
+
+def test_migration_0011_keeps_older_reviews_claimable(tmp_path: Path) -> None:
+    engine = db.open_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    db.upgrade(engine, "0010")
+    guest, _ = guest_token(engine)
+    match, _ = store_ended(engine, 46, guest)
+    with engine.begin() as conn:  # a review queued before the asker's address was kept
+        conn.execute(
+            text(
+                "INSERT INTO match_reviews (match_id, seat, guest_id, state, created_at, updated_at)"
+                " VALUES (:match, 1, :guest, 'queued', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            ),
+            {"match": match, "guest": guest},
+        )
+    db.upgrade(engine)
+    old = store.get_review(engine, match, 1)
+    assert old is not None and old.address is None and old.state == "queued"
+    other, _ = guest_token(engine)
+    newer, _ = store_ended(engine, 47, other)
+    assert queue(engine, newer, 1, other, total=40, queue_cap=10, per_address=1)[1]  # the old row is no address's
+    assert [(c.match_id, c.address) for c in [store.claim_next(engine, "n", 30.0) for _ in range(2)] if c] == [
+        (match, None),
+        (newer, "ip:192.0.2.1"),
+    ]
+    engine.dispose()
 
 
 def finished_by(
@@ -287,7 +392,7 @@ def finished_by(
     """A done review of ``seat`` kept with ``result`` (as a worker of some master left it);
     ``asked``: it is queued already."""
     if not asked:
-        store.request_review(engine, match, seat, guest, total=40, queue_cap=10, current=REVIEWER)
+        queue(engine, match, seat, guest, total=40, queue_cap=10)
     claimed = store.claim_next(engine, "old", 30.0)
     assert claimed is not None and (claimed.match_id, claimed.seat) == (match, seat)
     assert store.finish(engine, match, seat, "old", result)
@@ -302,13 +407,13 @@ def test_store_a_review_of_another_master_is_queued_again(any_engine: Engine, ke
     match, _ = store_ended(any_engine, 33, guest)
     old = finished_by(any_engine, match, 1, guest, kept)
     assert old.attempts == 1 and store.outdated(old, REVIEWER)
-    row, new = store.request_review(any_engine, match, 1, guest, total=41, queue_cap=10, current=REVIEWER)
+    row, new = queue(any_engine, match, 1, guest, total=41, queue_cap=10)
     assert new and row.state == "queued" and row.attempts == 0 and row.total == 41 and row.result is None
     assert not store.outdated(row, REVIEWER)  # only a done review is outdated
     # Computed again by today's master (the database is the module's on PostgreSQL: none is left queued).
     again = finished_by(any_engine, match, 1, guest, {"reviewer": REVIEWER, "seat": 1}, asked=True)
     assert again.attempts == 1 and not store.outdated(again, REVIEWER)
-    assert store.request_review(any_engine, match, 1, guest, total=41, queue_cap=10, current=REVIEWER) == (again, False)
+    assert queue(any_engine, match, 1, guest, total=41, queue_cap=10) == (again, False)
 
 
 def test_a_review_of_another_master_is_shown_outdated_and_computed_again(tmp_path, running):
@@ -337,9 +442,16 @@ def test_a_review_of_another_master_is_shown_outdated_and_computed_again(tmp_pat
 
 
 def test_the_settings_of_the_reviews() -> None:
-    found = Settings.from_env({"SANMA_REVIEW_WORKERS": "0", "SANMA_REVIEW_QUEUE": "3"})
-    assert (found.review_workers, found.review_queue) == (0, 3)
-    assert (Settings().review_workers, Settings().review_queue) == (1, 16)
-    for bad in ({"SANMA_REVIEW_WORKERS": "-1"}, {"SANMA_REVIEW_QUEUE": "0"}, {"SANMA_REVIEW_WORKERS": "two"}):
+    found = Settings.from_env(
+        {"SANMA_REVIEW_WORKERS": "0", "SANMA_REVIEW_QUEUE": "3", "SANMA_REVIEWS_PER_ADDRESS": "4"}
+    )
+    assert (found.review_workers, found.review_queue, found.reviews_per_address) == (0, 3, 4)
+    assert (Settings().review_workers, Settings().review_queue, Settings().reviews_per_address) == (1, 16, 2)
+    for bad in (
+        {"SANMA_REVIEW_WORKERS": "-1"},
+        {"SANMA_REVIEW_QUEUE": "0"},
+        {"SANMA_REVIEW_WORKERS": "two"},
+        {"SANMA_REVIEWS_PER_ADDRESS": "0"},
+    ):
         with pytest.raises(SanmaError, match="SANMA_REVIEW"):
             Settings.from_env(bad)

@@ -6,12 +6,13 @@ second or more of CPU per match: it runs in a worker process (``procpool.new_poo
 never on the event loop and never in its threads, where it would hold the GIL.
 
 The queue is the database (``store/reviews.py``): a request writes a ``queued`` row; each
-server process with a free worker claims the oldest (``running``, leased to this process),
-hands its log to a worker and keeps the result.  While it runs, the worker tells its progress
-through a multiprocessing queue; once a second the heartbeat writes it to the row and renews
-the lease, so any process answers a progress request.  A process that dies leaves its rows
-with a lease that runs out: the heartbeat of any other process (or, for a server alone on its
-database, its own start) queues them again, or marks them failed after ``MAX_ATTEMPTS`` starts.
+server process with a free worker claims the next (``running``, leased to this process: the
+client addresses in turn, the oldest of each first), hands its log to a worker and keeps the
+result.  While it runs, the worker tells its progress through a multiprocessing queue; once a
+second the heartbeat writes it to the row and renews the lease, so any process answers a
+progress request.  A process that dies leaves its rows with a lease that runs out: the
+heartbeat of any other process (or, for a server alone on its database, its own start) queues
+them again, or marks them failed after ``MAX_ATTEMPTS`` starts.
 """
 
 from __future__ import annotations

@@ -66,9 +66,11 @@ class Settings:
     gc_freeze_s: float = 0.0
     gc_collect_s: float = 900.0
     # The master's reviews (server/reviewer.py): worker processes of this server (0: it computes
-    # none, another process sharing the database does), and how many may wait for one in all.
+    # none, another process sharing the database does), and how many may wait for one in all;
+    # how many one client address may have queued or running (fresh guests cannot fill the queue).
     review_workers: int = 1
     review_queue: int = 16
+    reviews_per_address: int = 2
     # Log work (server/logwork.py): worker processes that open, check and render logs, how many
     # jobs may run or wait for one at once, and the seconds of CPU one job may spend.
     log_workers: int = 1
@@ -200,6 +202,7 @@ class Settings:
             gc_collect_s=_number(env, "SANMA_GC_COLLECT", d.gc_collect_s, float, 0.0, 86_400.0),
             review_workers=_number(env, "SANMA_REVIEW_WORKERS", d.review_workers, int, 0, 64),
             review_queue=_number(env, "SANMA_REVIEW_QUEUE", d.review_queue, int, 1, 100_000),
+            reviews_per_address=_number(env, "SANMA_REVIEWS_PER_ADDRESS", d.reviews_per_address, int, 1, 100_000),
         )
         logs = {
             "log_workers": _number(env, "SANMA_LOG_WORKERS", d.log_workers, int, 1, 64),

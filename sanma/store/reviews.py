@@ -1,5 +1,5 @@
-"""The master's reviews (``match_reviews``, migration 0009): asked for, claimed by a worker,
-kept once done.
+"""The master's reviews (``match_reviews``, migrations 0009 and 0011): asked for, claimed by a
+worker, kept once done.
 
 A review is the review of one seat of one ended match, so its key is ``(match_id, seat)``:
 asked again it is found, never computed twice.  Its life: ``queued`` (asked) -> ``running``
@@ -9,6 +9,12 @@ asked again it is found, never computed twice.  Its life: ``queued`` (asked) -> 
 marks them failed once they have been started ``max_attempts`` times (a review that kills
 its worker must not loop for ever).  A done review records the master that computed it
 (``result["reviewer"]``): asked again under another master it is ``outdated`` and computed again.
+
+The queue is fair: a guest has one review unfinished at most, and an address (the asker's
+``netaddr.client_key``, kept in ``address``) only a few, so that fresh guests of one address
+cannot fill the queue; and ``claim_next`` serves the addresses in turn (the one with the fewest
+reviews running or finished in the last ``FAIR_S`` first, the oldest of its reviews first), so a
+queue of one address's reviews does not hold back another address's single one.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ from sanma.store.tables import guests, match_reviews
 
 State = Literal["queued", "running", "done", "failed"]
 UNFINISHED: Final = ("queued", "running")
+FINISHED: Final = ("done", "failed")
+FAIR_S: Final = 600.0
+"""The claim serves first the address with the fewest reviews running or finished this long ago
+at most (seconds): about ten reviews' time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +44,7 @@ class ReviewRow:
     match_id: str
     seat: int
     guest_id: str
+    address: str | None  # the asker's netaddr.client_key (None: asked before migration 0011)
     state: State
     done: int
     total: int
@@ -45,17 +56,22 @@ class ReviewRow:
     updated_at: datetime
 
 
+Refusal = Literal["busy", "address", "full"]
+
+
 class ReviewRefused(Exception):
     """A review that may not be queued now: ``reason`` is ``busy`` (the guest already has one
-    queued or running) or ``full`` (the queue holds ``queue_cap`` reviews)."""
+    queued or running), ``address`` (its address has ``per_address`` queued or running) or
+    ``full`` (the queue holds ``queue_cap`` reviews)."""
 
-    def __init__(self, reason: Literal["busy", "full"], detail: str) -> None:
+    def __init__(self, reason: Refusal, detail: str) -> None:
         super().__init__(detail)
         self.reason = reason
 
 
 # SQLite has no row locks: requests of one process are made one at a time, so that two
-# requests of one guest cannot both see "nothing unfinished" (PostgreSQL: the guest's row lock).
+# requests of one guest cannot both see "nothing unfinished" (PostgreSQL: the guest's row lock,
+# and a lock on the address for two guests of one address).
 _REQUESTS = threading.Lock()
 
 
@@ -68,6 +84,7 @@ def _row(row: Any) -> ReviewRow:
         match_id=row["match_id"],
         seat=int(row["seat"]),
         guest_id=row["guest_id"],
+        address=row["address"],
         state=row["state"],
         done=int(row["done"]),
         total=int(row["total"]),
@@ -98,21 +115,32 @@ def outdated(row: ReviewRow, current: str) -> bool:
 
 
 def request_review(
-    engine: Engine, match_id: str, seat: int, guest_id: str, *, total: int, queue_cap: int, current: str
+    engine: Engine,
+    match_id: str,
+    seat: int,
+    guest_id: str,
+    *,
+    address: str,
+    total: int,
+    queue_cap: int,
+    per_address: int,
+    current: str,
 ) -> tuple[ReviewRow, bool]:
-    """The review of ``seat`` in ``match_id`` asked by ``guest_id``: the stored one when there
-    is one (done, queued or running; a failed one, or a done one ``outdated`` against the
-    ``current`` master, is queued again), else a new queued row.  ``(row, queued_now)``.
-    Raises ``ReviewRefused`` when the guest already has another review unfinished, or the
-    queue is full."""
+    """The review of ``seat`` in ``match_id`` asked by ``guest_id`` from ``address`` (its
+    ``netaddr.client_key``): the stored one when there is one (done, queued or running; a
+    failed one, or a done one ``outdated`` against the ``current`` master, is queued again),
+    else a new queued row.  ``(row, queued_now)``.  Raises ``ReviewRefused`` when the guest
+    already has another review unfinished, the address ``per_address`` of them, or the queue
+    is full."""
     with _REQUESTS, engine.begin() as conn:
         conn.execute(select(guests.c.id).where(guests.c.id == guest_id).with_for_update())
         found = conn.execute(select(match_reviews).where(_key(match_id, seat))).mappings().first()
         if found is not None and found["state"] != "failed" and not outdated(_row(found), current):
             return _row(found), False
-        _check_room(conn, guest_id, queue_cap)
+        _lock_address(conn, address)
+        _check_room(conn, guest_id, address, queue_cap, per_address)
         now = datetime.now(UTC)
-        values = {"state": "queued", "done": 0, "total": total, "node": None, "lease_until": None}
+        values = {"state": "queued", "done": 0, "total": total, "node": None, "lease_until": None, "address": address}
         values |= {"result": None, "error": None, "updated_at": now}
         if found is None:
             conn.execute(
@@ -126,31 +154,55 @@ def request_review(
     return _row(row), True
 
 
-def _check_room(conn: Connection, guest_id: str, queue_cap: int) -> None:
-    mine = conn.execute(
-        select(func.count()).where(match_reviews.c.guest_id == guest_id, match_reviews.c.state.in_(UNFINISHED))
-    ).scalar_one()
+def _lock_address(conn: Connection, address: str) -> None:
+    """PostgreSQL: hold ``address``'s lock until the transaction ends, so that two guests of one
+    address asking at once in two server processes are counted one after the other."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_advisory_xact_lock(func.hashtext(f"sanma-review:{address}"))))
+
+
+def _check_room(conn: Connection, guest_id: str, address: str, queue_cap: int, per_address: int) -> None:
+    unfinished = match_reviews.c.state.in_(UNFINISHED)
+    mine = conn.execute(select(func.count()).where(match_reviews.c.guest_id == guest_id, unfinished)).scalar_one()
     if mine:
         raise ReviewRefused("busy", "one review at a time: wait until the one asked for is done")
+    here = conn.execute(select(func.count()).where(match_reviews.c.address == address, unfinished)).scalar_one()
+    if here >= per_address:
+        raise ReviewRefused(
+            "address", f"{here} reviews asked from this address are unfinished: ask again once one is done"
+        )
     queued = conn.execute(select(func.count()).where(match_reviews.c.state == "queued")).scalar_one()
     if queued >= queue_cap:
         raise ReviewRefused("full", f"{queued} reviews are waiting for a worker: ask again in a minute")
 
 
-def claim_next(engine: Engine, node: str, lease_s: float) -> ReviewRow | None:
-    """Take the oldest queued review for ``node`` (``running``, leased for ``lease_s``), or
-    ``None`` when none is queued.  A row another process took first is skipped."""
+def _served(since: datetime) -> Any:
+    """How many reviews of the queued row's address are running or finished since ``since``
+    (the reviews asked before migration 0011, of no address, are one address)."""
+    other = match_reviews.alias("served")
+    recent = or_(other.c.state == "running", and_(other.c.state.in_(FINISHED), other.c.updated_at >= since))
+    same = func.coalesce(other.c.address, "") == func.coalesce(match_reviews.c.address, "")
+    return select(func.count()).select_from(other).where(same, recent).scalar_subquery()
+
+
+def claim_next(engine: Engine, node: str, lease_s: float, *, fair_s: float = FAIR_S) -> ReviewRow | None:
+    """Take a queued review for ``node`` (``running``, leased for ``lease_s``), or ``None``
+    when none is queued: the oldest one of the address with the fewest reviews running or
+    finished in the last ``fair_s`` seconds (the addresses in turn).  A row another process
+    took first is skipped."""
     for _ in range(5):
+        now = datetime.now(UTC)
         with engine.connect() as conn:
             oldest = conn.execute(
                 select(match_reviews.c.match_id, match_reviews.c.seat)
                 .where(match_reviews.c.state == "queued")
-                .order_by(match_reviews.c.updated_at, match_reviews.c.match_id)
+                .order_by(
+                    _served(now - timedelta(seconds=fair_s)), match_reviews.c.updated_at, match_reviews.c.match_id
+                )
                 .limit(1)
             ).first()
         if oldest is None:
             return None
-        now = datetime.now(UTC)
         with engine.begin() as conn:
             took = conn.execute(
                 update(match_reviews)

@@ -204,6 +204,9 @@ match_reviews = Table(
     Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
     Column("seat", Integer, primary_key=True, autoincrement=False),
     Column("guest_id", String(32), ForeignKey("guests.id"), nullable=False, index=True),  # who asked
+    # From where (netaddr.client_key, migration 0011; null: asked before): an address holds a
+    # few places of the queue at most, and the claim serves the addresses in turn.
+    Column("address", String(80), nullable=True, index=True),
     Column("state", String(8), nullable=False, index=True),  # queued | running | done | failed
     Column("done", Integer, nullable=False, server_default="0"),  # events of the log read so far
     Column("total", Integer, nullable=False, server_default="0"),  # events in the log

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest
+from sanma.server.netaddr import client_key
 from sanma.server.reviewer import Reviewer
 from sanma.store import accounts as account_store
 from sanma.store import matches as match_store
@@ -22,6 +23,13 @@ router = APIRouter(prefix="/api", tags=["reviews"], responses=ERRORS)
 
 RETRY_AFTER_S: Final = 30
 """What a refused request is told to wait (``Retry-After``): about one review's time."""
+
+REFUSED: Final[dict[store.Refusal, str]] = {
+    "busy": "review_busy",
+    "address": "review_address_busy",
+    "full": "review_queue_full",
+}
+"""The error code of each reason a review is refused (``store.ReviewRefused``)."""
 
 
 class Decision(BaseModel):
@@ -70,7 +78,10 @@ class ReviewStatus(BaseModel):
 REVIEW_ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"description": "`no_match`: not a match of this account; (GET) `no_review`: never asked for"},
     409: {"description": "`match_running`: the match has not ended"},
-    429: {"description": "`review_busy`: another review of the account is unfinished; `review_queue_full`"},
+    429: {
+        "description": "`review_busy`: another review of the account is unfinished; `review_address_busy`:"
+        " the client address has `SANMA_REVIEWS_PER_ADDRESS` unfinished; `review_queue_full`"
+    },
 }
 
 
@@ -128,23 +139,32 @@ async def ask_review(match_id: str, guest: Guest, app: AppServices, request: Req
     """Ask for the master's review of the account's seat in an ended match: 202 with its
     state while it waits or runs (read it again with GET), 200 with the result once done.
     Asking again never computes it again; a failed review, or one done by another master
-    than today's, is queued again."""
+    than today's, is queued again.  One unfinished review per account, a few per client
+    address, a capped queue (429 otherwise)."""
     found = reviewer(request)
+    address = client_key(request.scope, app.settings)
 
     def write() -> tuple[store.ReviewRow, str]:
         seat = _own_ended(app, match_id, guest)
         total = match_store.event_count(app.engine, match_id)
         current = current_reviewer()
         row, _ = store.request_review(
-            app.engine, match_id, seat, guest, total=total, queue_cap=found.queue_cap, current=current
+            app.engine,
+            match_id,
+            seat,
+            guest,
+            address=address,
+            total=total,
+            queue_cap=found.queue_cap,
+            per_address=app.settings.reviews_per_address,
+            current=current,
         )
         return row, current
 
     try:
         row, current = await asyncio.to_thread(write)
     except store.ReviewRefused as exc:
-        code = "review_busy" if exc.reason == "busy" else "review_queue_full"
-        body = ApiError(429, code, str(exc)).body()
+        body = ApiError(429, REFUSED[exc.reason], str(exc)).body()
         return JSONResponse(body, status_code=429, headers={"Retry-After": str(RETRY_AFTER_S)})
     if row.state == "queued":
         found.wake()
