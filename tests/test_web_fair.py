@@ -1,8 +1,9 @@
 """The browser's tile-by-tile fair-wall check (issue 15): web/src/fairness.js `checkSeen`, the
 port of sanma/engine/fairness.py `check_seen`, against the engine's on seeded hands as a seat
 sees them (honest deals agree, a changed one does not, whenever the engine's check says so);
-in a played match, a tile shown to the seat that is not where the revealed wall put it makes
-the hand-end line fail, never "checked"; the replay viewer checks a finished match's tiles
+in a played match, a tile shown to the seat that is not where the wall rebuilt from the
+revealed seed put it, or a revealed salt that does not open its commitment, makes the
+match-end line fail, never "checked"; the replay viewer checks a finished match's tiles
 against the walls rebuilt from its seed."""
 
 from __future__ import annotations
@@ -89,9 +90,9 @@ def _other(tile: str) -> str:
     return "2p" if tile != "2p" else "3p"
 
 
-def _page_with_changed_deal_frames(browser: Any, live: LiveServer) -> Any:
-    """A page whose socket shows every HandStarted with another first dora indicator than the
-    server dealt: as if the server committed to one wall and showed the seat another."""
+def _page_with_changed_frames(browser: Any, live: LiveServer, change: Any) -> Any:
+    """A page whose socket passes each frame the server sends through ``change`` (a dict in,
+    a dict out)."""
     page = browser.new_page(viewport=DESKTOP)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -101,13 +102,7 @@ def _page_with_changed_deal_frames(browser: Any, live: LiveServer) -> Any:
         server = ws.connect_to_server()
 
         def down(message: Any) -> None:
-            if isinstance(message, str):
-                frame = json.loads(message)
-                e = frame.get("e") if frame.get("t") == "event" else None
-                if e and e.get("type") == "HandStarted":
-                    e["dora_indicator"] = _other(e["dora_indicator"])
-                    message = json.dumps(frame)
-            ws.send(message)
+            ws.send(json.dumps(change(json.loads(message))) if isinstance(message, str) else message)
 
         server.on_message(down)  # what the page sends still goes to the server unchanged
 
@@ -117,11 +112,24 @@ def _page_with_changed_deal_frames(browser: Any, live: LiveServer) -> Any:
     return page
 
 
-def test_a_tile_shown_where_the_revealed_wall_did_not_put_it_fails_the_line(browser: Any, live: LiveServer) -> None:
-    """The reveal still opens the hand's commitment (the server is honest about the wall it
-    committed to); the seat was shown another dora indicator than that wall's: the line says
-    the check failed, never "checked"."""
-    page = _page_with_changed_deal_frames(browser, live)
+def _other_dora(frame: dict[str, Any]) -> dict[str, Any]:
+    """Every HandStarted with another first dora indicator than the server dealt: as if the
+    server committed to one wall and showed the seat another."""
+    e = frame.get("e") if frame.get("t") == "event" else None
+    if e and e.get("type") == "HandStarted":
+        e["dora_indicator"] = _other(e["dora_indicator"])
+    return frame
+
+
+def _other_hand_salt(frame: dict[str, Any]) -> dict[str, Any]:
+    """The fair_seed frame with hand 0's salt changed: its commitment no longer opens."""
+    if frame.get("t") == "fair_seed":
+        frame["hand_salts"][0] = "0" * 32
+    return frame
+
+
+def _match_end_line(page: Any) -> Any:
+    """Play the page's one-hand match to its end; the match-end panel's wall line."""
     start_match(page, length="one-hand")
     for _ in range(300):
         if step(page) == "hand-end":
@@ -129,24 +137,39 @@ def test_a_tile_shown_where_the_revealed_wall_did_not_put_it_fails_the_line(brow
     else:
         raise AssertionError("the hand did not end")
     line = page.wait_for_selector("[data-testid=hand-end] [data-testid=fair]", timeout=20_000)
+    assert line.get_attribute("data-fair") == "committed"  # nothing is checked, or revealed, yet
+    page.click("[data-panel=next]")
+    selector = "[data-testid=match-end] [data-testid=fair]:not([data-fair=checking])"
+    return page.wait_for_selector(selector, timeout=20_000)
+
+
+def test_a_tile_shown_where_the_seeds_wall_did_not_put_it_fails_the_match_end_line(
+    browser: Any, live: LiveServer
+) -> None:
+    """The reveal opens every commitment (the server is honest about the walls it committed
+    to); the seat was shown another dora indicator than the wall's: the match-end line says
+    the check failed, never "checked"."""
+    page = _page_with_changed_frames(browser, live, _other_dora)
+    line = _match_end_line(page)
     assert line.get_attribute("data-fair") == "mismatch" and line.get_attribute("data-why") == "seen"
-    assert "the first dora indicator differs" in (line.get_attribute("data-problems") or "")
-    assert line.inner_text() == "Wall check failed: a tile you saw is not where the revealed wall put it."
+    assert "hand 0: the first dora indicator differs" in (line.get_attribute("data-problems") or "")
+    assert (
+        line.inner_text()
+        == "Wall check failed: a tile you saw is not where the wall rebuilt from the revealed seed put it."
+    )
     assert "checked" not in line.inner_text().lower()
     assert page.errors == []
     page.close()
 
 
-def test_the_hand_end_line_says_every_tile_seen_matches_an_honest_wall(page: Any) -> None:
-    start_match(page, length="one-hand")
-    for _ in range(300):
-        if step(page) == "hand-end":
-            break
-    else:
-        raise AssertionError("the hand did not end")
-    line = page.wait_for_selector("[data-testid=hand-end] [data-testid=fair]", timeout=20_000)
-    assert (line.get_attribute("data-fair"), line.get_attribute("data-why")) == ("ok", "ok")
-    assert line.inner_text().endswith("and every tile you saw matches it.")
+def test_a_hand_salt_that_does_not_open_its_commitment_fails_the_match_end_line(browser: Any, live: LiveServer) -> None:
+    page = _page_with_changed_frames(browser, live, _other_hand_salt)
+    line = _match_end_line(page)
+    assert (line.get_attribute("data-fair"), line.get_attribute("data-why")) == ("mismatch", "mismatch")
+    assert "hand 0: the hand commitment does not open" in (line.get_attribute("data-problems") or "")
+    assert line.inner_text().startswith("Wall check failed:") and "checked" not in line.inner_text().lower()
+    assert page.errors == []
+    page.close()
 
 
 def _first_result(page: Any) -> Any:

@@ -1,7 +1,11 @@
-// Provably fair walls (sanma-fair-v1, docs/engine.md and docs/protocol.md "Fair walls"):
+// Provably fair walls (sanma-fair-v2, docs/engine.md and docs/protocol.md "Fair walls"):
 // SHA-256 through crypto.subtle, the sanma-wall-v1 shuffle, and the checks of the server's
-// commitments. crypto.subtle exists only on a secure page (https or localhost): without it
-// every check answers "unavailable", never "ok".
+// commitments, all opened at the match's end (nothing is revealed while it runs).
+// crypto.subtle exists only on a secure page (https or localhost): without it every check
+// answers "unavailable", never "ok".
+
+/** The hash formulas' domain tag (unchanged since sanma-fair-v1: fairness.py COMMITMENT_TAG). */
+const TAG = "sanma-fair-v1";
 
 const TILE_COUNT = 108;
 
@@ -83,16 +87,8 @@ export async function dealDigest(deal) {
   return hex(await sha256(parts.join("|")));
 }
 
-/** Check a hand's reveal against its commitment frame: "ok", "mismatch" or "unavailable". */
-export async function checkReveal(commit, reveal) {
-  if (!canCheck()) return "unavailable";
-  const digest = await dealDigest(reveal.deal);
-  const opened = hex(await sha256(`sanma-fair-v1:${reveal.salt}:${commit.wall_digest}`));
-  return digest === commit.wall_digest && opened === commit.commitment ? "ok" : "mismatch";
-}
-
 /**
- * Where the tiles seen during one hand disagree with `deal` (a reveal's deal, tile ids); []:
+ * Where the tiles seen during one hand disagree with `deal` (as dealFromSeed lists it); []:
  * they all agree.  `events`: the hand's events from its HandStarted on, in the socket's form
  * (tiles by name, "?" for a hidden one), as this seat saw them; `redFives`: the match's rule
  * (whether ids 24 and 60 are named 0p / 0s).  Port of sanma/engine/fairness.py `check_seen`:
@@ -163,23 +159,10 @@ function counts(names) {
 }
 
 /**
- * The whole check of one revealed hand: the reveal opens the hand's commitment (checkReveal)
- * and every tile the seat saw agrees with the deal (checkSeen).  {result, problems}: result
- * "ok", "mismatch" (the commitment does not open), "seen" (it opens, but a tile seen differs)
- * or "unavailable" (no SHA-256 on this page: nothing is said to be checked).
- */
-export async function checkHand(commit, reveal, events, redFives = true) {
-  const opened = await checkReveal(commit, reveal);
-  if (opened !== "ok") return { result: opened, problems: [] };
-  const problems = checkSeen(reveal.deal, events, redFives);
-  return { result: problems.length ? "seen" : "ok", problems };
-}
-
-/**
  * A finished match's replay checked against the seed it shows (MatchStarted.seed, a
  * sanma-wall-v1 match): each hand's wall rebuilt from the seed, and every tile of the
  * replay where that wall put it.  The replay has no commitments (the fair_* frames are sent
- * during play, not stored), so this says the log and the seed agree, not that the seed was
+ * to the table, not stored), so this says the log and the seed agree, not that the seed was
  * fixed in advance.  [{hand, result: "ok"|"seen"|"unavailable", problems}], one per hand;
  * [] when the replay shows no seed (a running match, an opened tenhou.net/6 log).
  */
@@ -197,14 +180,35 @@ export async function checkReplay(events, hands) {
   return out;
 }
 
-/** Check the match-end reveal: the commitment opens and every revealed deal is rebuilt. */
-export async function checkSeed(matchCommit, seedFrame, reveals) {
-  if (!canCheck()) return "unavailable";
-  const opened = hex(await sha256(`sanma-fair-v1:${seedFrame.salt}:${seedFrame.seed}`));
-  if (opened !== matchCommit.commitment) return "mismatch";
-  for (const reveal of reveals) {
-    const rebuilt = await dealFromSeed(seedFrame.seed, reveal.hand);
-    if (JSON.stringify(rebuilt) !== JSON.stringify(reveal.deal)) return "mismatch";
+/**
+ * The match-end check of every hand (the fair_seed frame, sent after MatchEnded): the revealed
+ * seed and salt open the commitment sent at the match's start (`matchCommit`, a fair_match
+ * frame), and for each hand k sanma-wall-v1 rebuilds its deal from the seed, the deal hashes
+ * to the wall_digest committed to at the hand's start (`commits[k]`, a fair_hand frame) and
+ * that commitment opens with `seedFrame.hand_salts[k]`, and every tile this seat saw in the
+ * hand (`events[k]`, as the socket sent them) is where the deal put it (checkSeen).
+ * {result, hands, problems}: result "ok", "mismatch" (a commitment does not open), "seen"
+ * (they all open, but a tile seen differs) or "unavailable" (no SHA-256 on this page: nothing
+ * is said to be checked); `hands`: how many hands were checked; problems "hand k: ...".
+ */
+export async function checkMatch(matchCommit, seedFrame, commits, events, redFives = true) {
+  const hands = seedFrame.hands;
+  if (!canCheck()) return { result: "unavailable", hands, problems: [] };
+  const opened = [];
+  const seen = [];
+  if (hex(await sha256(`${TAG}:${seedFrame.salt}:${seedFrame.seed}`)) !== matchCommit.commitment) {
+    opened.push("the match commitment does not open with the revealed seed and salt");
   }
-  return "ok";
+  for (let k = 0; k < hands; k++) {
+    const deal = await dealFromSeed(seedFrame.seed, k);
+    const commit = commits[k];
+    if (commit) {
+      if ((await dealDigest(deal)) !== commit.wall_digest) opened.push(`hand ${k}: the wall rebuilt from the seed is not the one committed to`);
+      const salt = (seedFrame.hand_salts || [])[k];
+      if (hex(await sha256(`${TAG}:${salt}:${commit.wall_digest}`)) !== commit.commitment) opened.push(`hand ${k}: the hand commitment does not open with its revealed salt`);
+    }
+    for (const problem of checkSeen(deal, events[k] || [], redFives)) seen.push(`hand ${k}: ${problem}`);
+  }
+  const result = opened.length ? "mismatch" : seen.length ? "seen" : "ok";
+  return { result, hands, problems: [...opened, ...seen] };
 }

@@ -273,7 +273,8 @@ function renderOverlay() {
   const overlay = $("overlay");
   let panel = null;
   if (s.ending.length) {
-    const fair = fairHtml("hand", app.fair.results[s.ending[0].hand.index]);
+    // Nothing is revealed before the match's end: the line only says the wall was committed to.
+    const fair = fairHtml("hand", app.fair.hands[s.ending[0].hand.index] ? "committed" : null);
     panel = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null, fair);
   } else if (s.matchEnd) panel = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules, fairHtml("match", app.fair.seedResult));
   else if (app.confirmLeave) panel = leaveConfirmHtml();
@@ -369,49 +370,38 @@ function showGameNow() {
   show("game");
 }
 
-// --- fair walls: the server's commitments, checked when it reveals them ---------
+// --- fair walls: the server's commitments, checked when it reveals them at the match's end ---
 
-/** The checks load with the first reveal (a hand's end), not with the first table. */
+/** The checks load with the reveal (the match's end), not with the first table. */
 const fairness = () => import("./fairness.js");
 
 function newFair() {
-  // events: each hand's events as this seat saw them, for the tile-by-tile check of its reveal.
-  return { match: null, hands: {}, reveals: [], results: {}, seedResult: null, events: {} };
+  // events: each hand's events as this seat saw them, for the tile-by-tile check at the end.
+  return { match: null, hands: {}, seedResult: null, events: {} };
 }
 
 /** Each event of a hand, kept under the hand's index (every hand played counts, as the fair
- * frames count them) until its reveal is checked. */
+ * frames count them) until the match-end reveal is checked. */
 function keepForFair(e) {
   const index = app.state.hand?.index;
   if (index === undefined || e.type === "MatchStarted" || e.type === "MatchEnded") return;
   (app.fair.events[index] ||= []).push(e);
 }
 
-/** A commitment is kept; a reveal is checked against it (asynchronously: SHA-256 in the
- * browser), and the panel showing that hand or the match end gets its line. */
+/** Commitments are kept; the match-end reveal (fair_seed) is checked against all of them
+ * and against every tile this seat saw (asynchronously: SHA-256 in the browser), and the
+ * match-end panel gets its line. */
 function onFair(frame) {
   const fair = app.fair;
   if (frame.t === "fair_match") fair.match = frame;
   else if (frame.t === "fair_hand") fair.hands[frame.hand] = frame;
-  else if (frame.t === "fair_reveal") {
-    const commit = fair.hands[frame.hand];
-    if (!commit || fair.reveals.some((r) => r.hand === frame.hand)) return; // a resync sends it again
-    fair.reveals.push(frame);
-    const seen = fair.events[frame.hand] || [];
-    delete fair.events[frame.hand]; // checked once: the hand's events are not kept longer
+  else if (frame.t === "fair_seed" && fair.match && fair.seedResult === null) {
+    fair.seedResult = "checking";
+    const events = fair.events;
+    fair.events = {}; // checked once: the hands' events are not kept longer
     const redFives = app.state.rules?.red_fives !== false;
     fairness()
-      .then((f) => f.checkHand(commit, frame, seen, redFives))
-      .then((result) => {
-        if (app.fair === fair) {
-          fair.results[frame.hand] = result;
-          renderOverlay();
-        }
-      });
-  } else if (frame.t === "fair_seed" && fair.match && fair.seedResult === null) {
-    fair.seedResult = "checking";
-    fairness()
-      .then((f) => f.checkSeed(fair.match, frame, fair.reveals))
+      .then((f) => f.checkMatch(fair.match, frame, fair.hands, events, redFives))
       .then((result) => {
         if (app.fair === fair) {
           fair.seedResult = result;

@@ -112,17 +112,19 @@ function abortHtml(e, me, sticks) {
 }
 
 /** One line on the wall's check (`web/src/fairness.js`): `check` is a result ("ok",
- * "mismatch", "unavailable", "checking") or a hand's {result, problems} ("seen": the reveal
- * opens its commitment but a tile seen is not where it put it); nothing yet while the check
- * runs (it starts when the reveal arrives; a scripted deal has none).  A failure of either
- * kind is data-fair="mismatch": it never reads as checked.  The problems (in the engine's
- * words) go in an attribute, for a bug report, not on screen. */
+ * "mismatch", "unavailable", "checking"; a hand end's "committed": its wall is checked at the
+ * match's end) or a check's {result, problems, hands} ("seen": the commitments open but a
+ * tile seen is not where the wall put it); nothing while there is nothing to say (a scripted
+ * deal has no commitment).  A failure of either kind is data-fair="mismatch": it never reads
+ * as checked.  The problems (in the engine's words) go in an attribute, for a bug report, not
+ * on screen. */
 export function fairHtml(kind, check) {
   const result = typeof check === "string" ? check : check?.result;
   if (!result) return html``;
   const state = result === "seen" ? "mismatch" : result;
   const problems = typeof check === "object" && check.problems?.length ? check.problems.join("; ") : null;
-  return html`<p class="fair ${state}" data-testid="fair" data-fair="${state}" data-why="${result}"${problems ? html` data-problems="${problems}"` : null}>${t(`fair.${kind}.${result}`)}</p>`;
+  const n = typeof check === "object" ? check.hands : undefined;
+  return html`<p class="fair ${state}" data-testid="fair" data-fair="${state}" data-why="${result}"${problems ? html` data-problems="${problems}"` : null}>${t(`fair.${kind}.${result}`, { n })}</p>`;
 }
 
 /** The panel for one hand end (`item` = {event, hand} from state.ending); `fair`: its wall's check line. */
