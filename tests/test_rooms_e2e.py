@@ -2,7 +2,7 @@
 tests/test_web_e2e.py): two guests in two browser contexts; the host creates a room from the
 start screen, the friend opens the invite link (in Indonesian), the host adds a bot and
 starts, both see presence badges and the turn timer, and both play a one-hand match to its
-end by clicking; a third guest opening the link after the start watches, a hand behind; the
+end by clicking; a third guest opening the link after the start watches it live; the
 host removes a friend from the lobby, who is told and cannot join again."""
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     friend.screenshot(path=str(shots / "phone-rooms-table-id.png"))
     assert_no_overflow(friend)
 
-    # A third guest opening the link after the start may watch, a hand behind.
+    # A third guest opening the link after the start may watch (live: tests/test_watch_e2e.py).
     watcher = open_page(browser, live, DESKTOP, lang="en")
     watcher.wait_for_selector("[data-room-cmd=open]")
     watcher.goto(link)
@@ -152,7 +152,7 @@ def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     assert [watcher.evaluate(NAME_OF_SEAT, s) for s in range(3)] == ["Ana", HOSTILE_NAME, "Beginner bot"]
 
     counts = play_both_to_the_end([host, friend])
-    # The one hand is over: the watcher now sees it, ending on its panel.
+    # The one hand is over: the watcher sees it end on its panel, as the players do.
     watcher.wait_for_selector("[data-testid=hand-end]", timeout=20_000)
     watcher.screenshot(path=str(shots / "desktop-rooms-watching.png"))
     assert watcher.locator("#actions .action").count() == 0

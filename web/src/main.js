@@ -14,7 +14,7 @@ import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml } from "./account-core.js";
-import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome } from "./rooms.js";
+import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, watching, watchingOpenHands } from "./rooms.js";
 
 const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
@@ -142,11 +142,13 @@ function renderGame() {
   setHtml($("menu-btn"), html`${icon("menu")}<span class="label-text">${t("game.menu")}</span>`);
   $("menu-btn").setAttribute("aria-label", t("game.menu"));
   setHtml($("game-lang"), langSwitchHtml());
-  setHtml($("toggles"), html`${soundHtml()}${speedHtml()}${togglesHtml()}`);
+  // A spectator answers nothing: no auto-play toggles.
+  setHtml($("toggles"), html`${soundHtml()}${speedHtml()}${watching() ? null : togglesHtml()}`);
   renderMenu();
   $("conn").textContent = app.online === false ? t("game.offline") : app.notice || "";
   if (!s.hand) {
-    setHtml($("board"), html`<div class="waiting">${t("game.connecting")}</div>`);
+    // An open-hands spectator sees nothing of the first hand until it is over.
+    setHtml($("board"), html`<div class="waiting">${t(watchingOpenHands() ? "rooms.open_first_hand" : "game.connecting")}</div>`);
     setHtml($("hand"), html``);
     setHtml($("actions"), html``);
     setHtml($("aids"), html``);
@@ -238,7 +240,7 @@ function renderMenu() {
     menu,
     app.menuOpen
       ? html`<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${t("menu.rules")}</button>
-      <div class="menu-compact">${togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="menu-compact">${watching() ? null : togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
       <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${t("menu.leave")}</button>`
       : html``,
   );
@@ -270,14 +272,17 @@ function closeRules() {
 
 function renderOverlay() {
   const s = app.state;
+  const me = watching() ? null : s.seat; // a spectator is nobody's "You"
   const overlay = $("overlay");
   let panel = null;
   if (s.ending.length) {
     // Nothing is revealed before the match's end: the line only says the wall was committed to.
     const fair = fairHtml("hand", app.fair.hands[s.ending[0].hand.index] ? "committed" : null);
-    panel = handEndHtml(s.ending[0], s.seat, s.ending.length === 1 && s.matchEnd !== null, fair);
-  } else if (s.matchEnd) panel = matchEndHtml(s.matchEnd, s.seat, inRoomMatch(), s.rules, fairHtml("match", app.fair.seedResult));
-  else if (app.confirmLeave) panel = leaveConfirmHtml();
+    panel = handEndHtml(s.ending[0], me, s.ending.length === 1 && s.matchEnd !== null, fair);
+  } else if (s.matchEnd) {
+    const fair = fairHtml(me === null ? "watch" : "match", app.fair.seedResult); // "watch": no "tile you saw"
+    panel = matchEndHtml(s.matchEnd, me, inRoomMatch(), s.rules, fair, { subtitle: me !== null });
+  } else if (app.confirmLeave) panel = leaveConfirmHtml();
   overlay.hidden = !panel;
   // (Only with a panel: scrolling an empty overlay would force a layout of the whole page.)
   if (mount(overlay, panel || html``) && panel) {
@@ -312,7 +317,8 @@ function connect(match, whenReady = false) {
       app.state.seat = w.seat;
       app.state.botLevel = w.bot_level;
       app.backlogUntil = w.v;
-      roomWelcome(w);
+      app.state.seat = roomWelcome(w); // a spectator's: the seat it chose to see at the bottom
+      app.state.openHands = watchingOpenHands();
     },
     onEvent: (frame) => {
       fold(app.state, frame.e);
@@ -535,7 +541,7 @@ document.addEventListener("click", (ev) => {
   } else if (el.dataset.cmd === "leave") {
     app.menuOpen = false;
     renderMenu();
-    if (app.state.matchEnd) leaveToStart();
+    if (app.state.matchEnd || watching()) leaveToStart(); // a spectator has nothing to resume
     else {
       app.confirmLeave = true; // asked in the page, not by the browser's confirm()
       renderOverlay();
@@ -687,7 +693,11 @@ async function boot() {
     }
     Promise.race([firstScreen, new Promise((resolve) => setTimeout(resolve, 2000))]).then(() => withAccount(() => {}));
     // Friend rooms: an invite link opens its lobby; a room match in play is resumed first.
-    const rooms = await initRooms({ getToken: () => app.token, enterMatch: (match) => connect(match) });
+    const viewFrom = (seat) => {
+      app.state.seat = seat;
+      if (app.screen === "game") renderGame();
+    };
+    const rooms = await initRooms({ getToken: () => app.token, enterMatch: (match) => connect(match), viewFrom });
     if (app.conn) return; // the invited room was already playing, with this guest seated: it is open
     const resume = rooms.lobby ? null : rooms.match || current.match;
     if (resume) {

@@ -1,6 +1,7 @@
 // Friend rooms (docs/rooms.md): create a room or join one by code / invite link, the lobby
 // (seats, host controls: bots with a level, start), then the match on the usual table; during
-// the match a small bar shows each seat's presence and the turn timer with the time bank.
+// the match a small bar shows each seat's presence and the turn timer with the time bank.  A
+// spectator's bar names the seats as buttons: the one pressed is drawn at the bottom.
 import { request } from "./api.js";
 import { html, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
@@ -8,6 +9,7 @@ import { t } from "./i18n.js";
 import { seatName, setPlayers } from "./render/table.js";
 
 const ROOM_KEY = "sanma.room";
+const VIEW_KEY = "sanma.watch-seat"; // sessionStorage: the seat a spectator keeps at the bottom
 const LEVELS = ["beginner", "normal", "expert", "master"];
 const POLL_MS = 1500;
 
@@ -18,11 +20,14 @@ const room = {
   data: null, // the room as GET /api/rooms/{code} answers
   error: "",
   poll: null,
-  options: { length: "east", red_fives: true },
+  options: { length: "east", red_fives: true, open_hands: false },
+  viewFrom: null, // (seat) => the table redrawn from that seat (a spectator's choice)
   // During a room's match:
   presence: {},
   seat: null,
   spectator: false,
+  openHands: false, // the spectator sees every tile, a hand behind (the host's choice)
+  viewSeat: 0, // the spectator's seat at the bottom
   prompt: null,
   tick: null,
 };
@@ -57,6 +62,7 @@ function homeHtml() {
   const o = room.options;
   const lengths = ["one-hand", "east", "east-south"].map((v) => choice("length", v, o.length, t(`length.${v}`)));
   const reds = ["true", "false"].map((v) => choice("red_fives", v, String(o.red_fives), t(`onoff.${v}`)));
+  const open = ["false", "true"].map((v) => choice("open_hands", v, String(o.open_hands), t(`rooms.open_hands.${v}`)));
   return html`
     <h2 id="rooms-title">${t("rooms.title")}</h2>
     <div class="rooms-body">
@@ -64,6 +70,7 @@ function homeHtml() {
       <h3>${t("rooms.create")}</h3>
       <fieldset class="option"><legend>${t("start.length")}</legend><div class="choices" role="radiogroup">${lengths}</div></fieldset>
       <fieldset class="option"><legend>${t("start.red_fives")}</legend><div class="choices" role="radiogroup">${reds}</div></fieldset>
+      <fieldset class="option"><legend>${t("rooms.open_hands")}</legend><div class="choices" role="radiogroup">${open}</div></fieldset>
       <button type="button" class="primary" data-room-cmd="create">${t("rooms.create_button")}</button>
     </section>
     <section class="rooms-join">
@@ -99,18 +106,24 @@ function seatHtml(s, host) {
     ${s.kind === "bot" ? icon("bot") : ""}<span class="who">${who}</span>${tags}<span class="controls">${controls}</span></li>`;
 }
 
-/** The host's options in the lobby: two small selects, changed on the server at once. */
+/** The host's options in the lobby: small selects, changed on the server at once. */
 function optionsHtml(r) {
   const select = (name, label, values, current, text) =>
     html`<select data-lobby-opt="${name}" aria-label="${label}">${values.map((v) => html`<option value="${v}"${String(v) === String(current) ? " selected" : ""}>${text(v)}</option>`)}</select>`;
   const length = select("length", t("start.length"), ["one-hand", "east", "east-south"], r.length, (v) => t(`length.${v}`));
   const reds = select("red_fives", t("start.red_fives"), ["true", "false"], r.red_fives, (v) => t(`onoff.${v}`));
-  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label>`;
+  const open = select("open_hands", t("rooms.open_hands"), ["false", "true"], r.open_hands, (v) => t(`rooms.open_hands.${v}`));
+  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label> · <label>${t("rooms.open_hands")}: ${open}</label>`;
+}
+
+/** The options as text, for everyone but the host. */
+function optionsText(r) {
+  return `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)} · ${t("rooms.open_hands")}: ${t(`rooms.open_hands.${Boolean(r.open_hands)}`)}`;
 }
 
 async function changeOption(el) {
   const name = el.dataset.lobbyOpt;
-  const value = name === "red_fives" ? el.value === "true" : el.value;
+  const value = name === "red_fives" || name === "open_hands" ? el.value === "true" : el.value;
   const data = await answer(call("POST", `/${room.data.code}/options`, { [name]: value }));
   if (data) showLobby(data);
   else if (room.data) showLobby(room.data); // refused: show the room's options as they are
@@ -124,7 +137,7 @@ function lobbyHtml() {
   if (r.status === "playing" && r.you === null) {
     return html`
     <h2 id="rooms-title">${t("rooms.lobby")} ${r.code}</h2>
-    <p class="hint">${t("rooms.watch_hint")}</p>
+    <p class="hint">${t(r.open_hands ? "rooms.watch_hint_open" : "rooms.watch_hint")}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, false))}</ul>
     <button type="button" class="primary" data-room-cmd="watch">${icon("eye")} ${t("rooms.watch")}</button>`;
   }
@@ -142,7 +155,7 @@ function lobbyHtml() {
         <input id="room-link" readonly value="${link}">
         <button type="button" class="ghost" data-room-cmd="copy">${t("rooms.copy")}</button></p>
     </div>
-    <p class="room-rules">${isHost ? optionsHtml(r) : `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)}`} ·
+    <p class="room-rules">${isHost ? optionsHtml(r) : optionsText(r)} ·
       ${t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s })}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost))}</ul>
     ${start}
@@ -308,7 +321,8 @@ async function onCommand(el) {
     room.enterMatch(match);
   }
   else if (cmd === "create") {
-    const data = await answer(call("POST", "", { length: room.options.length, red_fives: room.options.red_fives }));
+    const { length, red_fives, open_hands } = room.options;
+    const data = await answer(call("POST", "", { length, red_fives, open_hands }));
     if (data) showLobby(data);
   } else if (cmd === "join") await join(document.getElementById("room-code")?.value);
   else if (cmd === "copy" || cmd === "copy-code") {
@@ -353,9 +367,9 @@ document.addEventListener("click", (ev) => {
   if (el.dataset.roomCmd) onCommand(el);
   else if (el.dataset.roomOpt) {
     const name = el.dataset.roomOpt;
-    room.options[name] = name === "red_fives" ? el.dataset.value === "true" : el.dataset.value;
+    room.options[name] = name === "red_fives" || name === "open_hands" ? el.dataset.value === "true" : el.dataset.value;
     render();
-  }
+  } else if (el.dataset.viewSeat !== undefined) viewFrom(Number(el.dataset.viewSeat));
 });
 
 document.addEventListener("change", (ev) => {
@@ -370,9 +384,10 @@ document.addEventListener("keydown", (ev) => {
 
 /** Hook the rooms up.  Returns `{match, lobby}`: `match` a room match this guest plays in (to
  * resume), `lobby` true when a lobby is open (an invite link, `/?room=CODE`, joins its room). */
-export async function initRooms({ getToken, enterMatch }) {
+export async function initRooms({ getToken, enterMatch, viewFrom: redraw }) {
   room.getToken = getToken;
   room.enterMatch = enterMatch;
+  room.viewFrom = redraw;
   const params = new URLSearchParams(location.search);
   const invited = params.get("room");
   if (invited) {
@@ -417,14 +432,20 @@ function renderBar() {
   }
   el.hidden = false;
   el.classList.toggle("spectating", room.spectator); // three badges: the states go to the tooltips
-  const watching = room.spectator ? html`<span class="watching" data-testid="watching">${t("rooms.watching")}</span>` : "";
+  const mode = room.openHands ? "rooms.watching_open" : "rooms.watching";
+  const watching = room.spectator ? html`<span class="watching" data-testid="watching" title="${t(`${mode}.help`)}">${icon("eye")}<span class="word">${t(mode)}</span></span>` : "";
   const badges = [0, 1, 2]
     .filter((s) => (room.spectator || s !== room.seat) && room.presence[s])
     .map((s) => {
       const state = room.presence[s];
       const name = seatName(s, room.spectator ? null : room.seat);
       const said = `${name}: ${t(`presence.${state}`)}`;
-      return html`<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${said}"><span class="dot" aria-hidden="true"></span><span class="who">${name}</span><span class="state">${t(`presence.${state}`)}</span></span>`;
+      const inner = html`<span class="dot" aria-hidden="true"></span><span class="who">${name}</span><span class="state">${t(`presence.${state}`)}</span>`;
+      if (!room.spectator) return html`<span class="presence ${state}" data-presence-seat="${s}" data-state="${state}" title="${said}">${inner}</span>`;
+      // A spectator's badges choose the seat drawn at the bottom (the pressed one).
+      const bottom = s === room.viewSeat;
+      const help = `${said} · ${t("rooms.view_from")}`;
+      return html`<button type="button" class="presence view-seat ${state}${bottom ? " on" : ""}" data-presence-seat="${s}" data-state="${state}" data-view-seat="${s}" aria-pressed="${bottom}" title="${help}">${inner}</button>`;
     });
   let timer = "";
   if (room.prompt?.timer) {
@@ -437,13 +458,37 @@ function renderBar() {
   mount(el, html`${watching}${badges}${timer}`);
 }
 
-/** A room match's welcome (``kind: "room"``); any other match hides the bar. */
+/** A room match's welcome (``kind: "room"``); any other match hides the bar.  Returns the
+ * seat the table is drawn from: the own seat, or a spectator's choice (kept for the session). */
 export function roomWelcome(w) {
   room.seat = w.kind === "room" ? w.seat : null;
   room.spectator = Boolean(w.spectator);
+  room.openHands = room.spectator && Boolean(w.open_hands);
+  const kept = Number(sessionStorage.getItem(VIEW_KEY));
+  room.viewSeat = room.spectator && [0, 1, 2].includes(kept) ? kept : w.seat;
   setPlayers(w.kind === "room" ? w.players : null, room.spectator);
   room.presence = {};
   roomPrompt(null);
+  return room.viewSeat;
+}
+
+/** A spectator puts `seat` at the bottom: the bar and the table are drawn again from it. */
+function viewFrom(seat) {
+  if (!room.spectator || ![0, 1, 2].includes(seat)) return;
+  room.viewSeat = seat;
+  sessionStorage.setItem(VIEW_KEY, String(seat));
+  renderBar();
+  room.viewFrom?.(seat);
+}
+
+/** Whether this page only watches a friend room's match (nobody at the table is "You"). */
+export function watching() {
+  return room.seat !== null && room.spectator;
+}
+
+/** Whether a spectator is shown open hands, a hand behind. */
+export function watchingOpenHands() {
+  return watching() && room.openHands;
 }
 
 /** The open prompt (null once answered or expired): drives the timer display. */
@@ -490,6 +535,8 @@ export async function backToRoom() {
 
 export function roomLeave() {
   room.seat = null;
+  room.spectator = false;
+  room.openHands = false;
   setPlayers(null);
   roomPrompt(null);
 }

@@ -228,7 +228,9 @@ export function handHtml(state, prompt, ui) {
     });
   const h = state.hand;
   const melds = h.melds[state.seat].map((m) => meldHtml(m, state.seat));
-  return html`<div class="hand${canDiscard ? " my-turn" : ""}" role="group" aria-label="${t("aria.hand")}">${items}</div>
+  // A spectator's bottom hand is a player's, named (nobody is "You" for it).
+  const label = table.spectator ? t("aria.hand_of", { name: seatName(state.seat, null) }) : t("aria.hand");
+  return html`<div class="hand${canDiscard ? " my-turn" : ""}" role="group" aria-label="${label}">${items}</div>
     <div class="my-melds">${melds}${kitaHtml(h, state.seat)}</div>`;
 }
 

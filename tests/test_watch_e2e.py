@@ -1,0 +1,170 @@
+"""Watching a friend room in a real browser (Playwright + Debian's chromium, fixtures from
+tests/test_web_e2e.py): a host plays over a WebSocket against two bots while watchers' pages
+(English at 1280x800 and 844x390, Indonesian at 390x844) show each discard as it is made,
+every concealed tile hidden, nobody as "You", and the seat chosen for the bottom; with the
+host's "open hands for watchers", a watcher sees every tile, a hand behind."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from sanma.server.settings import Settings
+from tests.test_rooms import Api, Player, choose
+from tests.test_server import SEEDS, LiveServer, free_port
+from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page, shots
+
+__all__ = ["browser", "shots"]  # the fixtures, used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser, Page
+
+PORTRAIT = {"width": 390, "height": 844}
+RIVER_TILES = "() => document.querySelectorAll('#board .river .river-tile').length"
+# How a panel would address its reader as a player, in either language.
+ADDRESSED = re.compile(r"\b(you|your|kamu|anda)\b|mu\b", re.IGNORECASE)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    settings = Settings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        bot_delay_s=0.0,
+        rate_per_s=200.0,
+        rate_burst=400,
+        turn_s=60.0,  # the host answers at the test's pace
+        bank_s=30.0,
+    )
+    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
+    yield server
+    server.stop()
+
+
+def room_with_bots(live: LiveServer, length: str, open_hands: bool = False) -> tuple[Api, str, str]:
+    """A started room: a host in seat 0, beginner bots in seats 1 and 2; (host, code, match)."""
+    host = Api(live)
+    code = host.ok("POST", "", {"length": length, "open_hands": open_hands}, 201)["code"]
+    for seat in (1, 2):
+        host.ok("POST", f"/{code}/bots", {"seat": seat, "level": "beginner"})
+    return host, code, host.ok("POST", f"/{code}/start")["match"]
+
+
+def watch(browser: Browser, live: LiveServer, code: str, viewport: dict[str, int], lang: str) -> Page:
+    """A guest with no seat opens the room's link and watches."""
+    page = open_page(browser, live, viewport, lang=lang)
+    page.wait_for_selector("[data-room-cmd=open]")
+    page.goto(f"{live.http}/?room={code}")
+    page.click("[data-room-cmd=watch]")
+    page.wait_for_selector("[data-testid=watching]", timeout=20_000)
+    return page
+
+
+def discards_in_hand(frames: list[dict[str, Any]]) -> int:
+    """The discards of the hand in play, as a player's frames have them so far."""
+    n = 0
+    for frame in frames:
+        if frame["t"] == "event":
+            kind = frame["e"]["type"]
+            n = 0 if kind == "HandStarted" else n + (kind == "TileDiscarded")
+    return n
+
+
+def panel_text(page: Page, testid: str) -> str:
+    page.wait_for_selector(f"[data-testid={testid}]", timeout=20_000)
+    return page.inner_text(f"[data-testid={testid}]")
+
+
+def test_watchers_see_each_discard_as_it_is_made_and_are_never_addressed_as_you(
+    browser: Browser, live: LiveServer, shots: Path
+) -> None:
+    host, code, match = room_with_bots(live, "one-hand")
+    player = Player(live, host.token, match)
+    watchers = {
+        "desktop": watch(browser, live, code, DESKTOP, "en"),
+        "landscape": watch(browser, live, code, PHONE, "en"),
+        "portrait-id": watch(browser, live, code, PORTRAIT, "id"),
+    }
+    for page in watchers.values():
+        assert "live" in page.inner_text("[data-testid=watching]").lower() or "langsung" in page.inner_text(
+            "[data-testid=watching]"
+        )
+    counted = 0
+    while not player.ended():
+        frame = player.recv()
+        if frame["t"] != "prompt":
+            continue
+        # The table waits for the host: each watcher's board has every discard of the hand so far,
+        # within a second of the player's frames.
+        n = discards_in_hand(player.frames)
+        for page in watchers.values():
+            page.wait_for_function(f"n => ({RIVER_TILES})() === n", arg=n, timeout=1_000)
+        counted = max(counted, n)
+        if n >= 6 and not (shots / "desktop-rooms-watching.png").exists():
+            for name, page in watchers.items():
+                page.screenshot(path=str(shots / f"{name}-rooms-watching.png"))
+        player.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+    assert counted >= 6
+    for page in watchers.values():
+        # No concealed tile of any seat: the bottom hand is backs only (no hand tile has a face).
+        faces = page.evaluate("() => [...document.querySelectorAll('#hand .hand-tile')].map((b) => b.dataset.tile)")
+        assert faces and set(faces) == {"?"}, faces
+        assert page.locator("#board .opponent .open-hand").count() == 0
+        assert page.locator("#actions .action").count() == 0
+        text = panel_text(page, "hand-end")
+        assert not ADDRESSED.search(text), text
+        assert page.locator("[data-testid=hand-end] tr.me").count() == 0  # no seat's row is the reader's
+        page.click("[data-panel=next]")
+        text = panel_text(page, "match-end")
+        assert not ADDRESSED.search(text), text
+        assert page.locator("[data-testid=match-end] tr.me").count() == 0
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    player.close()
+
+
+def test_a_watcher_chooses_the_seat_at_the_bottom_and_keeps_it_for_the_session(
+    browser: Browser, live: LiveServer
+) -> None:
+    host, code, match = room_with_bots(live, "one-hand")
+    player = Player(live, host.token, match)
+    page = watch(browser, live, code, DESKTOP, "en")
+    page.wait_for_selector('[data-view-seat="2"]', timeout=20_000)
+    assert page.get_attribute('[data-view-seat="0"]', "aria-pressed") == "true"  # seat 0 by default
+    page.click('[data-view-seat="2"]')
+    assert page.get_attribute('[data-view-seat="2"]', "aria-pressed") == "true"
+    # Seat 2 is drawn at the bottom: its river is "me", seat 0 (the next seat) on the right.
+    page.wait_for_selector('#board .river-me[data-seat="2"]')
+    assert page.locator('#board .river-right[data-seat="0"]').count() == 1
+    page.goto(f"{live.http}/?room={code}")  # the page loaded again, in the same session
+    page.click("[data-room-cmd=watch]")
+    page.wait_for_selector('#board .river-me[data-seat="2"]', timeout=20_000)  # remembered
+    assert page.get_attribute('[data-view-seat="2"]', "aria-pressed") == "true"
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    player.close()
+
+
+def test_with_open_hands_a_watcher_sees_every_tile_a_hand_behind(browser: Browser, live: LiveServer) -> None:
+    host, code, match = room_with_bots(live, "east", open_hands=True)
+    player = Player(live, host.token, match)
+    page = watch(browser, live, code, DESKTOP, "en")
+    assert "one hand behind" in page.inner_text("[data-testid=watching]")
+    # Nothing of the first hand until it is over.
+    assert page.locator("#board .river-tile").count() == 0
+    hands = 0
+    while not player.ended() and hands < 2:
+        frame = player.recv()
+        if frame["t"] == "event" and frame["e"]["type"] == "HandStarted":
+            hands += 1
+        elif frame["t"] == "prompt":
+            player.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+    # The second hand began: the first is played back, every hand open (faces, no backs).
+    page.wait_for_function("() => document.querySelectorAll('#board .river-tile').length > 0", timeout=20_000)
+    faces = page.evaluate("() => [...document.querySelectorAll('#hand .hand-tile')].map((b) => b.dataset.tile)")
+    assert faces and "?" not in faces, faces
+    page.wait_for_selector("#board .opponent .open-hand", timeout=5_000)
+    assert page.errors == [], page.errors  # type: ignore[attr-defined]
+    player.close()
