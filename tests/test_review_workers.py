@@ -17,6 +17,21 @@ WORKER = "multiprocessing.spawn"  # a spawned worker's command line: python -c '
 TRACKER = "resource_tracker"
 
 
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def at_work(server: ServeProcess, match: str, token: str, timeout_s: float = 120) -> None:
+    """Until the review has made progress (its worker has started and computes it) or is done."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        review = httpx.get(f"{server.http}/api/matches/{match}/review", headers=auth(token), timeout=30).json()
+        if review["state"] == "done" or (review["state"] == "running" and review["done"] > 0):
+            return
+        assert review["state"] in ("queued", "running") and time.monotonic() < deadline, review
+        time.sleep(0.05)
+
+
 def started_processes(server: ServeProcess, timeout_s: float = 60) -> dict[Process, str]:
     """The server's descendants once its review worker and the resource tracker are there."""
     deadline = time.monotonic() + timeout_s
@@ -41,10 +56,9 @@ def test_review_workers_end_with_a_killed_server(tmp_path: Path) -> None:
             match, _ = store_ended(engine, 41, guest)
         finally:
             engine.dispose()
-        asked = httpx.post(
-            f"{server.http}/api/matches/{match}/review", headers={"Authorization": f"Bearer {token}"}, timeout=30
-        )
+        asked = httpx.post(f"{server.http}/api/matches/{match}/review", headers=auth(token), timeout=30)
         assert asked.status_code == 202, asked.text
+        at_work(server, match, token)
         under = started_processes(server)
         left = list(under)
         server.kill()
