@@ -1,18 +1,33 @@
-// Texts in Indonesian and English; the choice is kept in localStorage.
+// Texts in every language the client has (web/src/i18n/<code>.json, one per code in LANGS);
+// the choice is kept in localStorage, and until one is made the browser's list of languages
+// decides.
 import { tileNameParts } from "./render/tiles.js";
 
-const dicts = {};
-let lang = "id";
+/** The client's languages: a new one is its dictionary file plus its code here. English is
+ * the fallback for a browser that asks for none of them. */
+export const LANGS = ["en", "id"];
+const FALLBACK = "en";
+const LANG_KEY = "sanma.lang";
 
-/** Load both dictionaries; pick the remembered language (else the browser's, else id). */
+const dicts = {};
+let lang = FALLBACK;
+
+/** The first of the browser's languages (`navigator.languages`, in its order of preference)
+ * that the client has, by primary subtag ("id-ID" -> "id"); English when none is. */
+export function browserLang(prefs = navigator.languages?.length ? navigator.languages : [navigator.language || ""]) {
+  for (const tag of prefs) {
+    const code = String(tag || "").toLowerCase().split(/[-_]/)[0];
+    if (LANGS.includes(code)) return code;
+  }
+  return FALLBACK;
+}
+
+/** Load every dictionary; pick the remembered language, else the browser's. */
 export async function loadI18n() {
-  const [en, id] = await Promise.all(
-    ["en", "id"].map((code) => fetch(`src/i18n/${code}.json`).then((r) => r.json())),
-  );
-  dicts.en = en;
-  dicts.id = id;
-  const saved = localStorage.getItem("sanma.lang");
-  lang = saved === "en" || saved === "id" ? saved : (navigator.language || "").startsWith("en") ? "en" : "id";
+  const loaded = await Promise.all(LANGS.map((code) => fetch(`src/i18n/${code}.json`).then((r) => r.json())));
+  LANGS.forEach((code, i) => (dicts[code] = loaded[i]));
+  const saved = localStorage.getItem(LANG_KEY);
+  lang = LANGS.includes(saved) ? saved : browserLang();
   document.documentElement.lang = lang;
 }
 
@@ -20,15 +35,17 @@ export function getLang() {
   return lang;
 }
 
+/** Switch to `code` (one of LANGS) and remember it; any other code is ignored. */
 export function setLang(code) {
+  if (!LANGS.includes(code)) return;
   lang = code;
-  localStorage.setItem("sanma.lang", code);
+  localStorage.setItem(LANG_KEY, code);
   document.documentElement.lang = code;
 }
 
 /** The text for `key` with {name} placeholders filled from `vars`. */
 export function t(key, vars = {}) {
-  const text = dicts[lang]?.[key] ?? dicts.en?.[key] ?? key;
+  const text = dicts[lang]?.[key] ?? dicts[FALLBACK]?.[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 

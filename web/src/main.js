@@ -4,7 +4,7 @@
 import { autoAction, loadToggles, saveToggles, TOGGLES } from "./auto.js";
 import { currentMatch, ensureToken, newToken, saveToken, startPractice } from "./api.js";
 import { Connection } from "./conn.js";
-import { getLang, loadI18n, setLang, t } from "./i18n.js";
+import { getLang, LANGS, loadI18n, setLang, t } from "./i18n.js";
 import { html, join, mount, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
@@ -48,7 +48,7 @@ function loadOptions() {
 }
 
 function langSwitchHtml() {
-  return join(["id", "en"].map((code) => html`<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`));
+  return join(LANGS.map((code) => html`<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`));
 }
 
 function choiceGroup(name, values, current, labelKey) {

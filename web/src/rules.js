@@ -1,6 +1,6 @@
 // The rules, readable at any time (start screen and table menu), in our own words:
 // web/src/rules/{en,id}.json, loaded on first use.
-import { getLang, has, t } from "./i18n.js";
+import { getLang, has, LANGS, t } from "./i18n.js";
 import { guideHtml, loadGuide } from "./guide.js";
 import { html } from "./render/common.js";
 import { icon } from "./icons.js";
@@ -25,7 +25,7 @@ const ROMAJI = {
 
 /** Both languages' rules (fetched once). */
 export async function loadRules() {
-  for (const code of ["en", "id"]) {
+  for (const code of LANGS) {
     if (!cache[code]) cache[code] = await fetch(`src/rules/${code}.json`).then((r) => r.json());
   }
   await loadGuide();
