@@ -399,7 +399,7 @@ def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, setting
     apis, room = open_room(server, 2, bots={2: "beginner"})
     match = room["match"]
     stranger = Player(server, Api(server).token, match)
-    assert stranger.until("welcome")["spectator"] is True  # not seated: a spectator, a hand behind
+    assert stranger.until("welcome")["spectator"] is True  # not seated: a spectator
     stranger.send({"t": "act", "seq": 1, "a": {"type": "pass"}})
     assert stranger.until("error")["code"] == "spectator"
     assert stranger.events() == [{"t": "event", "v": 1, "e": stranger.events()[0]["e"]}]  # MatchStarted only

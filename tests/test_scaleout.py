@@ -266,7 +266,7 @@ def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(
     call(a, host, f"/{code}/bots", {"seat": 2, "level": "beginner"})
     match = call(a, host, f"/{code}/start")["match"]
     players = {0: Player(a, host, match), 1: Player(b, guest, match)}  # seat 1 reaches A's room through B
-    # A guest with no seat watches through B, too: a hand behind, nothing concealed.
+    # A guest with no seat watches through B, too: nothing concealed (live: tests/test_watch_scaleout.py).
     watcher = Player(b, httpx.post(f"{b.http}/api/guest").json()["token"], match)
     errors: list[BaseException] = []
 

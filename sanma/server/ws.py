@@ -382,7 +382,7 @@ async def _join(
     # The same answer for a match that does not exist and one the guest has no seat in.
     seat = None if room is None else await _seat_of(room, guest, engine)
     if room is not None and seat is None and await _may_watch(room, guest, engine):
-        # A friend room's match: watched a hand behind (docs/rooms.md), here or through the bus.
+        # A friend room's match: watched live, or open hands a hand behind (docs/rooms.md), here or through the bus.
         _count_guest(book, session, guest, room, conn)
         room.watch(conn, hello.last_v)
         return

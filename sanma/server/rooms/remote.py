@@ -61,7 +61,7 @@ class Room(Protocol):
         seat) that already has the events up to ``last_v``."""
 
     def watch(self, outbox: Outbox, last_v: int) -> None:
-        """Attach a spectator of a friend room's match (a hand behind, nothing concealed)."""
+        """Attach a spectator of a friend room's match (live, nothing concealed; open hands a hand behind)."""
 
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         """An answer to prompt ``seq``."""
