@@ -53,6 +53,51 @@ def test_no_module_keeps_texts_of_its_own():
     assert "Account" not in core and "Akun" not in core
 
 
+def _strings(value: object) -> Iterator[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def indonesian_texts() -> Iterator[tuple[str, str]]:
+    """(where, text) for every Indonesian text: the dictionary, the rules, the guide's captions
+    and titles, and what the server writes in Indonesian (the code e-mails, the shop's names)."""
+    from sanma.server.cosmetics import CATALOGUE
+    from sanma.server.mail import code_message
+
+    for key, text in DICTS["id"].items():
+        yield f"i18n/id.json {key}", text
+    rules = json.loads((WEB / "src" / "rules" / "id.json").read_text(encoding="utf-8"))
+    for text in _strings(rules):
+        yield "rules/id.json", text
+    guide = json.loads((WEB / "src" / "guide" / "examples.json").read_text(encoding="utf-8"))
+    for example in guide["examples"]:
+        yield f"guide {example['id']}", example["title"]["id"]
+        for step in example["steps"]:
+            yield f"guide {example['id']}", step["caption"]["id"]
+    for purpose in ("link", "recover"):
+        message = code_message("a@example.org", "b@example.org", "123456", purpose, "id", 900)
+        yield f"mail {purpose}", f"{message['Subject']}\n{message.get_content()}"
+    for item in CATALOGUE:
+        yield f"shop {item.id}", item.name_id
+
+
+def test_indonesian_speaks_to_the_player_as_kamu_everywhere():
+    # One register, the informal one of the table and the guide: "kamu" and "-mu", never the
+    # formal "Anda".
+    texts = list(indonesian_texts())
+    assert len(texts) > 400
+    formal = [(where, text) for where, text in texts if re.search(r"\banda\b", text, re.I)]
+    assert formal == []
+    assert any(re.search(r"\bkamu\b", text, re.I) for _, text in texts)
+
+
 # -- what the browser shows ----------------------------------------------------------------------
 
 VISIBLE_TEXTS = """roots => {

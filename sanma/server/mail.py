@@ -114,14 +114,14 @@ _TEXT: dict[tuple[Lang, Purpose], tuple[str, str]] = {
     ),
     ("id", "link"): (
         "Sanma: kode untuk menautkan alamat ini",
-        "Kode untuk menautkan alamat e-mail ini ke akun Sanma Anda:\n\n    {code}\n\n"
-        "Kode ini berlaku sekali, selama {minutes} menit. Jika Anda tidak memintanya, abaikan pesan ini.\n",
+        "Kode untuk menautkan alamat e-mail ini ke akun Sanma-mu:\n\n    {code}\n\n"
+        "Kode ini berlaku sekali, selama {minutes} menit. Jika kamu tidak memintanya, abaikan pesan ini.\n",
     ),
     ("id", "recover"): (
-        "Sanma: kode untuk memulihkan akun Anda",
-        "Kode untuk masuk ke akun Sanma Anda di peramban ini:\n\n    {code}\n\n"
+        "Sanma: kode untuk memulihkan akunmu",
+        "Kode untuk masuk ke akun Sanma-mu di peramban ini:\n\n    {code}\n\n"
         "Kode ini berlaku sekali, selama {minutes} menit. Peramban yang memakai akun ini sebelumnya "
-        "akan dikeluarkan. Jika Anda tidak memintanya, abaikan pesan ini.\n",
+        "akan dikeluarkan. Jika kamu tidak memintanya, abaikan pesan ini.\n",
     ),
 }
 
