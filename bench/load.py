@@ -373,6 +373,7 @@ def start_nodes(
         "SANMA_PRACTICE_PER_ADDRESS_PER_MIN": "1000000",
         "SANMA_PRACTICE_LIVE_PER_ADDRESS": "1000000",
         "SANMA_ROOMS_PER_ADDRESS_PER_H": "1000000",
+        "SANMA_HTTP_CONNECTIONS_PER_ADDRESS": "1000000",
     }
     nodes = [Node(f"node-{'ab'[i]}", env, folder, root) for i in range(count)]
     for node in nodes:

@@ -321,7 +321,14 @@ def pg_url() -> Iterator[str]:
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_a_hundred_parallel_checkins_grant_once(request, tmp_path, backend):
-    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, account_writes_per_min=10_000)
+    # A hundred connections at once from 127.0.0.1: above the per-address cap, not this test's subject.
+    settings = Settings(
+        port=free_port(),
+        data_dir=tmp_path / "data",
+        bot_delay_s=0.0,
+        account_writes_per_min=10_000,
+        http_connections_per_address=200,
+    )
     overrides: dict[str, Any] = {}
     if backend == "postgresql":
         engine = db.open_engine(request.getfixturevalue("pg_url"))
