@@ -402,15 +402,27 @@ class LogWork:
 
     async def run(self, job: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``job(*args, **kwargs)`` in a worker, once one is free; ``LogBusy`` when too many
-        wait, ``LogFault`` for what the job refuses or what it would cost beyond its limits."""
+        wait, ``LogFault`` for what the job refuses or what it would cost beyond its limits.
+
+        A request that goes away leaves its job running: the job keeps its worker and its place
+        in ``queue_cap`` until it ends (a worker is never handed a second job to queue)."""
         if self._held >= self.queue_cap:
             raise LogBusy(max(1, math.ceil(self.cpu_s)))
         self._held += 1
         try:
-            async with self._slots:
-                return await self._submit(job, args, kwargs)
-        finally:
+            await self._slots.acquire()
+        except BaseException:
             self._held -= 1
+            raise
+        task = asyncio.create_task(self._submit(job, args, kwargs))
+        task.add_done_callback(self._done)
+        return await asyncio.shield(task)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._slots.release()
+        self._held -= 1
+        if not task.cancelled():
+            task.exception()  # seen: an abandoned job's refusal is no "never retrieved" warning
 
     async def _submit(self, job: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
         pool = self._pool_now()
