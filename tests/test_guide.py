@@ -2,14 +2,16 @@
 engine: every step's tiles exist (no fifth copy, hand sizes right, melds of one kind), and
 every claim a step makes - waits, tenpai after a discard, furiten, a complete hand, the dora
 an indicator points at, han, fu and payments, nagashi mangan, nine terminals - is the
-engine's own answer.  The numbers a caption quotes are the engine's, in both languages."""
+engine's own answer.  The numbers a caption quotes are the engine's, in both languages.  In
+Chromium, every board labels as "Dora" the tiles the engine's dora rule makes of its
+indicators, and the indicators as indicators."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,12 +27,21 @@ from sanma.engine.tiles import (
     counts_of_kinds,
     dora_of,
     is_terminal_or_honor,
+    kind_name,
     kinds_to_mpsz,
     parse,
     parse_kind,
     parse_tiles,
     to_mpsz,
 )
+from tests.test_web_e2e import DESKTOP, browser, live, open_page
+
+__all__ = ["browser", "live"]  # the fixtures, used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser
+
+    from tests.test_server import LiveServer
 
 GUIDE = Path(__file__).resolve().parents[1] / "web" / "src" / "guide" / "examples.json"
 EXAMPLES: list[dict[str, Any]] = json.loads(GUIDE.read_text(encoding="utf-8"))["examples"]
@@ -186,3 +197,52 @@ def _check_nagashi(step: dict[str, Any], claim: dict[str, Any], captions: str) -
 def index_mentions_numbers(step: dict[str, Any]) -> bool:
     """Whether a nagashi step quotes payments (the first one only shows the river)."""
     return bool(numbers(step["caption"]["en"]) - {0})
+
+
+# The spoken names (aria-label) of tiles, by the page's own i18n.js, in language `lang`.
+NAMES = """async ([lang, tiles]) => {
+    const i18n = await import("/src/i18n.js");
+    await i18n.loadI18n();
+    i18n.setLang(lang);
+    return tiles.map((x) => i18n.tileName(x));
+}"""
+LABELS = "(sel) => [...document.querySelectorAll(sel)].map((el) => el.getAttribute('aria-label'))"
+
+
+def _mpsz_list(text: str) -> list[str]:
+    """"9p3z" -> ["9p", "3z"] (a red five stays "0p")."""
+    out: list[str] = []
+    for digits, suit in re.findall(r"(\d+)([mpsz])", text):
+        out += [d + suit for d in digits]
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "id"])
+def test_every_board_labels_the_dora_its_indicators_point_to(browser: Browser, live: LiveServer, lang: str) -> None:
+    page = open_page(browser, live, DESKTOP, lang=lang)
+    page.wait_for_selector("#play")
+    page.click("#start [data-cmd=rules]")
+    page.wait_for_selector("[data-testid=guide]")
+    words = json.loads((GUIDE.parent.parent / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    dora_group = f"[data-testid=guide] .g-top [role=group][aria-label='{words['label.dora']}']"
+    checked = 0
+    for i, example in enumerate(EXAMPLES):
+        page.click(f"[data-testid=guide] [data-guide-ex='{i}']")
+        for j, step in enumerate(example["steps"]):
+            page.click(f"[data-testid=guide] [data-guide-step='{j}']")
+            page.wait_for_selector(f"[data-testid=guide] .g-body[data-example='{example['id']}'][data-step='{j}']")
+            indicators = _mpsz_list(step["dora"])
+            dora = [kind_name(dora_of(parse_kind(x))) for x in indicators]  # the engine's rule
+            where = (example["id"], j + 1, step["dora"])
+            # Only the tiles the indicators point to carry the "Dora" label ...
+            assert page.evaluate(LABELS, f"{dora_group} .tile") == page.evaluate(NAMES, [lang, dora]), where
+            assert page.locator(f"[data-testid=guide] .g-top [aria-label='{words['label.dora']}']").count() == 1
+            # ... and the indicators are named as indicators.
+            shown = page.evaluate(LABELS, "[data-testid=guide-indicators] .tile")
+            assert shown == page.evaluate(NAMES, [lang, indicators]), where
+            label = page.get_attribute("[data-testid=guide-indicators]", "aria-label")
+            assert label == words["label.dora_indicators" if len(indicators) > 1 else "label.indicator"]
+            checked += 1
+    assert checked == len(STEPS)
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()

@@ -567,7 +567,7 @@ def test_guide_steps_change_the_tiles_by_click_and_keyboard(
         for j, step in enumerate(example["steps"]):
             page.click(f"[data-testid=guide] [data-guide-step='{j}']")
             assert len(_stage_tiles(page)) == len(_expand(step["hand"])) + ("drawn" in step), (example["id"], j)
-            assert page.locator(".g-top .tile").count() == len(_expand(step["dora"]))
+            assert page.locator(".g-top [data-testid=guide-indicators] .tile").count() == len(_expand(step["dora"]))
             for meld in step.get("melds", []):  # every tile of every meld is drawn
                 shown = page.locator(f"[data-testid=guide] .g-melds .meld-{meld['type']} .tile")
                 assert shown.count() == len(_expand(meld["tiles"])), (example["id"], j, meld)

@@ -4,6 +4,7 @@
 // every tile and every claim there against the engine.
 import { getLang, t } from "./i18n.js";
 import { html, join, nodeOf, stackedHtml, tileHtml } from "./render/common.js";
+import { doraOf } from "./render/table.js";
 
 let data = null;
 const at = { example: 0, step: 0 };
@@ -58,6 +59,16 @@ function guideMeldHtml(m) {
   return html`<span class="meld meld-${m.type}">${shown}</span>`;
 }
 
+/** The indicators as the table shows them: each named as an indicator, then the dora it
+ * points to (the step's data holds the indicators; the dora is the table's own rule). */
+function doraRowHtml(indicators) {
+  const label = t(indicators.length > 1 ? "label.dora_indicators" : "label.indicator");
+  return html`<span class="g-label">${label}</span>
+    <span class="g-indicators" role="group" aria-label="${label}" data-testid="guide-indicators">${tilesHtml(indicators, new Set(), "small indicator")}</span>
+    <span class="g-arrow" aria-hidden="true">→</span><span class="g-label">${t("label.dora")}</span>
+    <span class="g-doras" role="group" aria-label="${t("label.dora")}" data-testid="guide-dora">${tilesHtml(indicators.map(doraOf), new Set(), "small dora-tile")}</span>`;
+}
+
 function stageHtml(step) {
   const marks = new Set(expand(step.mark).map(kindOf));
   const river = expand(step.river);
@@ -80,7 +91,7 @@ function stageHtml(step) {
     : "";
   const drawn = step.drawn ? html`<span class="g-drawn">${tilesHtml([step.drawn], marks, "g-tile drawn")}</span>` : "";
   return html`<div class="g-stage">
-      <div class="g-top"><span class="g-label">${t("label.dora")}</span>${tilesHtml(dora, new Set(), "small")}
+      <div class="g-top">${doraRowHtml(dora)}
         <span class="g-counters">${counters.map((c, i) => (i ? html` · ${c}` : c))}</span></div>
       ${riverRow}${offer}
       <div class="g-hand" role="group" aria-label="${t("aria.hand")}">${tilesHtml(expand(step.hand), marks, "g-tile")}${drawn}
