@@ -402,7 +402,9 @@ def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, setting
     assert stranger.until("welcome")["spectator"] is True  # not seated: a spectator
     stranger.send({"t": "act", "seq": 1, "a": {"type": "pass"}})
     assert stranger.until("error")["code"] == "spectator"
-    assert stranger.events() == [{"t": "event", "v": 1, "e": stranger.events()[0]["e"]}]  # MatchStarted only
+    shown = stranger.events()  # live: the match so far, the dealer's first draw included, as nobody's
+    assert [f["e"]["type"] for f in shown] == ["MatchStarted", "HandStarted", "TileDrawn"]
+    assert shown[2]["e"]["tile"] == "?"
     stranger.close()
     a, b = (Player(server, api.token, match) for api in apis)
     assert a.until("welcome")["seat"] == 0 and b.until("welcome")["seat"] == 1
