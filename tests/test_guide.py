@@ -210,7 +210,7 @@ LABELS = "(sel) => [...document.querySelectorAll(sel)].map((el) => el.getAttribu
 
 
 def _mpsz_list(text: str) -> list[str]:
-    """"9p3z" -> ["9p", "3z"] (a red five stays "0p")."""
+    """The tiles of an mpsz string one by one: 9p3z gives 9p and 3z (a red five stays 0p)."""
     out: list[str] = []
     for digits, suit in re.findall(r"(\d+)([mpsz])", text):
         out += [d + suit for d in digits]

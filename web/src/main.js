@@ -10,6 +10,7 @@ import { icon } from "./icons.js";
 import { effectsOf, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
 import { earlyCurrent, takeEarlySocket } from "./early.js";
+import { endReason, endReasonHtml, trackEnds } from "./ending.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
@@ -37,6 +38,7 @@ const app = {
   speed: SPEEDS.includes(localStorage.getItem(SPEED_KEY)) ? localStorage.getItem(SPEED_KEY) : "normal",
   fx: [], // motion and sound owed to the next render (live events only, not a backlog)
   ticks: null, // the timer's last-seconds ticks
+  lastEnds: [], // the end events of the hand in play (ending.js: why the match ended)
 };
 
 function loadOptions() {
@@ -281,7 +283,8 @@ function renderOverlay() {
     panel = handEndHtml(s.ending[0], me, s.ending.length === 1 && s.matchEnd !== null, fair);
   } else if (s.matchEnd) {
     const fair = fairHtml(me === null ? "watch" : "match", app.fair.seedResult); // "watch": no "tile you saw"
-    panel = matchEndHtml(s.matchEnd, me, inRoomMatch(), s.rules, fair, { subtitle: me !== null });
+    const why = endReasonHtml(endReason(s.rules, s.hand, app.lastEnds, s.matchEnd));
+    panel = matchEndHtml(s.matchEnd, me, inRoomMatch(), s.rules, html`${why}${fair}`, { subtitle: me !== null });
   } else if (app.confirmLeave) panel = leaveConfirmHtml();
   overlay.hidden = !panel;
   // (Only with a panel: scrolling an empty overlay would force a layout of the whole page.)
@@ -304,6 +307,7 @@ function connect(match, whenReady = false) {
   app.resumable = null;
   app.confirmLeave = false;
   app.state = newState();
+  app.lastEnds = [];
   app.prompt = null;
   app.ui = { riichi: false, raised: null, focus: null };
   app.fair = newFair();
@@ -322,6 +326,7 @@ function connect(match, whenReady = false) {
     },
     onEvent: (frame) => {
       fold(app.state, frame.e);
+      trackEnds(app.lastEnds, frame.e);
       keepForFair(frame.e);
       if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
       performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)

@@ -1,0 +1,93 @@
+"""Why a match ended (issue 24): a match the engine ends by all-last (agari-yame: the last
+hand's dealer won or was tenpai and is then first) says so on the match-end panel; a match
+that ran its course, or ended on points below zero, says nothing more.
+
+Real matches: the engine plays East and East-South matches between the demo's players
+(``sanma demo``), each a full event log; the browser folds that log as seat 0 receives it
+(redacted, on the wire) with its own state.js and ending.js, and its verdict is compared with
+the engine's own: the match ended although its last hand's result kept the dealer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from sanma.cli.demo_cmd import play_match
+from sanma.engine.match import Match
+from sanma.engine.rules import Rules
+from sanma.engine.visibility import redact
+from sanma.server.codec import event_to_wire
+from tests.test_web_e2e import DESKTOP, browser, live, open_page
+
+__all__ = ["browser", "live"]  # the fixtures, used by name
+
+if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
+    from playwright.sync_api import Browser
+
+    from tests.test_server import LiveServer
+
+# Folds a wire log as seat 0 and asks ending.js why the match ended; renders its line.
+VERDICT = """async ([lang, events]) => {
+    const i18n = await import("/src/i18n.js");
+    const { fold, newState } = await import("/src/state.js");
+    const { endReason, endReasonHtml, trackEnds } = await import("/src/ending.js");
+    await i18n.loadI18n();
+    i18n.setLang(lang);
+    const state = newState();
+    const ends = [];
+    for (const e of events) {
+      fold(state, e);
+      trackEnds(ends, e);
+    }
+    const reason = endReason(state.rules, state.hand, ends, state.matchEnd);
+    const box = document.createElement("div");
+    box.innerHTML = endReasonHtml(reason) || "";
+    return { reason, line: box.textContent.trim() };
+}"""
+
+
+def engine_all_last(match: Match) -> bool:
+    """The engine's verdict: the match is over although the last hand kept its dealer (a win
+    or tenpai), and nobody is below zero."""
+    result = match.kyoku.result
+    assert match.finished and result is not None
+    return result.dealer_repeats and min(match.table.scores) >= 0
+
+
+def wire_log(match: Match) -> list[dict[str, Any]]:
+    return [event_to_wire(redact(e, 0), match.rules.red_fives) for e in match.events]
+
+
+def matches(length: str, seeds: range) -> list[Match]:
+    return [play_match(seed, Rules(length=length)) for seed in seeds]
+
+
+@pytest.mark.parametrize(("length", "seeds"), [("east", range(24)), ("east-south", range(30, 38))])
+def test_the_panel_says_all_last_exactly_when_the_engine_ended_the_match_so(
+    browser: Browser, live: LiveServer, length: str, seeds: range
+) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    verdicts = {True: 0, False: 0}
+    for match in matches(length, seeds):
+        expected = engine_all_last(match)
+        shown = page.evaluate(VERDICT, ["en", wire_log(match)])
+        assert shown["reason"] == ("all_last" if expected else None), (length, match.seed)
+        assert bool(shown["line"]) == expected
+        verdicts[expected] += 1
+    # Both kinds of end were met (the seeds are fixed: the demo players are deterministic).
+    assert verdicts[True] >= 1 and verdicts[False] >= 1, verdicts
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+def test_the_line_reads_in_both_languages(browser: Browser, live: LiveServer) -> None:
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    match = next(m for m in matches("east", range(10)) if engine_all_last(m))
+    en = page.evaluate(VERDICT, ["en", wire_log(match)])["line"]
+    id_ = page.evaluate(VERDICT, ["id", wire_log(match)])["line"]
+    assert "dealer" in en.lower() and "all-last" in en
+    assert "dealer" in id_.lower() and "all-last" in id_ and en != id_
+    page.close()
