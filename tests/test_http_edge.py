@@ -470,6 +470,8 @@ def test_connections_over_the_per_address_cap_are_refused(serve):
             with _connect(server) as s:  # the fourth plain connection of 127.0.0.1
                 status, headers, body = _answer(s)
             assert (status, body["error"]) == (503, "too_many_connections") and _guarded(headers)
+        # A client that sends its request at once reads the 503 too (not a reset connection).
+        assert refused(httpx.get(f"{server.http}/api/health"), 503, "too_many_connections")
         # Another address (loopback too) is not affected.
         with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2")) as other:
             assert other.get(f"{server.http}/api/health").json() == {"ok": True}
@@ -488,7 +490,7 @@ def test_connections_over_the_per_address_cap_are_refused(serve):
             s.close()
         for ws in sockets:
             ws.close()
-    # One log line for the three refusals (the rest counted, not written).
+    # One log line for the four refusals (the rest counted, not written).
     lines = [line for line in server.log_path.read_text().splitlines() if "refused a connection" in line]
     assert len(lines) == 1 and "127.0.0.1" in lines[0]
 

@@ -40,6 +40,9 @@ from sanma.server.throttlelog import ThrottledLog
 from sanma.server.ws import WebSocketProtocol
 
 log = logging.getLogger(__name__)
+# Seconds a connection refused by the per-address cap is read (and its bytes dropped) after
+# the 503, before it is closed (``DeadlineH11Protocol._admit``).
+REFUSED_LINGER_S = 1.0
 # uvicorn's line for a request h11 cannot parse, written once per such request: ours is throttled.
 _UVICORN_INVALID = "Invalid HTTP request received."
 
@@ -61,6 +64,7 @@ class DeadlineH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.logger = _ThrottledUvicornLog(self.logger, self)  # type: ignore[assignment]
         self._counted: str | None = None
+        self._refused: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -70,6 +74,8 @@ class DeadlineH11Protocol(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._refused is not None:
+            return  # over the cap: read and dropped, so that the close does not reset the 503
         if self._deadline is None and self._owed():
             self._arm()
         super().data_received(data)
@@ -86,6 +92,8 @@ class DeadlineH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
         self._release()
+        if self._refused is not None:
+            self._refused.cancel()
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
@@ -109,7 +117,10 @@ class DeadlineH11Protocol(H11Protocol):
 
     def _admit(self) -> bool:
         """Count this connection against its address; over the cap, answer the canned 503
-        and close (no byte of it is parsed)."""
+        and close (no byte of it is parsed).  Closing a socket with unread bytes resets the
+        connection, and the client may then lose the 503 it has not read yet: the refused
+        connection's bytes are dropped as they come for up to ``REFUSED_LINGER_S`` (its
+        request is small unless it is an upload), and the client's own close ends it sooner."""
         address = parse_address(self.client[0]) if self.client else None
         if address is not None and any(address.version == n.version and address in n for n in self.trusted):
             return True  # a reverse proxy: its clients are many
@@ -124,7 +135,8 @@ class DeadlineH11Protocol(H11Protocol):
                 self.per_address,
             )
             self.transport.write(_OVER_CAP)
-            self.transport.close()
+            self.transport.write_eof()
+            self._refused = self.loop.call_later(REFUSED_LINGER_S, self.transport.close)
             return False
         self.open_by_address[key] += 1
         self._counted = key
