@@ -381,8 +381,9 @@ class LogBusy(Exception):
 
 
 class LogWork:
-    """The app's log workers: ``workers`` processes, ``queue_cap`` jobs running or waiting,
-    ``cpu_s`` of CPU and ``wall_s`` of wall-clock time per job (see the module docstring)."""
+    """The app's log workers: ``workers`` processes (spawned by the first job, so that a server
+    nobody asks for a log starts none), ``queue_cap`` jobs running or waiting, ``cpu_s`` of CPU
+    and ``wall_s`` of wall-clock time per job (see the module docstring)."""
 
     def __init__(self, *, workers: int, queue_cap: int, cpu_s: float, wall_s: float = WALL_S) -> None:
         if workers < 1 or queue_cap < 1 or cpu_s <= 0 or wall_s <= 0:

@@ -20,7 +20,7 @@ import json
 import zlib
 from datetime import datetime
 from functools import partial
-from typing import Annotated, Any, Final, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -42,8 +42,6 @@ from sanma.server.logwork import (
 from sanma.server.logwork import split_hands as split_hands
 from sanma.store import accounts as account_store
 from sanma.store import matches as match_store
-
-T = TypeVar("T")
 
 router = APIRouter(prefix="/api", tags=["replays"], responses=ERRORS)
 
