@@ -4,8 +4,8 @@ Seeded one-hand matches (tests/test_server.py's first seed, where a bot calls po
 tests/test_aids.py's, where its tenpai-seeking player reaches a riichi) are played by clicking
 while an init script records every call-out the page shows, every animation it starts and every audio
 source node it starts.  Checked: the pon and riichi call-outs appear over the caller;
-animations run at normal speed, none with ``prefers-reduced-motion: reduce`` and none at the
-Instant speed; sounds start only after the first gesture, and the remembered mute toggle
+animations run at normal speed, none with ``prefers-reduced-motion: reduce`` and none with
+the animations set to Off (instant); sounds start only after the first gesture, and the remembered mute toggle
 silences them (no audio node started while muted)."""
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_call_out_for_the_seeded_riichi(browser: Browser, riichi_live: LiveServe
     page.context.close()
 
 
-def test_reduced_motion_and_instant_speed_start_no_animation(browser: Browser, live: LiveServer) -> None:
+def test_reduced_motion_and_instant_animations_start_no_animation(browser: Browser, live: LiveServer) -> None:
     page = recording_page(browser, live, reduced_motion="reduce")
     start_match(page)
     play_hand(page)
@@ -145,7 +145,7 @@ def test_reduced_motion_and_instant_speed_start_no_animation(browser: Browser, l
     page.context.close()
 
     page = recording_page(browser, live)
-    page.add_init_script("localStorage.setItem('sanma.speed', 'instant')")
+    page.add_init_script("localStorage.setItem('sanma.motion', 'instant')")  # the animations' own setting
     page.reload()
     start_match(page)
     play_hand(page, stop_after_discards=4)

@@ -2,7 +2,15 @@
 
 Language: a browser with no saved choice starts in the first of its languages the client has
 (``navigator.languages`` in order, Indonesian for ``id``/``id-ID``), English otherwise; a
-saved choice wins over the browser's."""
+saved choice wins over the browser's.
+
+The settings panel, one place for what the player sets, opens from the start screen and the
+table's menu at 1280x800, 844x390 and 390x844 and fits there, in both languages; Escape closes
+it.  Its volume slider sets the gain every sound passes through, 0 silences the table (no audio
+node starts while playing), and it is remembered.  The animations' speed is apart from the
+bots' pace: animations off with normal bots moves nothing, full animations with instant bots
+moves (counted by tests/test_web_motion.py's recorder while a seeded hand is played).  The
+first-visit pointer to the guide shows until dismissed or followed, and is remembered."""
 
 from __future__ import annotations
 
@@ -11,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.test_web_e2e import DESKTOP, browser, live
+from tests.test_web_e2e import DESKTOP, PHONE, browser, live, start_match
+from tests.test_web_motion import play_hand, recording_page, seen
 
 __all__ = ["browser", "live"]  # the fixtures, used by name
 
@@ -27,7 +36,7 @@ SAVED = "localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang'
 
 def fresh_page(browser: Browser, live: LiveServer, init: str = "", **context: Any) -> Page:
     """A page in a new context (no saved settings), `init` run before the page's scripts."""
-    ctx = browser.new_context(viewport=DESKTOP, **context)  # type: ignore[arg-type]
+    ctx = browser.new_context(**{"viewport": DESKTOP, **context})  # type: ignore[arg-type]
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -80,3 +89,150 @@ def test_the_language_chosen_is_remembered_over_the_browsers(browser: Browser, l
     assert page_lang(page) == "id" and page.inner_text("#play").strip() == "Main"
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+PORTRAIT = {"width": 390, "height": 844}
+VIEWPORTS = [DESKTOP, PHONE, PORTRAIT]
+
+
+def open_settings(page: Page, where: str) -> None:
+    page.click(f"{where} [data-cmd=settings]")
+    page.wait_for_selector("[data-testid=settings]")
+
+
+def assert_fits(page: Page) -> None:
+    """The panel lies inside the viewport (or scrolls inside its overlay), its close button and
+    every control reachable, nothing wider than the screen."""
+    width = page.evaluate("() => innerWidth")
+    box = page.locator("[data-testid=settings]").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    for sel in (
+        "[data-settings-close]",
+        "#set-volume",
+        "[data-setting=motion]",
+        "[data-testid=settings] [data-cmd=rules]",
+    ):
+        page.locator(sel).first.scroll_into_view_if_needed()
+        assert page.locator(sel).first.is_visible(), sel
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280x800", "844x390", "390x844"])
+def test_one_settings_panel_from_the_start_screen_and_the_menu(
+    browser: Browser, live: LiveServer, viewport: dict[str, int]
+) -> None:
+    page = fresh_page(browser, live, SAVED.format(lang="en"), viewport=viewport)
+    open_settings(page, "#start")
+    assert_fits(page)
+    assert page.inner_text("#settings-title") == "Settings"
+    assert page.evaluate("() => document.activeElement.hasAttribute('data-settings-close')")
+    # The language switches inside the panel, which stays open in the new language.
+    page.click("[data-testid=settings] button[data-lang=id]")
+    page.wait_for_function("() => document.getElementById('settings-title').textContent === 'Pengaturan'")
+    assert page.inner_text("#play").strip() == "Main"  # the screen behind too
+    assert_fits(page)
+    page.keyboard.press("Escape")
+    assert page.locator("[data-testid=settings]").count() == 0
+    assert page.evaluate("() => document.activeElement.dataset.cmd") == "settings"  # the focus came back
+    # At the table: the menu has it (the table's keys do not act while it is open).
+    start_match(page)
+    page.click("#menu-btn")
+    open_settings(page, "#menu")
+    assert page.locator("#menu").is_hidden()
+    assert_fits(page)
+    assert page.locator("[data-testid=settings] [data-setting=bots]").count() == 3  # practice: the bots' pace
+    page.keyboard.press("Escape")
+    assert page.locator("[data-testid=settings]").count() == 0 and page.locator(".hand-tile").count() >= 13
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+AUDIO = "async () => (await import('/src/sound.js')).outputGain()"
+
+
+def test_the_volume_slider_sets_every_sounds_gain_and_zero_silences_the_table(
+    browser: Browser, live: LiveServer
+) -> None:
+    page = recording_page(browser, live)
+    page.wait_for_selector("#play")
+    open_settings(page, "#start")  # the click is the first gesture: the audio exists
+    assert page.input_value("#set-volume") == "70"
+    page.locator("#set-volume").fill("30")
+    assert page.inner_text("[data-testid=volume-value]") == "30%"
+    assert page.evaluate(AUDIO) == pytest.approx(0.3)
+    page.keyboard.press("Escape")
+    page.reload()  # remembered
+    page.wait_for_selector("#play")
+    open_settings(page, "#start")
+    assert page.input_value("#set-volume") == "30" and page.evaluate(AUDIO) == pytest.approx(0.3)
+    page.locator("#set-volume").fill("0")
+    page.keyboard.press("Escape")
+    start_match(page)
+    play_hand(page, stop_after_discards=3)
+    assert seen(page)["sounds"] == 0  # discards and the turn bell, none started at volume 0
+    page.click("#menu-btn")
+    open_settings(page, "#menu")
+    page.locator("#set-volume").fill("50")
+    page.keyboard.press("Escape")
+    play_hand(page, stop_after_discards=2)
+    assert seen(page)["sounds"] > 0 and page.evaluate(AUDIO) == pytest.approx(0.5)
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_the_animations_speed_is_apart_from_the_bots_pace(browser: Browser, live: LiveServer) -> None:
+    page = recording_page(browser, live)
+    page.wait_for_selector("#play")
+    open_settings(page, "#start")
+    page.click("[data-setting=motion][data-value=instant]")  # animations off ...
+    page.click("[data-setting=bots][data-value=normal]")  # ... the bots at their normal pace
+    page.keyboard.press("Escape")
+    start_match(page)
+    play_hand(page, stop_after_discards=4)
+    assert seen(page)["animations"] == 0
+    assert page.get_attribute("#toggles [data-cmd=speed]", "data-speed") == "normal"
+    page.context.close()
+
+    page = recording_page(browser, live)
+    page.wait_for_selector("#play")
+    open_settings(page, "#start")
+    page.click("[data-setting=motion][data-value=normal]")  # full animations ...
+    page.click("[data-setting=bots][data-value=instant]")  # ... with instant bots
+    assert page.get_attribute("[data-setting=bots][data-value=instant]", "aria-checked") == "true"
+    page.keyboard.press("Escape")
+    start_match(page)
+    assert page.get_attribute("#toggles [data-cmd=speed]", "data-speed") == "instant"
+    play_hand(page, stop_after_discards=4)
+    assert seen(page)["animations"] > 0
+    page.reload()  # both remembered, each its own
+    page.wait_for_selector(".hand-tile")
+    page.click("#menu-btn")
+    open_settings(page, "#menu")
+    assert page.get_attribute("[data-setting=motion][data-value=normal]", "aria-checked") == "true"
+    assert page.get_attribute("[data-setting=bots][data-value=instant]", "aria-checked") == "true"
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_the_first_visit_pointer_to_the_guide_is_dismissable_and_remembered(browser: Browser, live: LiveServer) -> None:
+    page = fresh_page(browser, live, SAVED.format(lang="en"))
+    hint = page.locator("[data-testid=guide-hint]")
+    assert hint.is_visible() and "guide" in hint.inner_text()
+    hint.locator("[data-guide-hint=dismiss]").click()
+    assert hint.count() == 0
+    page.reload()
+    page.wait_for_selector("#play")
+    assert hint.count() == 0  # remembered
+    page.context.close()
+    # Followed instead: it opens the rules at the guide, and does not come back either.
+    page = fresh_page(browser, live, SAVED.format(lang="id"), viewport=PORTRAIT)
+    page.locator("[data-testid=guide-hint] [data-guide-hint=open]").click()
+    page.wait_for_selector("[data-testid=guide]")
+    assert page.locator("[data-testid=guide]").is_visible()
+    page.keyboard.press("Escape")
+    assert page.locator("[data-testid=guide-hint]").count() == 0
+    page.reload()
+    page.wait_for_selector("#play")
+    assert page.locator("[data-testid=guide-hint]").count() == 0
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.context.close()

@@ -12,6 +12,7 @@ const PATHS = {
   sound: html`<path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/><path d="M16 9a4 4 0 0 1 0 6M18.5 6.5a7.5 7.5 0 0 1 0 11"/>`,
   mute: html`<path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/><path d="M16 9l5 6M21 9l-5 6"/>`,
   close: html`<path d="M6 6l12 12M18 6L6 18"/>`,
+  settings: html`<path d="M4 7h9M17 7h3M4 17h3M11 17h9"/><circle cx="15" cy="7" r="2"/><circle cx="9" cy="17" r="2"/>`,
   check: html`<path d="M5 12.5l4.5 4.5L19 7.5"/>`,
   replay: html`<path d="M5 12a7 7 0 1 0 2-5"/><path d="M4 4v4h4"/>`,
   resume: html`<path d="M5 12a7 7 0 1 1 2 5"/><path d="M10 9l5 3-5 3z" fill="currentColor"/>`,

@@ -7,8 +7,9 @@ import { Connection } from "./conn.js";
 import { getLang, LANGS, loadI18n, setLang, t } from "./i18n.js";
 import { html, join, mount, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
-import { effectsOf, runEffects } from "./motion.js";
+import { effectsOf, motionSpeed, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
+import { guideHintHtml, initSettings, openSettings } from "./settings.js";
 import { earlyCurrent, takeEarlySocket } from "./early.js";
 import { endReason, endReasonHtml, trackEnds } from "./ending.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
@@ -69,8 +70,10 @@ function renderStart() {
     $("start"),
     html`
     <div class="start-card">
-      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">${icon("book")} ${t("rules.open")}</button><span class="lang-switch">${langSwitchHtml()}</span></div>
+      <div class="start-top">${accountButtonHtml()}<button type="button" class="ghost" data-cmd="rules">${icon("book")} ${t("rules.open")}</button><span class="lang-switch">${langSwitchHtml()}</span>
+        <button type="button" class="ghost" data-cmd="settings" aria-label="${t("settings.title")}" title="${t("settings.title")}">${icon("settings")}</button></div>
       <div class="logo"><div class="fan">${fan}</div><h1>Sanma</h1><p class="tagline">${t("start.tagline")}</p></div>
+      ${guideHintHtml()}
       <div class="options">
         ${choiceGroup("length", ["one-hand", "east", "east-south"], o.length, "length")}
         <div class="option-pair">
@@ -183,10 +186,16 @@ function soundHtml() {
 
 /** Next bot speed (normal -> fast -> instant -> normal), kept and sent to the match. */
 function cycleSpeed() {
-  app.speed = SPEEDS[(SPEEDS.indexOf(app.speed) + 1) % SPEEDS.length];
+  setSpeed(SPEEDS[(SPEEDS.indexOf(app.speed) + 1) % SPEEDS.length]);
+}
+
+/** The bots' pace (one of SPEEDS), kept and sent to the match; the animations have their own. */
+function setSpeed(speed) {
+  if (!SPEEDS.includes(speed)) return;
+  app.speed = speed;
   localStorage.setItem(SPEED_KEY, app.speed);
   if (app.conn) app.conn.send({ t: "speed", speed: app.speed });
-  renderGame();
+  if (app.screen === "game") renderGame();
 }
 
 /**
@@ -242,6 +251,7 @@ function renderMenu() {
     menu,
     app.menuOpen
       ? html`<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${t("menu.rules")}</button>
+      <button type="button" data-cmd="settings" role="menuitem">${icon("settings")} ${t("settings.title")}</button>
       <div class="menu-compact">${watching() ? null : togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
       <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${t("menu.leave")}</button>`
       : html``,
@@ -437,7 +447,7 @@ function schedule() {
     app.fx = [];
     if (!fx.length) return;
     const start = performance.now();
-    runEffects(fx, { me: app.state.seat, speed: app.speed, t });
+    runEffects(fx, { me: app.state.seat, speed: motionSpeed(), t });
     for (const name of new Set(fx.map((f) => f.sound).filter(Boolean))) play(name);
     performance.measure("sanma:fx", { start }); // the effects' script time (bench/web_perf.py)
   });
@@ -529,6 +539,11 @@ document.addEventListener("click", (ev) => {
   else if (el.dataset.cmd === "rules") openRules();
   else if (el.dataset.cmd === "close-rules") closeRules();
   else if (el.dataset.cmd === "speed") cycleSpeed();
+  else if (el.dataset.cmd === "settings") {
+    app.menuOpen = false;
+    if (app.screen === "game") renderMenu();
+    openSettings();
+  }
   else if (el.dataset.cmd === "mute") {
     setMuted(!isMuted());
     renderGame();
@@ -682,6 +697,12 @@ function switchToken(token) {
 
 async function boot() {
   initSound();
+  initSettings({
+    botSpeed: () => app.speed,
+    setBotSpeed: setSpeed,
+    roomPace: inRoom, // a friend room's pace is the room's
+    changed: () => (app.screen === "start" ? renderStart() : renderGame()),
+  });
   // The dictionaries and the guest's current match are fetched side by side: one round trip
   // less before the first table.
   const dictionaries = loadI18n();

@@ -3,11 +3,27 @@
 // new dora turning up, your turn starting.  Run after the render that shows the change, on
 // the new elements, with the Web Animations API (no inline styles: the page's content
 // security policy allows none).  Short (about 150-300 ms at normal speed), shorter at fast,
-// none at instant and none when the system asks for reduced motion.
+// none at instant and none when the system asks for reduced motion.  The speed is the
+// player's animation setting (settings panel), apart from the bots' pace: fast bots with
+// full motion, or slow bots with none, are both fine choices.
 import { html, nodeOf } from "./render/common.js";
 
 const BASE_MS = { normal: 240, fast: 150, instant: 0 };
 const CALLOUT_MS = { normal: 900, fast: 600, instant: 450 };
+export const MOTION_SPEEDS = Object.keys(BASE_MS);
+const MOTION_KEY = "sanma.motion";
+
+/** The remembered animation speed ("normal", "fast" or "instant": none). */
+export function motionSpeed() {
+  const saved = localStorage.getItem(MOTION_KEY);
+  return MOTION_SPEEDS.includes(saved) ? saved : "normal";
+}
+
+/** Remember the animation speed (one of MOTION_SPEEDS, else a TypeError). */
+export function setMotionSpeed(speed) {
+  if (!MOTION_SPEEDS.includes(speed)) throw new TypeError(`an animation speed is one of ${MOTION_SPEEDS.join(", ")}, not ${speed}`);
+  localStorage.setItem(MOTION_KEY, speed);
+}
 
 const reduce = typeof matchMedia === "function" ? matchMedia("(prefers-reduced-motion: reduce)") : null;
 

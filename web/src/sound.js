@@ -2,11 +2,23 @@
 // click, a call's two notes, riichi's rising tone, a win's chord, a bell for your turn and a
 // tick for the timer's last seconds.  Browsers let audio start only after a user gesture, so
 // the AudioContext is made at the first pointer or key press; before that nothing plays.
-// Mute is remembered (localStorage `sanma.mute`).
+// Mute and the volume (0-100, the settings panel's slider) are remembered (localStorage
+// `sanma.mute`, `sanma.volume`); every sound goes through one gain node set to the volume.
 
 const MUTE_KEY = "sanma.mute";
+const VOLUME_KEY = "sanma.volume";
+const DEFAULT_VOLUME = 70;
 let ctx = null;
+let master = null; // the gain every sound passes through: the volume
 let muted = localStorage.getItem(MUTE_KEY) === "1";
+let volume = savedVolume();
+
+/** The remembered volume, or the default when none (or nonsense) is saved. */
+function savedVolume() {
+  const saved = localStorage.getItem(VOLUME_KEY);
+  const n = saved === null ? NaN : Number(saved);
+  return Number.isInteger(n) && n >= 0 && n <= 100 ? n : DEFAULT_VOLUME;
+}
 
 /** Make the audio context at the page's first gesture (once). */
 export function initSound() {
@@ -16,6 +28,9 @@ export function initSound() {
     if (!Ctx) return;
     try {
       ctx = new Ctx();
+      master = ctx.createGain();
+      master.gain.value = volume / 100;
+      master.connect(ctx.destination);
     } catch {
       ctx = null; // no audio device: the game stays silent
     }
@@ -32,6 +47,24 @@ export function setMuted(on) {
   localStorage.setItem(MUTE_KEY, muted ? "1" : "0");
 }
 
+/** The volume, 0 (silent) to 100. */
+export function getVolume() {
+  return volume;
+}
+
+/** Set and remember the volume (0-100; anything else is a TypeError). */
+export function setVolume(n) {
+  if (!Number.isInteger(n) || n < 0 || n > 100) throw new TypeError(`a volume is an integer 0-100, not ${n}`);
+  volume = n;
+  localStorage.setItem(VOLUME_KEY, String(n));
+  if (master) master.gain.value = n / 100;
+}
+
+/** What the sounds pass through now (tests read its gain): null before the first gesture. */
+export function outputGain() {
+  return master ? master.gain.value : null;
+}
+
 /** One enveloped oscillator: `type` wave at `freq` Hz (gliding to `to`), from `at` s for `len` s. */
 function tone({ type = "sine", freq, to = null, at = 0, len = 0.12, gain = 0.18 }) {
   const t0 = ctx.currentTime + at;
@@ -43,7 +76,7 @@ function tone({ type = "sine", freq, to = null, at = 0, len = 0.12, gain = 0.18 
   amp.gain.setValueAtTime(0.0001, t0);
   amp.gain.exponentialRampToValueAtTime(gain, t0 + 0.008);
   amp.gain.exponentialRampToValueAtTime(0.0001, t0 + len);
-  osc.connect(amp).connect(ctx.destination);
+  osc.connect(amp).connect(master);
   osc.start(t0);
   osc.stop(t0 + len + 0.02);
 }
@@ -62,7 +95,7 @@ function clack(at = 0, gain = 0.25) {
   band.frequency.value = 2400;
   band.Q.value = 1.2;
   amp.gain.value = gain;
-  src.connect(band).connect(amp).connect(ctx.destination);
+  src.connect(band).connect(amp).connect(master);
   src.start(ctx.currentTime + at);
 }
 
@@ -89,9 +122,9 @@ const SOUNDS = {
   tick: () => tone({ type: "square", freq: 1200, len: 0.04, gain: 0.05 }),
 };
 
-/** Play sound `name` unless muted or no gesture has happened yet. */
+/** Play sound `name` unless muted, at volume 0, or before the first gesture. */
 export function play(name) {
-  if (muted || !ctx || !SOUNDS[name]) return;
+  if (muted || volume === 0 || !ctx || !SOUNDS[name]) return;
   if (ctx.state === "suspended") ctx.resume().catch(() => {});
   SOUNDS[name]();
 }
