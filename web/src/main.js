@@ -16,7 +16,7 @@ import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml } from "./account-core.js";
-import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, watching, watchingOpenHands } from "./rooms.js";
+import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, savedRoomCode, watching, watchingOpenHands } from "./rooms.js";
 
 const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
@@ -82,7 +82,7 @@ function renderStart() {
         </div>
         ${choiceGroup("level", ["beginner", "normal", "expert", "master"], o.level, "level")}
       </div>
-      ${app.resumable ? html`<button class="primary resume" id="resume" data-cmd="resume">${icon("resume")} ${t("start.resume")}</button>` : null}
+      ${app.resumable ? html`<button class="primary resume" id="resume" data-cmd="resume">${icon("resume")} ${app.resumableRoom ? t("start.resume_room", { code: app.resumableRoom }) : t("start.resume")}</button>` : null}
       <button class="primary play${app.resumable ? " second" : ""}" id="play" data-cmd="play">${t("start.play")}</button>
       ${roomsButtonHtml()}
       <p class="hint">${t("start.hint")}</p>
@@ -629,9 +629,11 @@ async function rematch() {
 }
 
 function leaveToStart() {
-  // A practice match left in play can be resumed from the start screen.
+  // A match left in play, practice or a friend room's, can be resumed from the start screen
+  // (a spectator has nothing to resume: it may watch again from the rooms sheet).
   const match = localStorage.getItem(MATCH_KEY);
-  app.resumable = match && app.state.hand && !app.state.matchEnd && !inRoom() ? match : null;
+  app.resumable = match && app.state.hand && !app.state.matchEnd && !watching() ? match : null;
+  app.resumableRoom = app.resumable && inRoomMatch() ? savedRoomCode() : null;
   if (app.conn) app.conn.close();
   roomLeave();
   app.conn = null;
@@ -641,7 +643,26 @@ function leaveToStart() {
   renderOverlay(); // the match-end panel must not stay over the start screen
 }
 
+/** The menu closed, as its button or a pick in it closes it. */
+function closeMenu() {
+  app.menuOpen = false;
+  renderMenu();
+}
+
+// The open menu closes on a click anywhere outside it (its own button toggles it).  The
+// path is the one at the click: a toggle in the menu is redrawn (detached) by then.
+document.addEventListener("click", (ev) => {
+  if (app.menuOpen && !ev.composedPath().some((el) => el.id === "menu" || el.id === "menu-btn")) closeMenu();
+});
+
 document.addEventListener("keydown", (ev) => {
+  if (app.menuOpen && ev.key === "Escape") {
+    // Escape closes the menu first, not the prompt (Escape is also Pass) nor the match.
+    closeMenu();
+    $("menu-btn").focus();
+    ev.preventDefault();
+    return;
+  }
   if (app.rulesOpen) {
     if (ev.key === "Escape") closeRules();
     return;

@@ -12,6 +12,7 @@ const ROOM_KEY = "sanma.room";
 const VIEW_KEY = "sanma.watch-seat"; // sessionStorage: the seat a spectator keeps at the bottom
 const LEVELS = ["beginner", "normal", "expert", "master"];
 const POLL_MS = 1500;
+const NAME_ASKED_KEY = "sanma.name-asked"; // an invited friend is asked for a name once per browser
 
 const room = {
   getToken: null,
@@ -22,6 +23,7 @@ const room = {
   poll: null,
   options: { length: "east", red_fives: true, open_hands: false },
   viewFrom: null, // (seat) => the table redrawn from that seat (a spectator's choice)
+  askName: false, // an invited friend without a name: the lobby asks for one (skippable)
   // During a room's match:
   presence: {},
   seat: null,
@@ -147,6 +149,7 @@ function lobbyHtml() {
     : html`<p class="hint">${t("rooms.wait_host")}</p>`;
   return html`
     <h2 id="rooms-title">${t("rooms.lobby")}</h2>
+    ${room.askName ? nameAskHtml() : null}
     <div class="room-share">
       <p class="room-code"><span class="room-code-label">${t("rooms.code")}</span>
         <strong id="room-code-shown">${r.code}</strong>
@@ -160,6 +163,39 @@ function lobbyHtml() {
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost))}</ul>
     ${start}
     <div class="room-foot"><button type="button" class="ghost" data-room-cmd="leave">${t("rooms.leave")}</button></div>`;
+}
+
+/** The question an invited friend sees once: the name the table shows for its seat, saved
+ * as the guest's display name (the account sheet changes it later), or skipped. */
+function nameAskHtml() {
+  return html`<div class="room-name-ask" data-testid="name-ask">
+    <label for="room-name">${t("rooms.name_ask")}</label>
+    <div class="room-join-row"><input id="room-name" maxlength="24" autocomplete="nickname" spellcheck="false">
+      <button type="button" class="primary" data-room-cmd="name-save">${t("rooms.name_save")}</button>
+      <button type="button" class="ghost" data-room-cmd="name-skip">${t("rooms.name_skip")}</button></div>
+    <p class="hint">${t("rooms.name_hint")}</p></div>`;
+}
+
+/** Save the typed name as the guest's display name, then show the lobby with it. */
+async function saveName(value) {
+  const name = (value || "").trim();
+  if (!name) return;
+  const { status } = await request("POST", "/api/account/name", { token: room.getToken(), body: { name } });
+  if (status !== 200) {
+    room.error = t(status === 422 ? "rooms.error.bad_name" : "rooms.error.other", { status });
+    render();
+    return;
+  }
+  room.error = "";
+  nameAsked();
+  await refresh();
+}
+
+function nameAsked() {
+  room.askName = false;
+  localStorage.setItem(NAME_ASKED_KEY, "1");
+  render();
+  sheet().querySelector("[data-room-cmd=copy-code]")?.focus();
 }
 
 function render() {
@@ -195,7 +231,7 @@ function keyOf(node) {
 function keepInputs(el) {
   const active = el.contains(document.activeElement) ? keyOf(document.activeElement) : null;
   const levels = [...el.querySelectorAll("select[data-room-level]")].map((s) => [s.dataset.roomLevel, s.value]);
-  return { active, levels, code: el.querySelector("#room-code")?.value };
+  return { active, levels, code: el.querySelector("#room-code")?.value, name: el.querySelector("#room-name")?.value };
 }
 
 function restoreInputs(el, kept) {
@@ -205,6 +241,8 @@ function restoreInputs(el, kept) {
   }
   const code = el.querySelector("#room-code");
   if (code && kept.code) code.value = kept.code;
+  const name = el.querySelector("#room-name");
+  if (name && kept.name) name.value = kept.name;
   if (kept.active) el.querySelector(kept.active)?.focus();
 }
 
@@ -315,6 +353,8 @@ async function onCommand(el) {
     render();
     document.getElementById("room-code")?.focus();
   } else if (cmd === "close") closeByUser();
+  else if (cmd === "name-save") await saveName(document.getElementById("room-name")?.value);
+  else if (cmd === "name-skip") nameAsked();
   else if (cmd === "watch" && room.data?.match) {
     const match = room.data.match;
     closeSheet();
@@ -380,6 +420,7 @@ document.addEventListener("keydown", (ev) => {
   if (room.view === null) return;
   if (ev.key === "Escape") closeByUser();
   else if (ev.key === "Enter" && ev.target.id === "room-code") join(ev.target.value);
+  else if (ev.key === "Enter" && ev.target.id === "room-name") saveName(ev.target.value);
 });
 
 /** Hook the rooms up.  Returns `{match, lobby}`: `match` a room match this guest plays in (to
@@ -393,6 +434,14 @@ export async function initRooms({ getToken, enterMatch, viewFrom: redraw }) {
   if (invited) {
     history.replaceState(null, "", location.pathname); // a reload must not join again
     await join(invited);
+    // A friend seated by the link without a name is asked for one, once (the host named
+    // nobody: the seat would read "Player 2").
+    const mine = room.data?.seats.find((s) => s.you);
+    room.askName = Boolean(room.view === "lobby" && mine && !mine.name && !localStorage.getItem(NAME_ASKED_KEY));
+    if (room.askName) {
+      render();
+      document.getElementById("room-name")?.focus();
+    }
     return { match: null, lobby: true };
   }
   const saved = localStorage.getItem(ROOM_KEY);
@@ -531,6 +580,11 @@ export async function backToRoom() {
     return;
   }
   await roomCall(code, "reopen");
+}
+
+/** The code of the room this browser sits in (its match may be resumed), or null. */
+export function savedRoomCode() {
+  return localStorage.getItem(ROOM_KEY);
 }
 
 export function roomLeave() {

@@ -83,10 +83,18 @@ async function checkin(say, refresh) {
 }
 
 async function buy(item, say, refresh) {
+  say(""); // an earlier note (the check-in's coins) is not this purchase's answer
   const { status, data } = await api("POST", "/api/shop/buy", { item });
   if (status !== 200) return say("", errorText(data, status));
   await refresh();
+  say(t("acct.shop.bought", { item: itemName(item), n: session.profile?.coins ?? 0 }));
   refocus(item); // the redraw replaced the pressed button: Equip is the next step
+}
+
+/** An item's name in the language shown (the catalogue names it in both). */
+function itemName(id) {
+  const item = (session.shop || []).find((i) => i.id === id);
+  return item ? item.name[getLang() === "en" ? "en" : "id"] : id;
 }
 
 function refocus(item) {
@@ -95,10 +103,12 @@ function refocus(item) {
 }
 
 async function equip(slot, item, say, refresh) {
+  say("");
   const { status, data } = await api("POST", "/api/account/equip", { slot, item });
   if (status !== 200) return say("", errorText(data, status));
   session.profile = data;
   await applyEquipment();
   await refresh({ profile: false });
+  say(t("acct.shop.now_equipped", { item: itemName(item) }));
   refocus(item);
 }
