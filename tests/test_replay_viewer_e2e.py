@@ -323,3 +323,80 @@ def test_a_share_link_opens_in_another_browser(browser, live, shots):  # noqa: F
     again.goto(url)
     again.wait_for_selector("#replay-error")
     assert "does not work" in again.inner_text("#replay-error")
+
+
+# The result panel's main button, in the viewport and in the stage, with nothing scrolled inside.
+FITS = """() => {
+  const button = document.querySelector('#replay-result .panel-foot .primary');
+  const stage = document.querySelector('#replay-result');
+  const body = document.querySelector('#replay-result .panel-body');
+  const b = button.getBoundingClientRect(), s = stage.getBoundingClientRect();
+  return {bottom: b.bottom, stageBottom: s.bottom, height: innerHeight,
+          stageScrolls: stage.scrollHeight > stage.clientHeight + 1,
+          bodyScrolls: body.scrollHeight > body.clientHeight + 1,
+          pageScrolls: document.querySelector('.replay-panel').scrollHeight > document.querySelector('.replay-panel').clientHeight + 1};
+}"""
+
+
+def hand_list_changes(page: Page, k: int) -> str:
+    return page.inner_text(f"#replay-hand-{k} .hand-result")
+
+
+def test_a_result_panel_fits_and_the_hand_list_says_its_change(browser, live, shots):  # noqa: F811
+    """At 1280x800 a hand's whole result panel (its payments, the scores, Next hand) shows
+    without a scroll inside it; the hand list's figure is the change the panel shows (a riichi
+    winner's own stick is not counted as won)."""
+    page = page_for(browser, live)
+    match, events = ended_match_in_history(page, live)
+    hands = split_hands(events)
+    open_replay(page, match)
+    _end_of_hand(page, 3, len(hands))
+    page.screenshot(path=str(shots / "desktop-replay-result-fit-en.png"))
+    fit = page.evaluate(FITS)
+    assert fit["bottom"] <= fit["height"] and fit["bottom"] <= fit["stageBottom"] + 0.5, fit
+    assert not fit["stageScrolls"] and not fit["bodyScrolls"] and not fit["pageScrolls"], fit
+    for k, hand in enumerate(hands, start=1):
+        wins = [e for e in hand if isinstance(e, HandWon)]
+        if not wins:
+            continue
+        _end_of_hand(page, k, len(hands))
+        deltas = page.locator("#replay-result tr[data-seat] .delta").evaluate_all(
+            "els => els.map(e => [Number(e.closest('tr').dataset.seat), e.textContent.trim()])"
+        )
+        shown = dict(deltas)
+        listed = hand_list_changes(page, k)
+        for win in wins:
+            assert shown[win.seat] in listed, (k, shown, listed)
+    # Hand 3: a riichi tsumo, whose winner's change is the deltas less the stick paid.
+    [win] = [e for e in hands[2] if isinstance(e, HandWon)]
+    assert f"+{points(win.deltas[win.seat] - 1000)}" in hand_list_changes(page, 3)
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+PORTRAIT = {"width": 390, "height": 844}
+# The narrowest an opponent's open tile is drawn (CSS px on screen, zoom included).
+OPEN_TILE_WIDTHS = "() => [...document.querySelectorAll('#replay .opponent .tile.open-hand')].map(t => t.getBoundingClientRect().width)"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, PORTRAIT], ids=["landscape", "portrait"])
+def test_on_a_phone_the_open_hands_are_readable(browser, live, shots, viewport):  # noqa: F811
+    """A phone's replay draws the opponents' open hands at a size a face can be read at (they
+    were their backs' 8 px, about 6 px under the landscape board's zoom), and nothing is wider
+    than the screen."""
+    page = page_for(browser, live, viewport, has_touch=True, is_mobile=True)
+    match, events = ended_match_in_history(page, live)
+    open_replay(page, match)
+    page.click("#replay-hand-3")
+    for _ in range(12):
+        page.click("#replay-next-turn")
+    name = "phone" if viewport is PHONE else "portrait"
+    page.screenshot(path=str(shots / f"{name}-replay-open-hands-en.png"))
+    widths = page.evaluate(OPEN_TILE_WIDTHS)
+    assert widths and min(widths) >= 13, widths
+    size = page.evaluate("() => ({sw: document.documentElement.scrollWidth, w: innerWidth})")
+    assert size["sw"] <= size["w"], size
+    _end_of_hand(page, 3, len(split_hands(events)))
+    page.screenshot(path=str(shots / f"{name}-replay-result-en.png"))
+    fit = page.evaluate(FITS)
+    assert fit["bottom"] <= fit["height"], fit
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -1,20 +1,31 @@
 // The replay's positions, from the events alone (no DOM): which hands a log holds, where each
-// starts and ends, and where a "turn" stops (a draw and its discard, calls, kita and kans in
+// starts and ends, what each of its ends changed (as the result panel counts it: state.js), and where a "turn" stops (a draw and its discard, calls, kita and kans in
 // between).  A position `pos` means "the first `pos` events folded" (state.js).
 import { fold, newState } from "./state.js";
 
 const ENDS = new Set(["HandWon", "HandDrawn", "HandAborted"]);
 
 /** The hands: [{start (index of its HandStarted), end (index of its last end event, or of its
- * last event when the log stops inside it), ends: [end events], started: the HandStarted}]. */
+ * last event when the log stops inside it), ends: [end events], changes: [each end's change of
+ * each seat], started: the HandStarted}]. */
 export function indexHands(events) {
   const hands = [];
+  let scores = [0, 0, 0];
+  let from = null;
   events.forEach((e, i) => {
-    if (e.type === "HandStarted") hands.push({ start: i, end: i, ends: [], started: e });
-    else if (hands.length && e.type !== "MatchEnded") {
+    if (e.type === "HandStarted") {
+      hands.push({ start: i, end: i, ends: [], changes: [], started: e });
+      scores = [...e.scores];
+      from = [...e.scores];
+    } else if (hands.length && e.type !== "MatchEnded") {
       const hand = hands[hands.length - 1];
       hand.end = i;
-      if (ENDS.has(e.type)) hand.ends.push(e);
+      if (e.type === "RiichiAccepted") scores[e.seat] -= 1000;
+      if (!ENDS.has(e.type)) return;
+      hand.ends.push(e);
+      (e.deltas || [0, 0, 0]).forEach((d, s) => (scores[s] += d));
+      hand.changes.push(scores.map((x, s) => x - from[s]));
+      from = [...scores];
     }
   });
   return hands;

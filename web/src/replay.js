@@ -243,10 +243,12 @@ function resultLabel(hand) {
   if (!hand.ends.length) return "";
   const me = view.spectator ? null : view.data.seat;
   return hand.ends
-    .map((e) => {
+    .map((e, k) => {
       if (e.type === "HandDrawn") return t("end.draw");
       if (e.type === "HandAborted") return t("end.abort");
-      const gain = signed(e.deltas[e.seat]);
+      // The winner's change as the result panel counts it: a riichi stick they paid this hand
+      // and won back is no gain (the deltas alone would count it).
+      const gain = signed(hand.changes[k][e.seat]);
       if (e.seat === e.from_seat) return t("replay.result.tsumo", { winner: seatName(e.seat, me), points: gain });
       return t("replay.result.ron", { winner: seatName(e.seat, me), from: seatName(e.from_seat, me), points: gain });
     })
