@@ -5,17 +5,20 @@ that ran its course, or ended on points below zero, says nothing more.
 Real matches: the engine plays East and East-South matches between the demo's players
 (``sanma demo``), each a full event log; the browser folds that log as seat 0 receives it
 (redacted, on the wire) with its own state.js and ending.js, and its verdict is compared with
-the engine's own: the match ended although its last hand's result kept the dealer."""
+the engine's own: the match ended although its last hand's result kept the dealer.  The rules
+page explains it in both languages."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from sanma.cli.demo_cmd import play_match
 from sanma.engine.match import Match
-from sanma.engine.rules import Rules
+from sanma.engine.rules import PRESET_NAMES, Rules
 from sanma.engine.visibility import redact
 from sanma.server.codec import event_to_wire
 from tests.test_web_e2e import DESKTOP, browser, live, open_page
@@ -26,6 +29,8 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
 
     from tests.test_server import LiveServer
+
+RULES = Path(__file__).resolve().parents[1] / "web" / "src" / "rules"
 
 # Folds a wire log as seat 0 and asks ending.js why the match ended; renders its line.
 VERDICT = """async ([lang, events]) => {
@@ -91,3 +96,16 @@ def test_the_line_reads_in_both_languages(browser: Browser, live: LiveServer) ->
     assert "dealer" in en.lower() and "all-last" in en
     assert "dealer" in id_.lower() and "all-last" in id_ and en != id_
     page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "id"])
+def test_the_rules_explain_how_a_match_ends(lang: str) -> None:
+    rules = json.loads((RULES / f"{lang}.json").read_text(encoding="utf-8"))
+    section = next(s for s in rules["sections"] if s["id"] == "match_end")
+    text = " ".join(section["text"])
+    # All-last by its names, the dealer's win or tenpai, first place, and every preset (the
+    # engine has no option to turn it off: sanma/engine/match.py, presets.py).
+    assert "all-last" in text.lower() and "agari-yame" in text and "tenpai" in text
+    assert all(name in text for name in ("Default", "Tenhou", "Mahjong Soul"))
+    assert set(PRESET_NAMES) == {"default", "tenhou", "mahjongsoul"}  # the three the text names
+    assert any("all-last" in a.lower() for _, a in next(s for s in rules["sections"] if s["id"] == "faq")["qa"])
