@@ -87,7 +87,20 @@ class Speed:
     speed: str
 
 
-ClientFrame = Hello | Act | Resync | Ping | Speed
+@dataclass(frozen=True, slots=True)
+class NextHand:
+    """The player has read the hand's result (its events up to ``v``): deal the next hand
+    once the others are ready too (``docs/rooms.md``, "Between hands")."""
+
+    v: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The player takes the seat back from autoplay."""
+
+
+ClientFrame = Hello | Act | Resync | Ping | Speed | NextHand | Resume
 _MAX_INT: Final = 2**53  # what a browser's JSON numbers hold exactly
 
 
@@ -127,6 +140,12 @@ def parse_client_frame(text: str, max_bytes: int) -> ClientFrame:
         if not isinstance(data["speed"], str) or data["speed"] not in SPEEDS:
             raise ProtocolError(BAD_SCHEMA, f"speed is one of {', '.join(SPEEDS)}")
         return Speed(data["speed"])
+    if kind == "next_hand":
+        _fields(data, {"t", "v"}, {"t", "v"})
+        return NextHand(_count(data, "v", None))
+    if kind == "resume":
+        _fields(data, {"t"}, {"t"})
+        return Resume()
     raise ProtocolError(BAD_SCHEMA, f"unknown frame type {kind!r:.20}")
 
 
@@ -330,6 +349,23 @@ class Presence(Frame):
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
         return {"t": "presence", "seat": self.seat, "state": self.state}
+
+
+@dataclass(frozen=True, slots=True)
+class HandBreak(Frame):
+    """Between hands: the hand ended at version ``v``; the seats ``ready`` for the next one and
+    those still ``waiting``; ``left_s`` until the countdown deals it anyway (``None``: none)."""
+
+    v: int
+    ready: tuple[int, ...]
+    waiting: tuple[int, ...]
+    left_s: float | None
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        left = None if self.left_s is None else round(self.left_s, 2)
+        ready, waiting = list(self.ready), list(self.waiting)
+        return {"t": "hand_break", "v": self.v, "ready": ready, "waiting": waiting, "left_s": left}
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from sanma.server import netaddr, protocol
 from sanma.server.limits import TokenBucket
-from sanma.server.protocol import Act, Hello, Ping, ProtocolError, Resync, ServerFrame, Speed
+from sanma.server.protocol import Act, Hello, NextHand, Ping, ProtocolError, Resume, Resync, ServerFrame, Speed
 from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.rooms.matchlog import StoreSeatRecords
 from sanma.server.rooms.table import TableRoom, seating_for
@@ -363,6 +363,10 @@ async def _handle(
         conn.ask_resync(room, frame.from_v)
     elif isinstance(frame, Speed):
         room.set_speed(frame.speed)
+    elif isinstance(frame, NextHand):
+        room.next_hand(conn, frame.v)
+    elif isinstance(frame, Resume):
+        room.resume(conn)
 
 
 async def _join(

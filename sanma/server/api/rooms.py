@@ -30,6 +30,7 @@ from sanma.server.codec import event_to_store, rules_to_json
 from sanma.server.limits import SharedLimiter
 from sanma.server.netaddr import client_key
 from sanma.server.rooms.fairwalls import new_salt
+from sanma.server.rooms.handbreak import DEFAULT_BREAK_S
 from sanma.server.rooms.table import TurnTimers
 from sanma.store import accounts
 from sanma.store import matches as match_store
@@ -63,16 +64,20 @@ def new_code() -> str:
 
 # -- the wire models -----------------------------------------------------------------------
 
+# The countdowns between hands a host may choose (seconds; ``rooms/handbreak.py``).
+BreakSeconds = Literal[5, 10, 15, 30, 60]
+
 
 class RoomOptions(BaseModel):
     """A friend room's options (the spec's: match length, red fives; ``open_hands``: its
-    spectators see every tile, a hand behind, instead of the public view live);
-    ``seat``: the host's seat."""
+    spectators see every tile, a hand behind, instead of the public view live; ``break_s``: the
+    countdown between hands, ``docs/rooms.md``); ``seat``: the host's seat."""
 
     model_config = ConfigDict(extra="forbid")
     length: Length = "east-south"
     red_fives: StrictBool = True
     open_hands: StrictBool = False
+    break_s: BreakSeconds = 15
     seat: Literal[0, 1, 2] = 0
 
 
@@ -90,6 +95,7 @@ class OptionsChange(BaseModel):
     length: Length | None = None
     red_fives: StrictBool | None = None
     open_hands: StrictBool | None = None
+    break_s: BreakSeconds | None = None
 
 
 class BotChoice(BaseModel):
@@ -129,6 +135,7 @@ class RoomView(BaseModel):
     length: Length
     red_fives: bool
     open_hands: bool  # spectators see every tile, a hand behind (else the public view, live)
+    break_s: int  # the countdown between hands (seconds)
     seats: list[SeatView]
     you: int | None
     host: int | None
@@ -214,6 +221,7 @@ async def _view(app: Services, room: RoomRecord, guest: str) -> RoomView:
         length=room.options["length"],
         red_fives=bool(room.options["red_fives"]),
         open_hands=bool(room.options.get("open_hands", False)),  # rooms stored before it: off
+        break_s=int(room.options.get("break_s", DEFAULT_BREAK_S)),
         seats=seats,
         you=room.seat_of(guest),
         host=room.seat_of(room.host_guest),
@@ -311,7 +319,12 @@ async def create_room(
             app.engine,
             code=new_code(),
             host_guest=guest,
-            options={"length": options.length, "red_fives": options.red_fives, "open_hands": options.open_hands},
+            options={
+                "length": options.length,
+                "red_fives": options.red_fives,
+                "open_hands": options.open_hands,
+                "break_s": options.break_s,
+            },
             timers=timers.to_json(),
             host_seat=options.seat,
         )
@@ -393,6 +406,8 @@ async def change_options(code: str, guest: Guest, app: AppServices, change: Opti
             options["red_fives"] = change.red_fives
         if change.open_hands is not None:
             options["open_hands"] = change.open_hands
+        if change.break_s is not None:
+            options["break_s"] = change.break_s
         return replace(room, options=options)
 
     return await _changed_view(app, code, guest, apply)

@@ -116,6 +116,10 @@ class SeatClock:
         self.timeouts += 1
         return self.timers is not None and self.timeouts >= self.timers.timeouts_to_auto
 
+    def resumed(self) -> None:
+        """The player took the seat back from autoplay: no timeout in a row."""
+        self.timeouts = 0
+
     def left_table(self, now: float) -> None:
         """The seat's last connection went now (the away grace counts from here)."""
         self.away_since = now

@@ -28,8 +28,8 @@ class FriendSeating:
     leaves_memory_when_idle: bool = False
 
     def plan(self, record: MatchRecord, make_bot: BotFactory, seats: SeatRecords) -> SeatPlan:
-        """The stored seats of the match (names as they are now), the lobby's timers and
-        whether its spectators see open hands."""
+        """The stored seats of the match (names as they are now), the lobby's timers, whether
+        its spectators see open hands, and its countdown between hands."""
         if record.kind != self.kind:
             raise ValueError(f"not a friend room's match: {record.kind!r}")
         seated = seats.seated(record.id)
@@ -45,7 +45,8 @@ class FriendSeating:
         # Autoplay's bots: seeded apart from the seats' own (seat + 3), the same after a rebuild.
         standins = {s: make_bot(STANDIN_LEVEL, s, bot_seed(record.seed, s + 3)) for s in humans}
         players = tuple(protocol.Player(p.seat, p.name, p.bot_level) for p in seated)
-        return SeatPlan(humans, bots, seats.timers(record.id), standins, players, seats.open_hands(record.id))
+        timers, open_hands = seats.timers(record.id), seats.open_hands(record.id)
+        return SeatPlan(humans, bots, timers, standins, players, open_hands, seats.break_s(record.id))
 
     def seat_of_guest(self, record: MatchRecord, guest_id: str, seats: SeatRecords) -> int | None:
         """The guest's stored seat."""

@@ -253,6 +253,10 @@ class RoomHost:
             room.submit(box, int(message["seq"]), dict(message["a"]))
         elif op == "resync":
             room.resync(box, int(message["from"]))
+        elif op == "next_hand":
+            room.next_hand(box, int(message["v"]))
+        elif op == "resume":
+            room.resume(box)
         elif op == "leave":
             served.outboxes.pop(key, None)
             self._channels.pop(box.channel, None)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from sqlalchemy import Engine
 
 from sanma.server.rooms.clock import TurnTimers
+from sanma.server.rooms.handbreak import DEFAULT_BREAK_S
 from sanma.store import accounts
 from sanma.store import matches as store
 from sanma.store import rooms as room_store
@@ -68,6 +69,9 @@ class SeatRecords(Protocol):
     def open_hands(self, match_id: str) -> bool:
         """Whether the match's lobby shows its spectators every tile, a hand behind."""
 
+    def break_s(self, match_id: str) -> float:
+        """The countdown of the break between hands the match's lobby chose (seconds)."""
+
 
 class StoreSeatRecords:
     """``SeatRecords`` from the store (matches, accounts' names, the lobby's timers)."""
@@ -98,3 +102,8 @@ class StoreSeatRecords:
         """See ``SeatRecords.open_hands`` (a room stored before the option: off)."""
         lobby = room_store.room_of_match(self._engine, match_id)
         return lobby is not None and bool(lobby.options.get("open_hands", False))
+
+    def break_s(self, match_id: str) -> float:
+        """See ``SeatRecords.break_s`` (a room stored before the option: the default)."""
+        lobby = room_store.room_of_match(self._engine, match_id)
+        return DEFAULT_BREAK_S if lobby is None else float(lobby.options.get("break_s", DEFAULT_BREAK_S))

@@ -1,7 +1,7 @@
 """A room run by another server process, reached over the bus (``docs/protocol.md``, "The room bus").
 
 ``RemoteRoom`` offers the gateway the same calls as a local room (``join``, ``submit``,
-``resync``, ``leave``, ``set_speed``), so ``ws.py`` never knows where a room runs.  Each call
+``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``), so ``ws.py`` never knows where a room runs.  Each call
 becomes a message on ``room:<id>``; the owner's ``RoomHost`` turns it into the same call on
 the real room, whose frames (already redacted for the seat) come back on
 ``conn:<node>:<conn>`` and are pushed to the local outbox in order.
@@ -74,6 +74,12 @@ class Room(Protocol):
 
     def set_speed(self, speed: str) -> None:
         """Pace the bots."""
+
+    def next_hand(self, outbox: Outbox, v: int) -> None:
+        """The connection's seat is ready for the next hand (it has the events up to ``v``)."""
+
+    def resume(self, outbox: Outbox) -> None:
+        """The connection's seat is taken back from autoplay."""
 
 
 @dataclass(slots=True)
@@ -185,6 +191,24 @@ class RemoteRoom:
             self._target.set_speed(speed)
             return
         self._send(lambda: self._call("speed", None, speed=speed))
+
+    def next_hand(self, outbox: Outbox, v: int) -> None:
+        """Forward a seat's "Next hand" to the owner (as an answer travels)."""
+        if self._target is not None:
+            self._target.next_hand(outbox, v)
+            return
+        link = self._links.get(outbox)
+        if link is not None:
+            self._send(lambda: self._call("next_hand", link, v=v))
+
+    def resume(self, outbox: Outbox) -> None:
+        """Forward a seat's return from autoplay to the owner."""
+        if self._target is not None:
+            self._target.resume(outbox)
+            return
+        link = self._links.get(outbox)
+        if link is not None:
+            self._send(lambda: self._call("resume", link))
 
     def leave(self, outbox: Outbox) -> None:
         """Tell the owner, then stop listening on the connection's channel."""

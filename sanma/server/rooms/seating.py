@@ -34,8 +34,9 @@ def bot_seed(seed: int, seat: int) -> int:
 class SeatPlan:
     """Who sits where at one table: each human seat's guest, each other seat's bot, the bot
     that plays a human seat on autoplay, the turn timers (``None``: none), the players
-    the welcome names (``None``: the welcome names none), and whether spectators see every
-    tile, a hand behind (a friend room's "open hands for watchers")."""
+    the welcome names (``None``: the welcome names none), whether spectators see every
+    tile, a hand behind (a friend room's "open hands for watchers"), and the countdown of the
+    break between hands (``None``: none, the table waits for its players)."""
 
     humans: dict[int, str]
     bots: dict[int, Player]
@@ -43,6 +44,7 @@ class SeatPlan:
     standins: dict[int, Player] = field(default_factory=dict)
     players: tuple[protocol.Player, ...] | None = None
     open_hands: bool = False
+    break_s: float | None = None
 
     def __post_init__(self) -> None:
         if not self.humans:

@@ -18,6 +18,10 @@ it joins, and every answer counts for that seat only: a message never names its 
 A room is rebuilt from its stored log with ``replay`` (a reload, a reconnect, a restart):
 the log holds every completed step, so the rebuilt match is at the same point.  Answers
 inside a still-open window are not in the log (passes leave no event) and are asked again.
+
+Between hands the table takes a break (``rooms/handbreak.py``): the next hand's deal is held,
+unstored and unsent, until every human seat is ready or the room's countdown ends; nothing
+runs meanwhile (no bot, no prompt, no seat clock).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine
@@ -38,7 +43,6 @@ from sanma.engine.errors import IllegalAction
 from sanma.engine.events import Event, HandStarted
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
-from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
 from sanma.server import protocol
 from sanma.server.aids import prompt_aids
@@ -47,6 +51,7 @@ from sanma.server.codec import action_to_wire, event_from_store, event_to_store,
 from sanma.server.rooms.audience import Audience, Outbox
 from sanma.server.rooms.clock import SeatClock, TurnTimers, first_deadline
 from sanma.server.rooms.friend import FriendSeating
+from sanma.server.rooms.handbreak import HandBreak, replay_stored, split_deal
 from sanma.server.rooms.matchlog import MatchLog, StoreMatchLog, StoreSeatRecords
 from sanma.server.rooms.practice import PracticeSeating
 from sanma.server.rooms.seating import BotFactory, Seating, SeatPlan, bot_seed
@@ -106,6 +111,21 @@ class _Reply:
     action: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """A connection's "Next hand", having seen the events up to ``v``."""
+
+    outbox: Outbox
+    v: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Resume:
+    """A connection takes its seat back from autoplay."""
+
+    outbox: Outbox
+
+
 class _Wake:
     """Put in the inbox so the task looks at presence and deadlines again."""
 
@@ -128,6 +148,7 @@ class TableRoom:
         bot_delay_s: float,
         bot_budget_s: float,
         clock: Clock = time.monotonic,
+        stored: int | None = None,
     ) -> None:
         self.record = record
         self.id = record.id
@@ -157,7 +178,7 @@ class TableRoom:
             open_hands=plan.open_hands,
             clock=clock,
         )
-        self._inbox: asyncio.Queue[_Reply | _Wake] = asyncio.Queue()
+        self._inbox: asyncio.Queue[_Reply | _Ready | _Resume | _Wake] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.failed: BaseException | None = None
         # Since when no connection has been attached (``None``: one is); the registry drops a
@@ -167,9 +188,18 @@ class TableRoom:
         self.storing = 0
         # A friend room's players for the welcome (names as they were when the room was built).
         self.players = plan.players
-        for event in match.events:
+        # The countdown between hands (``None``: the break waits for every player), and the
+        # break now (``None``: a hand is being played).
+        self.break_s = plan.break_s
+        self._break: HandBreak | None = None
+        # ``stored``: how many of the match's events are in the log (a room rebuilt between
+        # hands: the rest is the next hand's deal, held by the break).
+        stored = len(match.events) if stored is None else stored
+        for event in match.events[:stored]:
             self._audience.record(event)
             self._observed(event)
+        if stored < len(match.events):
+            self._break = HandBreak(stored, list(match.events[stored:]), self._resumed_deadline(record, now))
 
     # -- building --------------------------------------------------------------------------
 
@@ -180,21 +210,46 @@ class TableRoom:
         """The room of ``record``'s match at the point ``match`` is, seated by its kind's
         policy and writing to the store (``timing``: ``bot_delay_s``, ``bot_budget_s``).
         May read the store: call it in a thread."""
+        return cls._open(record, match, engine, make_bot, timing, None)
+
+    @classmethod
+    def _open(
+        cls,
+        record: MatchRecord,
+        match: Match,
+        engine: Engine,
+        make_bot: BotFactory,
+        timing: dict[str, float],
+        stored: int | None,
+    ) -> TableRoom:
+        """``open``, with ``stored``: how many of the match's events the log holds (``None``: all)."""
         seating = seating_for(record.kind)
         plan = seating.plan(record, make_bot, StoreSeatRecords(engine))
         match_log = StoreMatchLog(engine, record.id, lobby=seating.has_lobby)
         delay_s, budget_s = timing["bot_delay_s"], timing["bot_budget_s"]
-        return cls(record, match, plan, match_log, bot_delay_s=delay_s, bot_budget_s=budget_s)
+        return cls(record, match, plan, match_log, bot_delay_s=delay_s, bot_budget_s=budget_s, stored=stored)
 
     @classmethod
     def rebuild(
         cls, record: MatchRecord, stored: list[dict[str, Any]], engine: Engine, make_bot: BotFactory, **timing: float
     ) -> TableRoom:
-        """The room of a stored match, at the point its log ends (``replay`` checks the log).
+        """The room of a stored match, at the point its log ends (``replay`` checks the log;
+        a log that ends with a hand's result is a table between hands: the break goes on).
         Reads who sits where from the store: call it in a thread."""
         events = [event_from_store(e) for e in stored]
-        match = replay(events) if events else Match(record.seed, rules_from_json(record.rules))
-        return cls.open(record, match, engine, make_bot, **timing)
+        if not events:
+            return cls.open(record, Match(record.seed, rules_from_json(record.rules)), engine, make_bot, **timing)
+        match, count = replay_stored(events)
+        return cls._open(record, match, engine, make_bot, timing, count)
+
+    def _resumed_deadline(self, record: MatchRecord, now: float) -> float | None:
+        """A rebuilt break's countdown: it began when the hand's result was stored (the
+        match's ``updated_at``), so a countdown that has run out deals at once."""
+        if self.break_s is None:
+            return None
+        at = record.updated_at if record.updated_at.tzinfo is not None else record.updated_at.replace(tzinfo=UTC)
+        elapsed = (datetime.now(UTC) - at).total_seconds()
+        return now + max(0.0, self.break_s - max(0.0, elapsed))
 
     # -- connections -----------------------------------------------------------------------
 
@@ -230,6 +285,8 @@ class TableRoom:
     @property
     def waits_for_humans(self) -> bool:
         """Whether the match is at a point where only human seats are awaited (nothing runs)."""
+        if self._break is not None:
+            return self._break.deadline is None
         return not self.match.finished and all(s in self._humans for s in self.match.awaiting())
 
     def touch(self) -> None:
@@ -270,6 +327,9 @@ class TableRoom:
         self._attached()
         if self.seating.shows_presence:
             self._push_presence(outbox)
+        if self._break is not None:
+            outbox.push(self._break_frame(self._break))
+            self._inbox.put_nowait(_Wake())  # a seat that was away is no longer ready by absence
 
     def watch(self, outbox: Outbox, last_v: int) -> None:
         """Attach a spectator of a friend room (a guest with no seat in it): the events shown
@@ -282,6 +342,8 @@ class TableRoom:
         self._audience.attach_watcher(outbox)
         self._attached()
         self._push_presence(outbox)
+        if self._break is not None and not self._audience.open_hands:
+            outbox.push(self._break_frame(self._break))
 
     def leave(self, outbox: Outbox) -> None:
         """Detach a connection (a room plays the seat on by default once it has none left)."""
@@ -321,6 +383,14 @@ class TableRoom:
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         """A connection's answer to prompt ``seq`` (already schema-checked), for its own seat."""
         self._inbox.put_nowait(_Reply(outbox, seq, action))
+
+    def next_hand(self, outbox: Outbox, v: int) -> None:
+        """A connection's "Next hand" for its own seat, having seen the events up to ``v``."""
+        self._inbox.put_nowait(_Ready(outbox, v))
+
+    def resume(self, outbox: Outbox) -> None:
+        """A connection takes its own seat back from autoplay."""
+        self._inbox.put_nowait(_Resume(outbox))
 
     # -- presence --------------------------------------------------------------------------
 
@@ -375,6 +445,9 @@ class TableRoom:
             self.fail(exc, "the match stopped; reconnect to resume")
 
     async def _step(self) -> None:
+        if self._break is not None:
+            await self._wait_break(self._break)
+            return
         awaited = self.match.awaiting()
         bots = [s for s in awaited if s in self._bots]
         if bots:
@@ -425,20 +498,89 @@ class TableRoom:
     async def _next_answer(self) -> tuple[int, Action] | None:
         """Wait for a valid answer or the first deadline; ``None``: look again (woken up)."""
         first = first_deadline(self._deadlines(), self._clock())
+        item = await self._next_item(None if first is None else first[1])
+        if item is None:
+            assert first is not None
+            return first[0], await self._expire(first[0])
+        if isinstance(item, _Reply):
+            return self._check_reply(item)
+        self._take(item)
+        return None
+
+    async def _next_item(self, timeout: float | None) -> _Reply | _Ready | _Resume | _Wake | None:
+        """The next item of the inbox, or ``None`` once ``timeout`` seconds passed."""
         # Not wait_for: a reply taken from the queue as the timeout fires must not be lost.
         getter = asyncio.ensure_future(self._inbox.get())
         try:
-            await asyncio.wait({getter}, timeout=None if first is None else first[1])
+            await asyncio.wait({getter}, timeout=timeout)
         finally:
             if not getter.done():
                 getter.cancel()
         if not getter.done() or getter.cancelled():
-            assert first is not None
-            return first[0], await self._expire(first[0])
-        item = getter.result()
-        if isinstance(item, _Wake):
             return None
-        return self._check_reply(item)
+        return getter.result()
+
+    def _take(self, item: _Ready | _Resume | _Wake) -> None:
+        """What is not an answer: a "Next hand", a seat taken back from autoplay, a wake-up."""
+        if isinstance(item, _Wake):
+            return
+        seat = self._audience.seat_of(item.outbox)
+        if seat is None:
+            if self._audience.watching(item.outbox):
+                item.outbox.push(protocol.Error(SPECTATOR, "spectators do not play"))
+            return
+        human = self._humans[seat]
+        if human.auto:  # the player is back: a "Next hand" too takes the seat back
+            human.clock.resumed()
+            self._set_auto(seat, False)
+        if isinstance(item, _Ready) and self._break is not None and self._break.press(seat, item.v):
+            self._send_break(self._break)
+
+    # -- the break between hands ---------------------------------------------------------------
+
+    def _open_break(self, held: list[Event]) -> None:
+        """The hand has ended and ``held`` deals the next one: it waits for the players."""
+        deadline = None if self.break_s is None else self._clock() + self.break_s
+        self._break = HandBreak(self.v, held, deadline)
+        self._send_break(self._break)
+
+    def _ready(self, brk: HandBreak) -> list[int]:
+        """The human seats ready for the next hand.  Where the table plays on without its
+        players (a friend room), a seat away or on autoplay counts as ready; practice waits."""
+        absent = []
+        if not self.seating.pauses_when_away:
+            absent = [s for s in self._humans if self.presence(s) in (AWAY, AUTO)]
+        return brk.ready(self._humans, absent)
+
+    def _break_frame(self, brk: HandBreak) -> protocol.HandBreak:
+        return brk.frame(tuple(self._humans), self._ready(brk), self._clock())
+
+    def _send_break(self, brk: HandBreak) -> None:
+        """Who is ready, and the countdown, to every seat, and to live spectators (an open-hands
+        spectator's view is a hand behind: the break it would be told of is not its)."""
+        frame = self._break_frame(brk)
+        brk.shown = frame.ready
+        if self._audience.open_hands:
+            for seat in self._humans:
+                self._audience.send_seat(seat, frame)
+        else:
+            self._audience.broadcast(frame)
+
+    async def _wait_break(self, brk: HandBreak) -> None:
+        """Deal once everyone is ready or the countdown ran out; else wait for a change."""
+        ready = self._ready(brk)
+        left = brk.left_s(self._clock())
+        if len(ready) == len(self._humans) or left == 0.0:
+            self._break = None
+            await self._publish(brk.held)
+            return
+        if tuple(ready) != brk.shown:
+            self._send_break(brk)  # a seat left, came back, or went to autoplay
+        item = await self._next_item(left)
+        if isinstance(item, _Reply):
+            self._check_reply(item)  # no prompt is open: it is told so
+        elif item is not None:
+            self._take(item)
 
     def _check_reply(self, reply: _Reply) -> tuple[int, Action] | None:
         seat = self._audience.seat_of(reply.outbox)
@@ -496,16 +638,23 @@ class TableRoom:
             events = self.match.apply(seat, default)
         if not events:
             return
+        shown, held = split_deal(events)
+        await self._publish(shown)
+        if held:
+            self._open_break(held)
+        awaited = set() if self._break is not None else set(self.match.awaiting())
+        for s, human in self._humans.items():
+            if human.prompt is not None and s not in awaited:
+                human.prompt = None
+                human.clock.close()
+
+    async def _publish(self, events: list[Event]) -> None:
+        """Store ``events``, then send them to everyone and show them to the bots."""
         await self._store(events)
         for event in events:
             self._audience.publish(event)
             self._observed(event)
         self.storing = 0
-        awaited = set(self.match.awaiting())
-        for s, human in self._humans.items():
-            if human.prompt is not None and s not in awaited:
-                human.prompt = None
-                human.clock.close()
 
     async def _store(self, events: list[Event]) -> None:
         """Append ``events`` to the log (``storing`` says how many are on their way)."""
