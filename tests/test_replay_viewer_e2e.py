@@ -330,11 +330,12 @@ FITS = """() => {
   const button = document.querySelector('#replay-result .panel-foot .primary');
   const stage = document.querySelector('#replay-result');
   const body = document.querySelector('#replay-result .panel-body');
+  const viewer = document.querySelector('.replay-panel');
   const b = button.getBoundingClientRect(), s = stage.getBoundingClientRect();
   return {bottom: b.bottom, stageBottom: s.bottom, height: innerHeight,
           stageScrolls: stage.scrollHeight > stage.clientHeight + 1,
           bodyScrolls: body.scrollHeight > body.clientHeight + 1,
-          pageScrolls: document.querySelector('.replay-panel').scrollHeight > document.querySelector('.replay-panel').clientHeight + 1};
+          pageScrolls: viewer.scrollHeight > viewer.clientHeight + 1};
 }"""
 
 
@@ -375,7 +376,8 @@ def test_a_result_panel_fits_and_the_hand_list_says_its_change(browser, live, sh
 
 PORTRAIT = {"width": 390, "height": 844}
 # The narrowest an opponent's open tile is drawn (CSS px on screen, zoom included).
-OPEN_TILE_WIDTHS = "() => [...document.querySelectorAll('#replay .opponent .tile.open-hand')].map(t => t.getBoundingClientRect().width)"
+OPEN_TILE_WIDTHS = """() => [...document.querySelectorAll('#replay .opponent .tile.open-hand')]
+  .map(t => t.getBoundingClientRect().width)"""
 
 
 @pytest.mark.parametrize("viewport", [PHONE, PORTRAIT], ids=["landscape", "portrait"])
@@ -399,4 +401,62 @@ def test_on_a_phone_the_open_hands_are_readable(browser, live, shots, viewport):
     page.screenshot(path=str(shots / f"{name}-replay-result-en.png"))
     fit = page.evaluate(FITS)
     assert fit["bottom"] <= fit["height"], fit
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+# Each seat's name in the final standings of the replay shown: {seat: name}.
+STANDINGS_NAMES = """() => Object.fromEntries([...document.querySelectorAll('#replay-result .results tr[data-seat]')]
+  .map(r => [r.dataset.seat, r.querySelector('th').textContent.trim()]))"""
+
+
+def standings_names(page: Page) -> dict[int, str]:
+    page.click("#replay-next-turn")  # the focus into the viewer
+    page.keyboard.press("End")
+    page.wait_for_selector("#replay-result .match-end")
+    return {int(seat): name for seat, name in page.evaluate(STANDINGS_NAMES).items()}
+
+
+def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_path):  # noqa: F811
+    """A practice match's bots have one name each at the table, in the history, in its replay,
+    on its share link, in the tenhou.net/6 download and in that file opened again (they were
+    "Normal bot (1)/(3)" on the link and "bot (normal)" twice in the file)."""
+    page = page_for(browser, live)
+    guest, _ = guest_of(page)
+    engine = db.open_engine(live.settings.db_url)
+    try:
+        match, _ = store_ended(engine, 3, guest, seat=1)
+    finally:
+        engine.dispose()
+    table = page.evaluate(
+        "async () => { const m = await import('/src/render/table.js'); return [0, 2].map(s => m.seatName(s, 1)); }"
+    )
+    bots = {0: table[0], 2: table[1]}
+    assert bots == {0: "Sari", 2: "Kenji"}
+    open_history(page)
+    listed = page.inner_text(f"tr[data-match='{match}'] .hist-seats")
+    assert listed == "Sari (Normal) · you · Kenji (Normal)", listed
+    page.click(f"[data-replay='{match}']")
+    page.wait_for_selector("#replay-view #replay-step")
+    replayed = standings_names(page)
+    assert {s: replayed[s] for s in bots} == bots and replayed[1] == "You"
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#replay-view", state="detached")
+    with page.expect_download() as download:
+        page.click(f"tr[data-match='{match}'] [data-download=tenhou6]")
+    path = tmp_path / "match.json"
+    download.value.save_as(path)
+    names = json.loads(path.read_text(encoding="utf-8"))["name"][:3]
+    assert names == [bots[0], "Player 2", bots[2]], names
+    page.select_option("#log-preset", "default")
+    page.set_input_files("#log-file", str(path))
+    page.wait_for_selector("#replay-view #replay-step")
+    assert standings_names(page) == {0: bots[0], 1: "Player 2", 2: bots[2]}
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#replay-view", state="detached")
+    page.click(f"[data-share='{match}']")
+    page.wait_for_selector("#share-link")
+    other = browser.new_context(viewport=DESKTOP).new_page()
+    other.goto(page.input_value("#share-link"))
+    other.wait_for_selector("#replay-view #replay-step")
+    assert standings_names(other) == {0: bots[0], 1: "Player 2", 2: bots[2]}
     assert page.errors == []  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ from sanma.engine.formats import tenhou6
 from sanma.engine.match import Match
 from sanma.engine.replay import replay as engine_replay
 from sanma.engine.rules import DEFAULT
+from sanma.server.api.replays import file_names, seat_names
 from sanma.server.codec import event_from_store, event_to_store, event_to_wire, rules_to_json
 from sanma.server.settings import Settings
 from sanma.store import db
@@ -128,8 +129,32 @@ def test_an_ended_match_replays_with_every_hand_open(server, engine):
     assert starts and all("?" not in h for s in starts for h in s["hands"])
     assert all(e["tile"] != "?" for e in body["events"] if e["type"] == "TileDrawn")
     assert body["bots"] == ["normal", None, "normal"]
+    # The practice table's names of its bots (Kenji after the player, Sari before); the
+    # player's own seat is named by the viewer ("You", or the display name for others).
+    assert body["names"] == ["Sari", None, "Kenji"]
     stranger = new_guest(server)
     assert get(server, f"/api/matches/{match}/replay", stranger).status_code == 404
+
+
+def test_seats_are_named_as_their_table_names_them():
+    """One naming for the replay, the share link and the files: a practice match's bots by the
+    table's names for them, counted from the player's seat; a room's by level (the client says
+    "<Level> bot" in its language, a file in English); a name two seats share gets its seat."""
+    practice = [(0, None, "expert"), (1, "Ana", None), (2, None, "expert")]
+    assert seat_names("practice", practice) == ["Sari", "Ana", "Kenji"]
+    assert file_names("practice", practice) == ["Sari", "Ana", "Kenji"]
+    at_east = [(0, None, None), (1, None, "beginner"), (2, None, "beginner")]
+    assert file_names("practice", at_east) == ["Player 1", "Kenji", "Sari"]
+    room = [(0, "Ana", None), (1, None, "beginner"), (2, None, "beginner")]
+    assert seat_names("room", room) == ["Ana", None, None]
+    assert file_names("room", room) == ["Ana", "Beginner bot (2)", "Beginner bot (3)"]
+    friends = [(0, "Ana", None), (1, "Ana", None), (2, None, "master")]
+    assert file_names("room", friends) == ["Ana (1)", "Ana (2)", "Mahjong master bot"]
+    assert file_names("practice", [(0, "Kenji", None), (1, None, "normal"), (2, None, "normal")]) == [
+        "Kenji (1)",
+        "Kenji (2)",
+        "Sari",
+    ]
 
 
 def test_a_running_match_replays_with_nothing_hidden_leaking(server):
@@ -168,7 +193,7 @@ def test_tenhou6_download_is_the_engines_export_and_reimports(server, engine, se
     assert data["log"] == json.loads(json.dumps([tenhou6.export_hand(h, DEFAULT, sort_haipai=True) for h in hands]))
     final = next(e for e in events if isinstance(e, MatchEnded))
     assert data["sc"][0:6:2] == list(final.points)
-    assert data["name"][:3] == ["bot (normal)", "Player 2", "bot (normal)"]
+    assert data["name"][:3] == ["Sari", "Player 2", "Kenji"]  # as the practice table names them
     assert any("f44" in d for h in data["log"] for d in (h[6], h[9], h[12])), "no kita in the test match"
     # Re-imported (three-player, kita as f44), every hand replays to the stored result.
     game = tenhou6.loads(r.text, source="download")

@@ -75,7 +75,9 @@ class Replay(BaseModel):
     seat: int
     open: bool = Field(description="every seat's tiles are shown (the match has ended)")
     rules: dict[str, Any]
-    names: list[str | None] = Field(description="by seat: a display name, or null (a bot or a nameless guest)")
+    names: list[str | None] = Field(
+        description="by seat: a display name or a practice bot's (Kenji, Sari); null: a room's bot, a nameless guest"
+    )
     bots: list[str | None] = Field(description="by seat: the bot level, or null")
     events: list[dict[str, Any]]
 

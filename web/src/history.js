@@ -5,7 +5,7 @@
 import { api, errorText } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
 import { html, nodeOf, points as formatPoints, stylesheet } from "./render/common.js";
-import { BOT_NAMES } from "./render/table.js";
+import { seatName, withPlayers } from "./render/table.js";
 
 /** The replay viewer, loaded on its first use: the first table does not wait for it. */
 const viewer = () => import("./replay.js");
@@ -51,20 +51,22 @@ export async function syncHistory() {
   return status === 200 ? data.matches : null;
 }
 
+/** The seats by the names the match's table gave them (render/table.js seatName: Kenji and
+ * Sari in practice, a room's "<Level> bot", a seat number after a name two seats share); a
+ * practice bot's level after its name. */
 function seatsText(entry) {
   const me = entry.seats.find((s) => s.you)?.seat;
-  return entry.seats
-    .map((s) => {
-      if (s.you) return t("acct.history.you");
-      if (s.bot_level) {
-        const level = t(`level.${s.bot_level}`);
-        // A practice match's bots by the names the table gave them (Kenji after you, Sari before).
-        if (entry.kind !== "room" && me !== undefined) return t("acct.history.named_bot", { name: BOT_NAMES[(s.seat - me + 3) % 3 - 1], level });
-        return t("acct.history.bot", { level });
-      }
-      return s.name || t("acct.history.guest");
-    })
-    .join(" · ");
+  const room = entry.kind === "room" || me === undefined;
+  const players = room ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
+  return withPlayers(players, () =>
+    entry.seats
+      .map((s) => {
+        if (s.you) return t("acct.history.you");
+        const name = seatName(s.seat, me ?? null);
+        return s.bot_level && !room ? t("acct.history.named_bot", { name, level: t(`level.${s.bot_level}`) }) : name;
+      })
+      .join(" · "),
+  );
 }
 
 function rulesText(rules) {

@@ -117,6 +117,46 @@ def _json(body: bytes, status: int = 200, headers: dict[str, str] | None = None)
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
+# -- the seats' names ----------------------------------------------------------------------------
+
+Label = tuple[int, str | None, str | None]
+"""``(seat, display name, bot level)``: ``match_store.seat_labels``."""
+
+PRACTICE_BOTS: Final = ("Kenji", "Sari")
+"""A practice match's bots by the names its table gives them (``BOT_NAMES`` in
+``web/src/render/table.js``): Kenji sits after the player, Sari before."""
+
+LEVEL_NAMES: Final = {"beginner": "Beginner", "normal": "Normal", "expert": "Expert", "master": "Mahjong master"}
+"""The bot levels as the English client names them (``level.*`` in ``web/src/i18n/en.json``)."""
+
+
+def seat_names(kind: str, labels: list[Label]) -> list[str | None]:
+    """Each seat's name as the match's table shows it: a guest's display name, a practice bot's
+    own name; ``None`` where the table makes one in the reader's language (a nameless guest is
+    "Player N", a room's bot "<Level> bot").  The one naming of the replay, the share link and
+    the downloads."""
+    humans = [seat for seat, _, level in labels if level is None]
+    practice = kind != "room" and len(humans) == 1
+    return [
+        PRACTICE_BOTS[(seat - humans[0]) % 3 - 1] if practice and level is not None else name
+        for seat, name, level in labels
+    ]
+
+
+def file_names(kind: str, labels: list[Label]) -> list[str]:
+    """The seats' names written into a file (tenhou.net/6 ``name``): ``seat_names`` with the
+    table's English words where it has none, and the seat number after a name two seats share,
+    as the table tells them apart, so each seat's name is its own when the file is opened again."""
+    plain = [
+        found or (f"{LEVEL_NAMES.get(level, level)} bot" if level else f"Player {seat + 1}")
+        for (seat, _, level), found in zip(labels, seat_names(kind, labels), strict=True)
+    ]
+    return [
+        f"{name} ({seat + 1})" if plain.count(name) > 1 else name
+        for (seat, _, _), name in zip(labels, plain, strict=True)
+    ]
+
+
 def _replay_job(app: AppServices, record: match_store.MatchRecord, seat: int) -> partial[bytes]:
     """The worker's job for the replay of a stored match for ``seat`` (read from the store
     here): redacted while it runs, open after its end."""
@@ -128,7 +168,7 @@ def _replay_job(app: AppServices, record: match_store.MatchRecord, seat: int) ->
         record.rules,
         seat=seat,
         is_open=record.status == "ended",
-        names=[name for _, name, _ in labels],
+        names=seat_names(record.kind, labels),
         bots=[level for _, _, level in labels],
     )
 
@@ -154,11 +194,8 @@ async def replay(
     return _json(await in_pool(work, await asyncio.to_thread(read)))
 
 
-def _names(app: AppServices, match_id: str) -> list[str]:
-    out = []
-    for seat, name, level in match_store.seat_labels(app.engine, match_id):
-        out.append(name or (f"bot ({level})" if level else f"Player {seat + 1}"))
-    return out
+def _names(app: AppServices, record: match_store.MatchRecord) -> list[str]:
+    return file_names(record.kind, match_store.seat_labels(app.engine, record.id))
 
 
 def _attachment(name: str) -> dict[str, str]:
@@ -180,7 +217,7 @@ async def download_tenhou6(
         record, _ = _seated(app, match_id, guest)
         _ended(record)
         stored = match_store.load_events(app.engine, record.id)
-        return partial(tenhou6_job, record.id, stored, record.rules, _names(app, record.id))
+        return partial(tenhou6_job, record.id, stored, record.rules, _names(app, record))
 
     body = await in_pool(work, await asyncio.to_thread(read))
     return _json(body, headers=_attachment(f"sanma-{match_id}.tenhou6.json"))

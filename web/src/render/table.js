@@ -48,8 +48,11 @@ export function seatName(seat, me) {
 
 function playerName(seat) {
   const p = table.players.find((x) => x.seat === seat);
+  // A name first: a practice match's bots come named (Kenji, Sari) in a replay's answer
+  // (seat_names in sanma/server/api/replays.py); a room's bot has none and goes by its level.
+  if (p && p.name) return p.name;
   if (p && p.bot_level) return t("seat.bot", { level: t(`level.${p.bot_level}`) });
-  return (p && p.name) || t("seat.player", { n: seat + 1 });
+  return t("seat.player", { n: seat + 1 });
 }
 
 /** The dora an indicator names: the next tile of its suit (9 wraps to 1; in sanma the
