@@ -42,9 +42,10 @@ PHONE = {"width": 844, "height": 390}
 SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
 # A state the page settles in: a tile it may discard, a button, or a panel.
+# (A hand-end panel whose "Next hand" was pressed waits for the other players: nothing to do.)
 ACTIONABLE = """() => document.querySelector('.hand.my-turn .hand-tile:not(.blocked)')
   || document.querySelector('#actions .action')
-  || document.querySelector('#overlay:not([hidden]) .panel')"""
+  || document.querySelector('#overlay:not([hidden]) .panel:not(:has([data-panel=next][disabled]))')"""
 
 
 def _missing(reason: str) -> None:

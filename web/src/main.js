@@ -13,7 +13,7 @@ import { guideHintHtml, initSettings, openSettings } from "./settings.js";
 import { earlyCurrent, takeEarlySocket } from "./early.js";
 import { endReason, endReasonHtml, trackEnds } from "./ending.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
-import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku } from "./render/table.js";
+import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku, seatName } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml } from "./account-core.js";
 import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, savedRoomCode, watching, watchingOpenHands } from "./rooms.js";
@@ -40,6 +40,8 @@ const app = {
   fx: [], // motion and sound owed to the next render (live events only, not a backlog)
   ticks: null, // the timer's last-seconds ticks
   lastEnds: [], // the end events of the hand in play (ending.js: why the match ended)
+  brk: null, // the break between hands (the server's hand_break frame, `at` when it came, `pressed`)
+  auto: false, // the own seat is on autoplay (after time-outs): the banner says how to take it back
 };
 
 function loadOptions() {
@@ -150,6 +152,7 @@ function renderGame() {
   // A spectator answers nothing: no auto-play toggles.
   setHtml($("toggles"), html`${soundHtml()}${speedHtml()}${watching() ? null : togglesHtml()}`);
   renderMenu();
+  renderAutoBanner();
   $("conn").textContent = app.online === false ? t("game.offline") : app.notice || "";
   if (!s.hand) {
     // An open-hands spectator sees nothing of the first hand until it is over.
@@ -282,6 +285,74 @@ function closeRules() {
   renderRules();
 }
 
+/** The hand-end panel's part of the break between hands: who is still reading and the room's
+ * countdown; a spectator's panel has no "Next hand" (it deals nothing, it waits with the table). */
+function breakWait(me) {
+  const brk = app.brk;
+  const spectator = me === null;
+  // Several results of one hand, or the match's end: the button is the panel's own.
+  if (app.state.ending.length !== 1 || app.state.matchEnd) return null;
+  if (!brk) return spectator ? { line: html`<p class="break-line">${t("end.watch_waiting")}</p>`, button: false } : null;
+  const parts = [];
+  if (brk.left_s !== null) {
+    const left = Math.max(0, Math.ceil(brk.left_s - (performance.now() - brk.at) / 1000));
+    parts.push(html`<span class="break-countdown" data-testid="break-countdown" data-left="${left}">${t("end.next_in", { n: left })}</span>`);
+  }
+  const waiting = brk.waiting.filter((s) => s !== me);
+  if (spectator && !waiting.length && brk.left_s === null) parts.push(t("end.watch_waiting"));
+  if ((brk.pressed || spectator || inRoomMatch()) && waiting.length) {
+    parts.push(html`<span class="break-waiting">${t("end.ready_waiting", { names: waiting.map((s) => seatName(s, me)).join(", ") })}</span>`);
+  }
+  const line = parts.length ? html`<p class="break-line" data-testid="break-line">${join(parts)}</p>` : null;
+  return { line, button: !spectator, pressed: brk.pressed };
+}
+
+/** The countdown on the panel moves once a second while a break is open. */
+function breakTicks() {
+  clearInterval(app.breakTimer);
+  app.breakTimer = null;
+  if (app.brk && app.brk.left_s !== null) app.breakTimer = setInterval(renderOverlay, 1000);
+}
+
+/** "Next hand": the next of several results of one hand, or the match's end, is local; the
+ * last result before a new hand tells the server this seat has read it (the deal waits). */
+function nextHand() {
+  const s = app.state;
+  const last = s.ending.length === 1 && !s.matchEnd; // a new hand is to come
+  if (last) app.conn.send({ t: "next_hand", v: s.v });
+  if (!last || !app.brk) {
+    s.ending.shift();
+    if (!maybeAuto()) renderGame();
+    return;
+  }
+  app.brk.pressed = true;
+  // Nobody else to wait for (practice): the panel goes now, the deal follows at once.
+  if (!app.brk.waiting.some((seat) => seat !== s.seat)) s.ending.shift();
+  renderGame();
+}
+
+/** Autoplay after time-outs: a banner where the player looks; any tap or key takes the seat back. */
+function renderAutoBanner() {
+  let el = $("autoplay");
+  if (!el) {
+    el = document.createElement("button");
+    el.type = "button";
+    el.id = "autoplay";
+    el.className = "autoplay-banner";
+    el.dataset.testid = "autoplay";
+    $("game").append(el);
+  }
+  el.hidden = !app.auto || watching();
+  if (!el.hidden) setHtml(el, html`<b>${t("autoplay.banner")}</b><small>${t("autoplay.back")}</small>`);
+}
+
+function takeSeatBack() {
+  if (!app.auto || app.screen !== "game" || watching()) return;
+  app.auto = false; // the server's presence frame confirms it
+  app.conn?.send({ t: "resume" });
+  renderAutoBanner();
+}
+
 function renderOverlay() {
   const s = app.state;
   const me = watching() ? null : s.seat; // a spectator is nobody's "You"
@@ -290,7 +361,7 @@ function renderOverlay() {
   if (s.ending.length) {
     // Nothing is revealed before the match's end: the line only says the wall was committed to.
     const fair = fairHtml("hand", app.fair.hands[s.ending[0].hand.index] ? "committed" : null);
-    panel = handEndHtml(s.ending[0], me, s.ending.length === 1 && s.matchEnd !== null, fair);
+    panel = handEndHtml(s.ending[0], me, s.ending.length === 1 && s.matchEnd !== null, fair, breakWait(me));
   } else if (s.matchEnd) {
     const fair = fairHtml(me === null ? "watch" : "match", app.fair.seedResult); // "watch": no "tile you saw"
     const why = endReasonHtml(endReason(s.rules, s.hand, app.lastEnds, s.matchEnd));
@@ -318,6 +389,8 @@ function connect(match, whenReady = false) {
   app.confirmLeave = false;
   app.state = newState();
   app.lastEnds = [];
+  app.brk = null;
+  app.auto = false;
   app.prompt = null;
   app.ui = { riichi: false, raised: null, focus: null };
   app.fair = newFair();
@@ -342,8 +415,13 @@ function connect(match, whenReady = false) {
       performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)
       if (frame.e.type === "MatchEnded") withAccount((a) => a.syncHistory()); // the local history keeps a copy
       app.state.v = frame.v;
-      // Hand ends already dismissed before a reload are not shown again.
-      if (frame.e.type === "HandStarted" && frame.v <= app.backlogUntil) app.state.ending = [];
+      // Hand ends already dismissed before a reload are not shown again; a live deal ends the
+      // break (the server deals only once every player is ready, or at the room's countdown).
+      if (frame.e.type === "HandStarted") {
+        if (frame.v <= app.backlogUntil || app.brk || watching()) app.state.ending = [];
+        app.brk = null;
+        breakTicks();
+      }
       app.prompt = null;
       schedule();
     },
@@ -368,7 +446,15 @@ function connect(match, whenReady = false) {
     // Friend rooms: presence, and a prompt whose time ran out (the server played its default).
     onOther: (frame) => {
       if (frame.t.startsWith("fair_")) onFair(frame);
-      else if (roomFrame(frame) && app.prompt?.seq === frame.seq) {
+      else if (frame.t === "hand_break") {
+        app.brk = { ...frame, at: performance.now(), pressed: Boolean(app.brk?.pressed) || frame.ready.includes(app.state.seat) };
+        breakTicks();
+        renderOverlay();
+      } else if (frame.t === "presence" && frame.seat === app.state.seat && !watching()) {
+        app.auto = frame.state === "auto"; // the banner, not a badge "Player N · autoplay"
+        renderAutoBanner();
+        schedule();
+      } else if (roomFrame(frame) && app.prompt?.seq === frame.seq) {
         app.prompt = null;
         schedule();
       }
@@ -576,10 +662,8 @@ document.addEventListener("click", (ev) => {
     $("menu-btn").focus();
   } else if (el.dataset.action !== undefined) onButton(Number(el.dataset.action));
   else if (el.dataset.i !== undefined) onTile(Number(el.dataset.i), app.lastPointer || "mouse");
-  else if (el.dataset.panel === "next") {
-    app.state.ending.shift();
-    if (!maybeAuto()) renderGame();
-  } else if (el.dataset.panel === "again") leaveToStart();
+  else if (el.dataset.panel === "next") nextHand();
+  else if (el.dataset.panel === "again") leaveToStart();
   else if (el.dataset.panel === "rematch") rematch();
   else if (el.dataset.panel === "history") {
     leaveToStart();
@@ -594,6 +678,10 @@ document.addEventListener("click", (ev) => {
 document.addEventListener("pointerdown", (ev) => {
   app.lastPointer = ev.pointerType;
 });
+
+// On autoplay, the first tap or key anywhere takes the seat back (before it does anything else).
+document.addEventListener("pointerdown", takeSeatBack, true);
+document.addEventListener("keydown", takeSeatBack, true);
 
 // The wait preview: pointing at a hand tile (mouse hover or keyboard focus) shows what its
 // discard would leave; only the aids strip is redrawn, so the hovered tile stays in place.

@@ -127,8 +127,10 @@ export function fairHtml(kind, check) {
   return html`<p class="fair ${state}" data-testid="fair" data-fair="${state}" data-why="${result}"${problems ? html` data-problems="${problems}"` : null}>${t(`fair.${kind}.${result}`, { n })}</p>`;
 }
 
-/** The panel for one hand end (`item` = {event, hand} from state.ending); `fair`: its wall's check line. */
-export function handEndHtml(item, me, last, fair = "") {
+/** The panel for one hand end (`item` = {event, hand} from state.ending); `fair`: its wall's check line;
+ * `wait`: the break between hands ({line}: who is still reading, the countdown; {button: false}:
+ * a spectator's panel, which deals nothing). */
+export function handEndHtml(item, me, last, fair = "", wait = null) {
   const e = item.event;
   const sticks = item.sticks || 0;
   let body;
@@ -138,8 +140,8 @@ export function handEndHtml(item, me, last, fair = "") {
   const button = last ? t("end.to_results") : t("end.next_hand");
   // The body scrolls when it must; the scores and the button stay in view at every size.
   return html`<div class="panel hand-end" data-testid="hand-end" role="dialog" aria-modal="true"><div class="panel-body">${body}${fair}</div>
-    <div class="panel-foot">${changesHtml(item.hand, item.from, me)}
-    <button class="primary" data-panel="next">${button}</button></div></div>`;
+    <div class="panel-foot">${changesHtml(item.hand, item.from, me)}${wait?.line || null}
+    ${wait?.button === false ? null : html`<button class="primary" data-panel="next"${wait?.pressed ? html` disabled` : null}>${button}</button>`}</div></div>`;
 }
 
 /** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room.
