@@ -20,7 +20,7 @@ export function api(method, path, body, options = {}) {
 }
 
 // Refusals whose server detail says more than our words (which hand of a log, what in it).
-const WITH_DETAIL = new Set(["bad_log", "not_json", "log_quota"]);
+const WITH_DETAIL = new Set(["bad_log", "not_json"]);
 
 /** A refusal's message for the user. */
 export function errorText(data, status) {
