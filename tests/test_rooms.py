@@ -129,6 +129,8 @@ class Player:
                     answered += 1
                     if stop_after is not None and answered >= stop_after:
                         return
+                elif frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
+                    self.send({"t": "next_hand", "v": frame["v"]})
                 elif frame["t"] == "error":
                     assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
         except BaseException as exc:

@@ -121,6 +121,9 @@ class Client:
                 return frame
             if frame["t"] == "event" and frame["e"]["type"] == "MatchEnded":
                 return None
+            if frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
+                self.send({"t": "next_hand", "v": frame["v"]})
+                continue
             assert frame["t"] in ("event", "welcome", "fair_match", "fair_hand", "fair_reveal", "fair_seed"), frame
 
     def events(self) -> list[dict[str, Any]]:

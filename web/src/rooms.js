@@ -115,17 +115,20 @@ function optionsHtml(r) {
   const length = select("length", t("start.length"), ["one-hand", "east", "east-south"], r.length, (v) => t(`length.${v}`));
   const reds = select("red_fives", t("start.red_fives"), ["true", "false"], r.red_fives, (v) => t(`onoff.${v}`));
   const open = select("open_hands", t("rooms.open_hands"), ["false", "true"], r.open_hands, (v) => t(`rooms.open_hands.${v}`));
-  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label> · <label>${t("rooms.open_hands")}: ${open}</label>`;
+  // The countdown between hands (docs/rooms.md, "Between hands").
+  const pause = select("break_s", t("rooms.break_s"), [5, 10, 15, 30, 60], r.break_s ?? 15, (v) => t("rooms.break_s.n", { n: v }));
+  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label> · <label>${t("rooms.open_hands")}: ${open}</label> · <label>${t("rooms.break_s")}: ${pause}</label>`;
 }
 
 /** The options as text, for everyone but the host. */
 function optionsText(r) {
-  return `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)} · ${t("rooms.open_hands")}: ${t(`rooms.open_hands.${Boolean(r.open_hands)}`)}`;
+  return `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)} · ${t("rooms.open_hands")}: ${t(`rooms.open_hands.${Boolean(r.open_hands)}`)} · ${t("rooms.break_s")}: ${t("rooms.break_s.n", { n: r.break_s ?? 15 })}`;
 }
 
 async function changeOption(el) {
   const name = el.dataset.lobbyOpt;
-  const value = name === "red_fives" || name === "open_hands" ? el.value === "true" : el.value;
+  let value = name === "red_fives" || name === "open_hands" ? el.value === "true" : el.value;
+  if (name === "break_s") value = Number(value);
   const data = await answer(call("POST", `/${room.data.code}/options`, { [name]: value }));
   if (data) showLobby(data);
   else if (room.data) showLobby(room.data); // refused: show the room's options as they are
