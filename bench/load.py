@@ -307,6 +307,8 @@ class Load:
                     if answer is not None:
                         answer.cancel()
                     answer = asyncio.create_task(reply(frame))
+                elif kind == "hand_break":  # a simulated player reads no panel: ready at once
+                    await ws.send(json.dumps({"t": "next_hand", "v": frame["v"]}))
                 elif kind == "error" and frame["code"] not in ("stale_seq",):
                     self.stats.errors.append(f"client {client.index}: {frame['code']}")
         finally:
@@ -488,6 +490,8 @@ class Attacker:
                 frame = json.loads(text)
                 if frame["t"] == "event":
                     v = frame["v"]
+                elif frame["t"] == "hand_break":
+                    await ws.send(json.dumps({"t": "next_hand", "v": frame["v"]}))
                 elif frame["t"] == "prompt" and frame["v"] == v:
                     if v >= self.events:
                         break

@@ -147,8 +147,10 @@ class Player:
         while True:
             frame = json.loads(self.ws.recv(timeout=timeout))
             self.frames.append(frame)
-            known = ("welcome", "event", "prompt", "presence", "expired", "error")
+            known = ("welcome", "event", "prompt", "presence", "expired", "error", "hand_break")
             assert frame["t"] in known or frame["t"].startswith("fair_"), frame
+            if frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
+                self.ws.send(json.dumps({"t": "next_hand", "v": frame["v"]}))
             if frame["t"] == "error":
                 assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
             if frame["t"] == "event":
@@ -222,6 +224,37 @@ def test_a_match_created_on_one_process_is_played_through_another(nodes, databas
     log = stored_log(database_url, match)
     assert isinstance(log[-1], MatchEnded)
     check_against_log(player.frames, log, 0)
+    assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+
+
+def test_next_hand_reaches_the_owner_over_the_bus(nodes, database_url, redis_url):
+    # The break between hands (docs/rooms.md): a player on B is in A's break, and its
+    # "Next hand" travels over the room bus to A, which deals only then.
+    a, b = nodes
+    token, match = new_practice(a, length="east")
+    ws = connect(b.ws, max_size=None, legacy=True)
+    ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": 0}))
+    end_v = 0
+    while True:
+        frame = json.loads(ws.recv(timeout=20))
+        if frame["t"] == "prompt":
+            ws.send(json.dumps({"t": "act", "seq": frame["seq"], "a": frame["default"]}))
+        elif frame["t"] == "event":
+            end_v = frame["v"]
+        elif frame["t"] == "hand_break":
+            break
+    assert frame == {"t": "hand_break", "v": end_v, "ready": [], "waiting": [0], "left_s": None}
+    with pytest.raises(TimeoutError):
+        ws.recv(timeout=1.0)  # A deals nothing while the player reads
+    engine = db.open_engine(database_url)
+    try:
+        assert len(load_events(engine, match)) == end_v  # the next deal is not even stored
+    finally:
+        engine.dispose()
+    ws.send(json.dumps({"t": "next_hand", "v": end_v}))
+    first = json.loads(ws.recv(timeout=20))
+    assert (first["t"], first["v"], first["e"]["type"]) == ("event", end_v + 1, "HandStarted")
+    ws.close()
     assert lease_owner(redis_url, match) == "node-a"  # B only relayed
 
 
