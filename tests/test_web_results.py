@@ -12,9 +12,15 @@ reload that comes back to a match says so."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.test_web_e2e import DESKTOP, browser, live, open_page, start_match, step
+from sanma.engine.actions import Kan, Kita, Tsumo
+from sanma.engine.tiles import parse_kind
+from sanma.server.codec import event_to_wire
+from tests.test_kyoku import NEUTRAL0, NEUTRAL1, NEUTRAL2, act, discard, start
+from tests.test_web_e2e import DESKTOP, PHONE, SHOTS, browser, live, open_page, start_match, step
 
 __all__ = ["browser", "live"]  # the fixtures, used by name
 
@@ -259,3 +265,73 @@ def test_an_open_hand_without_a_sure_yaku_does_not_say_waiting_on(browser: Brows
     assert page.evaluate(OPEN_WAITS, [[pon("3p")], [*simples[:-1], "9m"], [["3s", 2]]])["sure"] == []
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
+
+
+# Folds wire events and shows their hand-end panel over the page as the table does; what the
+# panel says of the win: each yaku {id: name} and the winner's kita tiles.
+SHOW_END = """async ([lang, events, me]) => {
+    const i18n = await import("/src/i18n.js");
+    const { fold, newState } = await import("/src/state.js");
+    const { handEndHtml } = await import("/src/render/panels.js");
+    await i18n.loadI18n();
+    i18n.setLang(lang);
+    const state = newState();
+    state.seat = me;
+    for (const e of events) fold(state, e);
+    document.getElementById("kita-end")?.remove();
+    const box = document.createElement("div");
+    box.id = "kita-end";
+    box.className = "overlay";
+    box.innerHTML = handEndHtml(state.ending[0], me, false);
+    document.body.append(box);
+    return {
+      yaku: Object.fromEntries([...box.querySelectorAll("ul.yaku li[data-yaku]")]
+        .map((li) => [li.dataset.yaku, li.querySelector("span").textContent.trim()])),
+      kita: box.querySelectorAll("[data-testid=win-kita] .tile").length,
+    };
+}"""
+
+
+def kita_rinshan_events() -> list[dict[str, Any]]:
+    """A hand played by the engine: East declares kita and wins on its replacement tile (the
+    engine scores rinshan kaihou and one North), as the wire carries it."""
+    k = start(["123456789p11s23s", NEUTRAL1, NEUTRAL2], "4z", reps="4s")
+    act(k, 0, Kita())
+    act(k, 0, Tsumo())
+    return [event_to_wire(e, True) for e in k.events]
+
+
+def kan_rinshan_events() -> list[dict[str, Any]]:
+    """The engine's open kan and a win on its replacement tile (rinshan after a kan)."""
+    k = start([NEUTRAL0, "111z23456789p99s", "1359p1359s23567z"], "?", reps="1p", dora="7s")
+    discard(k, 0, "1z")
+    act(k, 1, Kan(parse_kind("1z")))
+    act(k, 1, Tsumo())
+    return [event_to_wire(e, True) for e in k.events]
+
+
+def test_a_win_on_a_kita_replacement_says_so_and_shows_the_kita(
+    browser: Browser, live: LiveServer, tmp_path: Path
+) -> None:
+    """The panel of a win on a kita's replacement tile names its rinshan as after a kita (it said
+    "After a kan"), in both languages, and shows the winner's kita beside the hand ("North
+    tiles 1 han" had no North to see); a kan's replacement win still says after a kan."""
+    events = kita_rinshan_events()
+    assert any(e["type"] == "KitaDeclared" for e in events) and events[-1]["type"] == "HandWon"
+    assert {"rinshan", "kita"} <= {name for name, _ in events[-1]["score"]["yaku"]}
+    shots = SHOTS if os.environ.get("SANMA_SCREENSHOTS") else tmp_path
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE), ("portrait", {"width": 390, "height": 844})):
+        page = open_page(browser, live, viewport)
+        page.wait_for_selector("#play")
+        shown = page.evaluate(SHOW_END, ["en", events, 1])
+        assert shown["yaku"]["rinshan"] == "After a kita (rinshan)" and shown["yaku"]["kita"] == "North tiles", shown
+        assert shown["kita"] == 1
+        page.screenshot(path=str(shots / f"{name}-hand-end-kita-en.png"))
+        box = page.locator("#kita-end [data-testid=win-kita]").bounding_box()
+        size = page.viewport_size
+        assert box is not None and size is not None and box["x"] + box["width"] <= size["width"]
+        shown = page.evaluate(SHOW_END, ["id", events, 1])
+        assert shown["yaku"]["rinshan"] == "Setelah kita (rinshan)" and shown["kita"] == 1, shown
+        assert page.evaluate(SHOW_END, ["en", kan_rinshan_events(), 0])["yaku"]["rinshan"] == "After a kan"
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.close()

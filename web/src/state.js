@@ -44,6 +44,9 @@ function newHand(e) {
     kita: [[], [], []],
     riichi: [false, false, false],
     lastDiscard: null,
+    // What the seat on turn draws a replacement for ({seat, after: "kan" | "kita"}) until it
+    // discards: a win on that tile is rinshan kaihou after either (../shared/spec/sanma-rules.md).
+    replacement: null,
     turn: e.dealer,
   };
 }
@@ -89,6 +92,7 @@ export function fold(state, e) {
       h.turn = e.seat;
       break;
     case "TileDiscarded":
+      h.replacement = null;
       removeTile(h, e.seat, e.tile);
       mergeDrawn(h, e.seat);
       h.rivers[e.seat].push({ tile: e.tile, riichi: e.riichi, called: false, tsumogiri: e.tsumogiri });
@@ -102,8 +106,10 @@ export function fold(state, e) {
       break;
     case "MeldCalled":
       foldMeld(h, e.seat, e.meld);
+      if (e.meld.type !== "pon") h.replacement = { seat: e.seat, after: "kan" };
       break;
     case "KitaDeclared":
+      h.replacement = { seat: e.seat, after: "kita" };
       removeTile(h, e.seat, e.tile);
       mergeDrawn(h, e.seat);
       h.kita[e.seat].push(e.tile);

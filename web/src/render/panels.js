@@ -5,8 +5,17 @@ import { html, meldHtml, numberLocale, points, signed, tileHtml } from "./common
 import { icon } from "../icons.js";
 import { seatName } from "./table.js";
 
-function yakuName(name) {
+/** A yaku's name; `afterKita`: the win was on a kita's replacement tile, which the engine
+ * scores as rinshan kaihou like a kan's, and the name says which. */
+function yakuName(name, afterKita = false) {
+  if (name === "rinshan" && afterKita) return t("yaku.rinshan_kita");
   return has(`yaku.${name}`) ? t(`yaku.${name}`) : name.replace(/_/g, " ");
+}
+
+/** The winner's kita (North tiles set aside), shown beside the melds: "North tiles" counts them. */
+function kitaHtml(tiles) {
+  if (!tiles?.length) return "";
+  return html`<span class="meld win-kita" data-testid="win-kita" aria-label="${t("aria.kita", { n: tiles.length })}">${tiles.map((x) => tileHtml(x))}</span>`;
 }
 
 /** Each seat's change over the hand (`from`: the scores it started from, so a riichi stick
@@ -62,8 +71,10 @@ function winHtml(e, hand, me) {
   const title = winTitle(e, me);
   const tiles = sortTiles(e.hand).map((x) => tileHtml(x));
   const melds = e.melds.map((m) => meldHtml(m, e.seat));
+  const kita = kitaHtml(hand.kita?.[e.seat]);
+  const afterKita = tsumo && hand.replacement?.seat === e.seat && hand.replacement.after === "kita";
   const yaku = s.yaku
-    .map(([name, han]) => html`<li><span>${yakuName(name)}</span><b>${s.yakuman ? t("end.yakuman") : t("end.han_n", { n: han })}</b></li>`);
+    .map(([name, han]) => html`<li data-yaku="${name}"><span>${yakuName(name, afterKita)}</span><b>${s.yakuman ? t("end.yakuman") : t("end.han_n", { n: han })}</b></li>`);
   const limit = s.limit && s.limit !== "none" ? html`<span class="limit">${t(`limit.${s.limit}`)}</span>` : "";
   const value = s.yakuman ? t("end.yakuman_x", { n: s.yakuman }) : t("end.han_fu", { han: s.han, fu: s.fu });
   const pay = s.payments || {};
@@ -80,7 +91,7 @@ function winHtml(e, hand, me) {
   const ura = e.ura_indicators.length ? html`<div class="ind"><span class="label">${t("label.ura_indicators")}</span>${e.ura_indicators.map((x) => tileHtml(x, "small"))}</div>` : "";
   return html`
     <h2 class="end-title win">${tsumo ? t("action.tsumo") : t("action.ron")}<small>${title}</small></h2>
-    <div class="win-hand">${tiles}<span class="gap"></span>${melds}<span class="gap"></span>${tileHtml(e.tile, "winning")}</div>
+    <div class="win-hand">${tiles}<span class="gap"></span>${melds}${kita}<span class="gap"></span>${tileHtml(e.tile, "winning")}</div>
     <div class="indicators"><div class="ind"><span class="label">${t("label.dora_indicators")}</span>${hand.dora.map((x) => tileHtml(x, "small"))}</div>${ura}</div>
     <div class="score-box">
       <div class="score-lists"><ul class="yaku">${yaku}</ul>${fuHtml(s)}</div>
