@@ -460,3 +460,26 @@ def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_pa
     other.wait_for_selector("#replay-view #replay-step")
     assert standings_names(other) == {0: bots[0], 1: "Player 2", 2: bots[2]}
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_a_kept_log_is_listed_at_once_and_the_keys_still_work(browser, live):  # noqa: F811
+    """"Save to my history" lists the log in the tab under the viewer at once (it showed after
+    switching tabs), and the viewer's keys go on working (the Save button took the focus away
+    with it)."""
+    page = page_for(browser, live)
+    open_history(page)
+    page.set_input_files("#log-file", str(shared_logs()[0]))
+    page.wait_for_selector("#replay-view #replay-save")
+    assert page.locator("#saved-logs li").count() == 0
+    page.click("#replay-save")
+    page.wait_for_selector("#replay-saved")
+    page.wait_for_function("() => document.querySelectorAll('#saved-logs li').length === 1")
+    title = page.inner_text("#replay-title")
+    assert page.inner_text("#saved-logs .saved-title") in title
+    before = page.inner_text("#replay-step")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("b => document.getElementById('replay-step').textContent !== b", arg=before)
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#replay-view", state="detached")
+    assert page.locator("#saved-logs li").count() == 1 and page.is_visible("#saved-logs li")
+    assert page.errors == []  # type: ignore[attr-defined]

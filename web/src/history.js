@@ -4,7 +4,7 @@
 // dropped) in the replay viewer, and the logs the player kept.
 import { api, errorText } from "./account-core.js";
 import { getLang, t } from "./i18n.js";
-import { html, nodeOf, points as formatPoints, stylesheet } from "./render/common.js";
+import { html, mount, nodeOf, points as formatPoints, stylesheet } from "./render/common.js";
 import { seatName, withPlayers } from "./render/table.js";
 
 /** The replay viewer, loaded on its first use: the first table does not wait for it. */
@@ -113,7 +113,7 @@ export async function historyTab() {
   const saved = await api("GET", "/api/replays");
   const logs = saved.status === 200 ? saved.data.logs : [];
   shown.clear();
-  return html`${openSection()}<section><h3>${t("acct.history.server")}</h3>${table(server, true, "hist-server")}</section>${logs.length ? savedSection(logs) : null}${localOnly.length ? html`<section><h3>${t("acct.history.local")}</h3>${table(localOnly, false, "hist-local")}</section>` : null}`;
+  return html`${openSection()}<section><h3>${t("acct.history.server")}</h3>${table(server, true, "hist-server")}</section><div id="hist-saved">${logs.length ? savedSection(logs) : null}</div>${localOnly.length ? html`<section><h3>${t("acct.history.local")}</h3>${table(localOnly, false, "hist-local")}</section>` : null}`;
 }
 
 /** What the tab's controls do (the account sheet delegates its events here): `say(note, error)`
@@ -241,7 +241,16 @@ export async function openFile(file, say) {
   if (status !== 200) return say("", errorText(data, status));
   say("");
   const { openViewer, playersOf } = await viewer();
-  openViewer(data, { players: playersOf(data), spectator: true, title: data.title || file.name, log: { text, preset: picked.preset }, say });
+  const log = { text, preset: picked.preset };
+  openViewer(data, { players: playersOf(data), spectator: true, title: data.title || file.name, log, say, onSaved: redrawSaved });
+}
+
+/** The kept logs' list drawn again (a file was just kept from the viewer over the tab). */
+async function redrawSaved() {
+  const place = document.getElementById("hist-saved");
+  if (!place) return; // the history tab is not open
+  const { status, data } = await api("GET", "/api/replays");
+  if (status === 200) mount(place, data.logs.length ? savedSection(data.logs) : html``);
 }
 
 function savedSection(logs) {

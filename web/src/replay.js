@@ -39,6 +39,7 @@ const view = {
   back: null, // the element to focus when the viewer closes
   review: null, // the master's review of the seat (review.js), listed beside the table
   say: () => {},
+  onSaved: () => {}, // called once the opened file is kept (the history redraws its list)
 };
 
 /** Whether the viewer is open (Escape closes it before the account sheet). */
@@ -49,12 +50,13 @@ export function replayOpen() {
 /**
  * Open the viewer on `data` (a replay answer of the server).  `players`: the seats' names for
  * the renderer (null: practice); `spectator`: no seat is "You"; `log`: {text, preset} of an
- * opened file, offered for saving; `say(note, error)`: where messages go; `review`: the master's
- * review of the seat (review.js), listed beside the table.
+ * opened file, offered for saving, and `onSaved()` called once it is kept; `say(note, error)`:
+ * where messages go; `review`: the master's review of the seat (review.js), listed beside the
+ * table.
  */
-export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {}, review = null } = {}) {
+export function openViewer(data, { players = null, spectator = false, title = "", when = "", log = null, say = () => {}, review = null, onSaved = () => {} } = {}) {
   stopPlay();
-  Object.assign(view, { data, players, spectator, title, when, log, say, review, openHands: data.open, saved: "", fair: [] });
+  Object.assign(view, { data, players, spectator, title, when, log, say, review, onSaved, openHands: data.open, saved: "", fair: [] });
   view.hands = indexHands(data.events);
   view.stops = turnStops(data.events);
   view.pos = view.hands.length ? handStart(view.hands, 0) : Math.min(1, data.events.length);
@@ -212,7 +214,8 @@ const ACTIONS = {
 
 function drawNow() {
   const el = root();
-  const focused = el.contains(document.activeElement) ? document.activeElement.id : "";
+  const inside = el.contains(document.activeElement);
+  const focused = inside ? document.activeElement.id : "";
   const state = stateAt(view.data.events, view.hands, view.pos, view.data.seat);
   state.openHands = view.data.open && view.openHands;
   const at = handAt(view.hands, view.pos);
@@ -224,6 +227,9 @@ function drawNow() {
     html`<div class="panel acct replay-panel"><div id="replay">${headRow(at)}<div class="replay-main">${handList(at)}<div class="replay-stage">${stage(state)}</div>${reviewHtml(view.review, view.pos)}</div><p class="replay-event" id="replay-event" aria-live="polite">${said}</p>${controls()}${saved}${notes(at)}</div></div>`,
   );
   if (focused && document.activeElement?.id !== focused) document.getElementById(focused)?.focus();
+  // A control that is gone (Save, once the file is kept) leaves the focus in the viewer, whose
+  // keys listen on it: on the page's body they would reach nothing.
+  if (inside && !el.contains(document.activeElement)) document.getElementById("replay-next-turn")?.focus();
 }
 
 function headRow(at) {
@@ -349,6 +355,7 @@ async function saveLog() {
   if (status === 201) view.log = null;
   draw();
   view.say(status === 201 ? t("replay.saved") : "", status === 201 ? "" : errorText(data, status));
+  if (status === 201) view.onSaved();
 }
 
 // --- input ------------------------------------------------------------------------------------
