@@ -153,6 +153,8 @@ def play_until(client: Client, v: int) -> dict[str, Any]:
         frame = client.recv()
         if frame["t"] == "event":
             seen = frame["v"]
+        elif frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
+            client.send({"t": "next_hand", "v": frame["v"]})
         elif frame["t"] == "prompt" and frame["v"] == seen:
             if seen >= v:
                 return frame

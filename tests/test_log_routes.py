@@ -133,6 +133,8 @@ class FriendRoom:
                 if frame["t"] == "event":
                     seen = frame["v"]
                     self.ended = frame["e"]["type"] == "MatchEnded"
+                elif frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
+                    self.client.send({"t": "next_hand", "v": frame["v"]})
                 elif frame["t"] == "prompt" and frame["v"] == seen:
                     self.client.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
         except BaseException as exc:
@@ -159,6 +161,8 @@ def practice_latencies(serve: ServeProcess, token: str, count: int, enough: Call
             frame = client.recv()
             if frame["t"] == "event":
                 seen, ended = frame["v"], frame["e"]["type"] == "MatchEnded"
+            elif frame["t"] == "hand_break":
+                client.send({"t": "next_hand", "v": frame["v"]})
             elif frame["t"] == "prompt" and frame["v"] == seen:
                 sent = time.monotonic()
                 client.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})

@@ -689,6 +689,8 @@ def test_with_open_hands_a_spectator_sees_every_tile_a_whole_hand_behind(server,
             assert all(f["v"] < hand_start for f in list(watcher.frames) if f["t"] == "event"), hand_start
             prompts += 1
             player.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+        elif frame["t"] == "hand_break":
+            player.send({"t": "next_hand", "v": frame["v"]})
     reader.join(timeout=120)
     assert watcher.ended() and prompts > 10
     log = full_log(settings, match)

@@ -252,6 +252,8 @@ def test_next_hand_reaches_the_owner_over_the_bus(nodes, database_url, redis_url
     finally:
         engine.dispose()
     ws.send(json.dumps({"t": "next_hand", "v": end_v}))
+    ready = json.loads(ws.recv(timeout=20))  # A heard it: the seat is ready
+    assert (ready["t"], ready["ready"], ready["waiting"]) == ("hand_break", [0], [])
     first = json.loads(ws.recv(timeout=20))
     assert (first["t"], first["v"], first["e"]["type"]) == ("event", end_v + 1, "HandStarted")
     ws.close()
