@@ -434,7 +434,7 @@ def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_pa
     assert bots == {0: "Sari", 2: "Kenji"}
     open_history(page)
     listed = page.inner_text(f"tr[data-match='{match}'] .hist-seats")
-    assert listed == "Sari (Normal) · you · Kenji (Normal)", listed
+    assert listed == "Sari (Normal) · You · Kenji (Normal)", listed  # "You", as at the table
     page.click(f"[data-replay='{match}']")
     page.wait_for_selector("#replay-view #replay-step")
     replayed = standings_names(page)
@@ -463,9 +463,9 @@ def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_pa
 
 
 def test_a_kept_log_is_listed_at_once_and_the_keys_still_work(browser, live):  # noqa: F811
-    """"Save to my history" lists the log in the tab under the viewer at once (it showed after
-    switching tabs), and the viewer's keys go on working (the Save button took the focus away
-    with it)."""
+    """Saving an opened file ("Save to my history") lists it in the tab under the viewer at
+    once (it showed after switching tabs), and the viewer's keys go on working (the Save
+    button took the focus away with it)."""
     page = page_for(browser, live)
     open_history(page)
     page.set_input_files("#log-file", str(shared_logs()[0]))
@@ -482,4 +482,41 @@ def test_a_kept_log_is_listed_at_once_and_the_keys_still_work(browser, live):  #
     page.keyboard.press("Escape")
     page.wait_for_selector("#replay-view", state="detached")
     assert page.locator("#saved-logs li").count() == 1 and page.is_visible("#saved-logs li")
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+# Each history row's height and its first tool button's; each fact cell's label on screen (its
+# column's header, or the label a phone shows before it).
+HISTORY_ROWS = """() => [...document.querySelectorAll('#hist-server tbody tr[data-match]')].map(r => ({
+  height: r.getBoundingClientRect().height,
+  button: r.querySelector('.hist-tools .choice').getBoundingClientRect().height,
+  labels: [...r.querySelectorAll('td[data-label]')].map(td => {
+    const head = document.querySelector('#hist-server thead');
+    const shown = head && getComputedStyle(head).display !== 'none';
+    const before = getComputedStyle(td, '::before').content.replace(/^"|"$/g, '');
+    return shown ? td.dataset.label : (before === 'none' ? '' : before);
+  }),
+}))"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE, PORTRAIT], ids=["desktop", "landscape", "portrait"])
+def test_history_rows_keep_their_labels_and_fit_a_line(browser, live, shots, viewport):  # noqa: F811
+    """The history list at every size: on a desktop a match is one line (it took three); where
+    the header row is hidden (an upright phone) each fact is labelled with its column."""
+    page = page_for(browser, live, viewport)
+    ended_match_in_history(page, live, seed=3)
+    ended_match_in_history(page, live, seed=7)
+    open_history(page)
+    page.wait_for_selector("#hist-server tbody tr[data-match]")
+    name = {1280: "desktop", 844: "phone", 390: "portrait"}[viewport["width"]]
+    page.screenshot(path=str(shots / f"{name}-history-en.png"))
+    rows = page.evaluate(HISTORY_ROWS)
+    columns = ["Ended", "Rules", "Players", "Place", "Points"]
+    assert len(rows) == 2
+    for row in rows:
+        assert row["labels"] == columns, row
+        if viewport is DESKTOP:
+            assert row["height"] < 2 * row["button"] + 8, row  # one line of facts and tools
+    size = page.evaluate("() => ({sw: document.documentElement.scrollWidth, w: innerWidth})")
+    assert size["sw"] <= size["w"], size
     assert page.errors == []  # type: ignore[attr-defined]

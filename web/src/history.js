@@ -84,14 +84,25 @@ function whenText(at) {
 /** The entries of the tables last drawn, by match id: a Replay button finds its entry here. */
 const shown = new Map();
 
+/** A fact of a row, labelled with its column (an upright phone shows the label before it: the
+ * header row is hidden there). */
+function cell(column, content, cls = "") {
+  return html`<td class="${cls}" data-label="${t(`acct.history.col.${column}`)}">${content}</td>`;
+}
+
 function row(entry, withReplay) {
   const id = entry.match;
-  const dl = (kind) => html`<button type="button" class="choice" data-act="hist-download" data-match="${id}" data-download="${kind}" aria-label="${t("acct.history.download")}: ${t(`acct.history.${kind}`)}">⬇ ${t(`acct.history.${kind}`)}</button>`;
+  // A download shows its format's short name (the row stays one line); the whole name is its label.
+  const dl = (kind) => {
+    const whole = `${t("acct.history.download")}: ${t(`acct.history.${kind}`)}`;
+    return html`<button type="button" class="choice" data-act="hist-download" data-match="${id}" data-download="${kind}" aria-label="${whole}" title="${whole}">⬇ ${t(`acct.history.short.${kind}`)}</button>`;
+  };
   const tools = withReplay
     ? html`<td class="hist-tools"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button><button type="button" class="choice" data-act="hist-review" data-review="${id}">${t("acct.history.review")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></td>`
     : html`<td></td>`;
   const points = entry.points !== null && entry.points !== undefined ? formatPoints(entry.points) : "";
-  return html`<tr data-match="${id}"><td class="hist-when">${whenText(entry.ended_at)}</td><td>${rulesText(entry.rules)}</td><td class="hist-seats">${seatsText(entry)}</td><td class="hist-place place-${entry.placement}">${entry.placement ? t(`place.${entry.placement}`) : ""}</td><td>${points}</td>${tools}</tr>`;
+  const place = entry.placement ? t(`place.${entry.placement}`) : "";
+  return html`<tr data-match="${id}">${cell("when", whenText(entry.ended_at), "hist-when")}${cell("rules", rulesText(entry.rules))}${cell("players", seatsText(entry), "hist-seats")}${cell("placement", place, `hist-place place-${entry.placement}`)}${cell("points", points, "hist-points")}${tools}</tr>`;
 }
 
 function head() {
