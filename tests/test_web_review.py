@@ -117,3 +117,39 @@ def test_review_from_the_history_then_on_a_phone(browser, live, shots):  # noqa:
         other.screenshot(path=str(shots / f"review-{name}-{lang}.png"))
         other.context.close()
     assert live.app.state.reviews.computed == 1  # kept: never computed again
+
+
+# The review panel for `result` in `lang` with the match's `rules`: its summary and scale lines.
+SCALE = """async ([lang, result, rules]) => {
+    const i18n = await import("/src/i18n.js");
+    const { reviewHtml } = await import("/src/review.js");
+    await i18n.loadI18n();
+    i18n.setLang(lang);
+    const box = document.createElement("div");
+    box.innerHTML = reviewHtml(result, 1, rules);
+    document.body.append(box);
+    const text = (id) => box.querySelector(id)?.textContent.trim() ?? null;
+    const out = { summary: text("#review-summary"), scale: text("#review-scale") };
+    box.remove();
+    return out;
+}"""
+
+
+def test_the_loss_has_a_scale_in_both_languages(browser, live):  # noqa: F811
+    """The summary "0.80 placement points lost" says what that is (800 points at the end), and a line
+    defines a placement point from the match's own return points and uma."""
+    page = page_for(browser, live)
+    mistake = {"hand": "E1-0", "turn": 3, "choice": "discard 5p", "master": "discard 9m", "values": {}}
+    result = {
+        "agreed": 30,
+        "decisions": 32,
+        "mistakes": [{**mistake, "index": 10, "loss": 0.5}, {**mistake, "index": 20, "loss": 0.3}],
+    }
+    rules = {"return_points": 40000, "uma": [20, 0, -20]}
+    en = page.evaluate(SCALE, ["en", result, rules])
+    assert en["summary"] == "2 mistakes, 0.80 placement points lost (= 800 points at the end)", en
+    assert "(points at the end − 40,000) ÷ 1,000" in en["scale"] and "(+20 / 0 / −20)" in en["scale"], en
+    id_ = page.evaluate(SCALE, ["id", result, rules])
+    assert id_["summary"] == "2 kesalahan, 0.80 poin peringkat hilang (= 800 poin di akhir)", id_
+    assert "(poin di akhir − 40.000) ÷ 1.000" in id_["scale"] and "(+20 / 0 / −20)" in id_["scale"], id_
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -224,7 +224,7 @@ function drawNow() {
   const saved = view.saved ? html`<p class="acct-note" id="replay-saved" role="status">${view.saved}</p>` : null;
   mount(
     el,
-    html`<div class="panel acct replay-panel"><div id="replay">${headRow(at)}<div class="replay-main">${handList(at)}<div class="replay-stage">${stage(state)}</div>${reviewHtml(view.review, view.pos)}</div><p class="replay-event" id="replay-event" aria-live="polite">${said}</p>${controls()}${saved}${notes(at)}</div></div>`,
+    html`<div class="panel acct replay-panel"><div id="replay">${headRow(at)}<div class="replay-main">${handList(at)}<div class="replay-stage">${stage(state)}</div>${reviewHtml(view.review, view.pos, view.data.rules)}</div><p class="replay-event" id="replay-event" aria-live="polite">${said}</p>${controls()}${saved}${notes(at)}</div></div>`,
   );
   if (focused && document.activeElement?.id !== focused) document.getElementById(focused)?.focus();
   // A control that is gone (Save, once the file is kept) leaves the focus in the viewer, whose

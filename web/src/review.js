@@ -5,7 +5,7 @@
 // it, so asking again opens it at once.
 import { api, errorText } from "./account-core.js";
 import { t, tileName } from "./i18n.js";
-import { html, mount, nodeOf } from "./render/common.js";
+import { html, mount, nodeOf, points } from "./render/common.js";
 
 const POLL_MS = 700;
 // Losses below this are rounding: the master's choice and the one made are worth the same.
@@ -81,17 +81,28 @@ export function mistakesOf(result) {
   return (result?.mistakes || []).filter((d) => typeof d.loss === "number" && d.loss >= MIN_LOSS);
 }
 
-/** The review panel's markup for the replay at position `pos` (null without a review). */
-export function reviewHtml(result, pos) {
+/** The review panel's markup for the replay at position `pos` (null without a review); `rules`:
+ * the match's (its return points and uma give a placement point its scale). */
+export function reviewHtml(result, pos, rules = null) {
   if (!result) return null;
   if (panel.open === null) panel.open = window.matchMedia?.(WIDE).matches ?? true;
   const mistakes = mistakesOf(result);
   const lost = mistakes.reduce((sum, d) => sum + d.loss, 0);
-  const head = html`<button type="button" class="ghost review-fold" id="review-fold" data-act="review-fold" aria-expanded="${panel.open}" aria-controls="review-body"><span>${t("review.title")}</span> <small>${t("review.summary", { n: mistakes.length, loss: lost.toFixed(2) })}</small></button>`;
+  // A placement point is a point of the final score, 1,000 points at the match's end: the
+  // summary says both, so "0.80" has a scale.
+  const summary = t("review.summary", { n: mistakes.length, loss: lost.toFixed(2), points: points(Math.round(lost * 1000)) });
+  const head = html`<button type="button" class="ghost review-fold" id="review-fold" data-act="review-fold" aria-expanded="${panel.open}" aria-controls="review-body"><span>${t("review.title")}</span> <small id="review-summary">${summary}</small></button>`;
   if (!panel.open) return html`<aside class="review-panel folded" id="review-panel" aria-label="${t("review.title")}">${head}</aside>`;
   const items = mistakes.map((d, k) => item(d, k, pos));
   const list = items.length ? html`<ol class="review-list" id="review-list">${items}</ol>` : html`<p class="review-none">${t("review.none")}</p>`;
-  return html`<aside class="review-panel" id="review-panel" aria-label="${t("review.title")}">${head}<div class="review-body" id="review-body"><p class="review-agreed">${t("review.agreed", { agreed: result.agreed, decisions: result.decisions })}</p>${list}<p class="hint review-note">${t("review.note")}</p></div></aside>`;
+  return html`<aside class="review-panel" id="review-panel" aria-label="${t("review.title")}">${head}<div class="review-body" id="review-body"><p class="review-agreed">${t("review.agreed", { agreed: result.agreed, decisions: result.decisions })}</p>${list}<p class="hint review-note">${t("review.note")}</p>${scaleHtml(rules)}</div></aside>`;
+}
+
+/** What a placement point is, in the match's own rules: (points - return points) / 1,000 + uma. */
+function scaleHtml(rules) {
+  const uma = (rules?.uma || [15, 0, -15]).map((u) => (u > 0 ? `+${u}` : u < 0 ? `−${-u}` : "0")).join(" / ");
+  const back = points(Number.isFinite(rules?.return_points) ? rules.return_points : 35000);
+  return html`<p class="hint review-scale" id="review-scale">${t("review.scale", { back, uma })}</p>`;
 }
 
 function item(d, k, pos) {
