@@ -10,10 +10,13 @@ does the replay viewer's result panel on a phone held sideways, with the viewer'
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from sanma.server.settings import Settings
+from tests.test_server import LiveServer, free_port
 from tests.test_web_e2e import ACTIONABLE, browser, live, start_match, step
 
 __all__ = ["browser", "live"]  # the fixtures, used by name
@@ -21,7 +24,6 @@ __all__ = ["browser", "live"]  # the fixtures, used by name
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
 
-    from tests.test_server import LiveServer
 
 # name: (width, height, touch)
 VIEWPORTS = {
@@ -235,3 +237,58 @@ def test_nothing_of_the_board_shows_through_the_replay_result(browser: Browser, 
     page = replay_at_the_first_result(browser, live, name)  # its rivers full of tsumogiri tiles below
     check_uncovered(page, "#replay-result .panel", name)
     page.context.close()
+
+
+# Your river at 360x740 late in a hand: every tile inside the viewport, inside the board (which
+# clips what overflows it) and not covered by anything (the player's area below the board).
+RIVER_ME = """() => { const board = document.getElementById('board').getBoundingClientRect();
+  return [...document.querySelectorAll('.river-me .tile')].map((t) => { const r = t.getBoundingClientRect();
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2, hit = document.elementFromPoint(x, y);
+    return {l: r.left, t: r.top, r: r.right, b: r.bottom, board_b: board.bottom, w: innerWidth, h: innerHeight,
+            shown: hit !== null && t.contains(hit)}; }); }"""
+
+# The right edge of the left river's tiles and the left edge of the right river's (null: empty).
+RIVER_EDGES = """() => { const edges = (sel, f) => { const xs = [...document.querySelectorAll(sel)].map(f);
+  return xs.length ? xs : null; };
+  const l = edges('.river-left .tile', (t) => t.getBoundingClientRect().right);
+  const r = edges('.river-right .tile', (t) => t.getBoundingClientRect().left);
+  return [l && Math.max(...l), r && Math.min(...r)]; }"""
+
+# Its one hand runs to an exhaustive draw with a kita of yours: your river reaches a third row
+# while your kita takes a row of your area, with the turn timer on.
+LONG_HAND_SEED = 7
+
+
+def test_your_river_stays_in_view_late_in_a_hand_at_360x740(browser: Browser, tmp_path: Path) -> None:
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
+    live = LiveServer(settings, seed_source=lambda: LONG_HAND_SEED)
+    width, height, touch = VIEWPORTS["portrait-360"]
+    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script("localStorage.setItem('sanma.lang', 'en')")
+    page.goto(live.http + "/")
+    page.wait_for_selector("#play")
+    page.click("button[data-opt=timer][data-value=true]")
+    start_match(page)
+    most = 0
+    for _ in range(400):
+        page.wait_for_function(ACTIONABLE, timeout=20_000)
+        if not page.locator("#overlay .panel").count() and page.locator(".hand.my-turn").count():
+            tiles = page.evaluate(RIVER_ME)
+            most = max(most, len(tiles))
+            for tile in tiles:
+                inside = tile["l"] >= 0 and tile["r"] <= tile["w"] and tile["t"] >= 0 and tile["b"] <= tile["h"]
+                assert inside and tile["b"] <= tile["board_b"] + 0.5 and tile["shown"], (len(tiles), tile)
+            # The opponents' rivers side by side, neither reaching into the other (a sideways
+            # riichi tile did), and the turn said in words beside the hand.
+            left, right = page.evaluate(RIVER_EDGES)
+            assert left is None or right is None or left <= right, (left, right)
+            assert page.inner_text("[data-testid=turn-cue]") == "Your turn"
+        kita = page.locator("#actions .action-kita")
+        if kita.count():
+            kita.click()
+        elif step(page) in ("hand-end", "match-end"):
+            break
+    assert most >= 16 and page.locator(".my-melds .kita").count(), most  # a third row, and a kita
+    context.close()
+    live.stop()

@@ -13,7 +13,7 @@ import { guideHintHtml, initSettings, openSettings } from "./settings.js";
 import { earlyCurrent, takeEarlySocket } from "./early.js";
 import { endReason, endReasonHtml, trackEnds } from "./ending.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
-import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku, seatName } from "./render/table.js";
+import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku, seatName, statusSpot, turnCueHtml } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml } from "./account-core.js";
 import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, savedRoomCode, watching, watchingOpenHands } from "./rooms.js";
@@ -168,6 +168,8 @@ function renderGame() {
   }
   // Your turn is marked like an opponent's: the area glows while the turn is yours.
   document.querySelector(".me-area").classList.toggle("on-turn", Boolean(s.hand && s.hand.turn === s.seat && !s.ending.length));
+  // ... and says so in words beside the hand: a glow alone is colour alone.
+  setHtml(statusSpot("turn-cue"), s.hand && !s.ending.length && !s.matchEnd ? turnCueHtml(app.prompt, app.ui) : html``);
   renderOverlay();
 }
 

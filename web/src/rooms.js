@@ -6,7 +6,7 @@ import { request } from "./api.js";
 import { html, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
 import { t } from "./i18n.js";
-import { seatName, setPlayers } from "./render/table.js";
+import { seatName, setPlayers, statusSpot } from "./render/table.js";
 
 const ROOM_KEY = "sanma.room";
 const VIEW_KEY = "sanma.watch-seat"; // sessionStorage: the seat a spectator keeps at the bottom
@@ -480,6 +480,7 @@ function renderBar() {
     // Practice shows the bar only for the timer the player chose.
     el.hidden = true;
     mount(el, html``);
+    mount(statusSpot("turn-clock"), html``);
     return;
   }
   el.hidden = false;
@@ -507,7 +508,10 @@ function renderBar() {
     const low = turn === 0 ? " low" : "";
     timer = html`<span class="turn-timer${low}" id="turn-timer"><b>${Math.ceil(turn)}s</b> <span class="bank">+${Math.ceil(bank)}s <span class="word">${t("rooms.bank")}</span></span></span>`;
   }
-  mount(el, html`${watching}${badges}${timer}`);
+  // The badges stay in the top bar; the timer sits beside the hand, where the player looks.
+  mount(el, html`${watching}${badges}`);
+  el.hidden = !watching && !badges.length;
+  mount(statusSpot("turn-clock"), html`${timer}`);
 }
 
 /** A room match's welcome (``kind: "room"``); any other match hides the bar.  Returns the

@@ -1,7 +1,7 @@
 // The table for three: you at the bottom, the next seat on the right, the previous on the left.
 import { t, tileName } from "../i18n.js";
 import { seatWind, sortTiles, sameKind } from "../state.js";
-import { html, join, meldHtml, points, tilePicture, tileHtml } from "./common.js";
+import { html, join, meldHtml, nodeOf, points, tilePicture, tileHtml } from "./common.js";
 
 export const BOT_NAMES = ["Kenji", "Sari"];
 
@@ -235,6 +235,24 @@ export function handHtml(state, prompt, ui) {
   const label = table.spectator ? t("aria.hand_of", { name: seatName(state.seat, null) }) : t("aria.hand");
   return html`<div class="hand${canDiscard ? " my-turn" : ""}" role="group" aria-label="${label}">${items}</div>
     <div class="my-melds">${melds}${kitaHtml(h, state.seat)}</div>`;
+}
+
+/** One of the two spots beside your hand (`turn-cue`, `turn-clock`: the timer of rooms.js),
+ * made in the player's area the first time it is asked for. */
+export function statusSpot(name) {
+  if (!document.getElementById("me-status")) {
+    const box = nodeOf(html`<div class="me-status" id="me-status"><span id="turn-cue"></span><span id="turn-clock"></span></div>`);
+    document.querySelector(".me-area")?.prepend(box);
+  }
+  return document.getElementById(name);
+}
+
+/** "Your turn" in words while a discard is yours to make (the area's glow is colour alone);
+ * after a first tap on a touch screen, that a second one discards the raised tile. */
+export function turnCueHtml(prompt, ui) {
+  if (!prompt || !prompt.legal.some((a) => a.type === "discard")) return html``;
+  const raised = ui.raised !== null && ui.raised !== undefined;
+  return html`<span class="turn-cue" data-testid="turn-cue">${t(raised ? "game.tap_again" : "game.your_turn")}</span>`;
 }
 
 /** The waits a discard of `tile` would leave (the prompt's wait preview), or null. */
