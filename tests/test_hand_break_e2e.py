@@ -192,3 +192,33 @@ def test_autoplay_is_announced_and_a_tap_takes_the_seat_back(browser: Browser, t
         assert page.errors == [], page.errors  # type: ignore[attr-defined]
     finally:
         live.stop()
+
+
+def test_a_watchers_panel_deals_nothing_and_closes_with_the_deal(browser: Browser, tmp_path: Path) -> None:
+    from tests.test_rooms import Api, Player, choose
+    from tests.test_watch_e2e import watch
+
+    live = serve(tmp_path, turn_s=60.0, bank_s=0.0)
+    try:
+        host = Api(live)
+        code = host.ok("POST", "", {"length": "east", "break_s": 60}, 201)["code"]
+        for seat in (1, 2):
+            host.ok("POST", f"/{code}/bots", {"seat": seat, "level": "beginner"})
+        match = host.ok("POST", f"/{code}/start")["match"]
+        player = Player(live, host.token, match)
+        page = watch(browser, live, code, DESKTOP, "en")
+        while (frame := player.recv())["t"] != "hand_break":
+            if frame["t"] == "prompt":
+                player.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+        # The watcher's panel: the countdown and who is still reading, no "Next hand" (before:
+        # a button that dismissed the panel while the table played the next hand on).
+        page.wait_for_selector("[data-testid=hand-end] [data-testid=break-countdown]", timeout=20_000)
+        assert page.locator("[data-testid=hand-end] [data-panel=next]").count() == 0
+        line = page.inner_text("[data-testid=break-line]")
+        assert "Waiting for Player 1" in line and "you" not in line.lower(), line
+        player.send({"t": "next_hand", "v": frame["v"]})  # the only player is ready: dealt
+        page.wait_for_selector("[data-testid=hand-end]", state="detached", timeout=20_000)
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+        player.close()
+    finally:
+        live.stop()
