@@ -42,7 +42,7 @@ from pydantic import BaseModel, Field
 
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted, HandWon, KyokuEvent, MatchEnded, MatchStarted
-from sanma.engine.formats import tenhou6
+from sanma.engine.formats import mjlog, tenhou6
 from sanma.engine.match import standings
 from sanma.engine.replay import replay as replay_log
 from sanma.engine.rules import Rules
@@ -154,12 +154,29 @@ def read_json(text: str) -> object:
 # -- in the worker: an opened log ---------------------------------------------------------------
 
 
+def unpacked(body: bytes, max_bytes: int) -> bytes:
+    """A gzip-packed upload (Tenhou's ``.mjlog``/``.xml.gz`` downloads) unpacked, at most
+    ``max_bytes`` of it like any log; any other body as it is."""
+    if not mjlog.is_gzip(body):
+        return body
+    try:
+        return mjlog.gunzip(body, max_bytes=max_bytes)
+    except mjlog.OversizeLog:
+        raise LogFault(413, "too_large", f"a log file is at most {max_bytes >> 20} MiB, unpacked too") from None
+    except mjlog.MjlogError as exc:
+        raise LogFault(422, "not_text", f"the gzip file cannot be unpacked: {exc.reason}") from None
+
+
 def open_job(text: str, preset: str | None, *, max_hands: int, max_bytes: int, packed: bool) -> tuple[str, str, bytes]:
     """Read, check and replay a log for the viewer (every hand open: the file is the player's):
     ``(title, preset, answer)``, the answer an ``OpenedLog`` without its id (``with_id``), as
-    JSON bytes or (``packed``) zlib-compressed JSON bytes, as kept in the store."""
+    JSON bytes or (``packed``) zlib-compressed JSON bytes, as kept in the store.  ``text`` is
+    tenhou.net/6 JSON or (when it starts with ``<``) Tenhou's mjlog XML."""
     try:
-        opened = _opened(read_json(text), preset, max_hands)
+        if mjlog.looks_like_mjlog(text):
+            opened = _opened_mjlog(text, preset, max_hands)
+        else:
+            opened = _opened(read_json(text), preset, max_hands)
     except RecursionError:  # nesting the parser let through, too deep for the importer
         raise LogFault(422, "too_deep", "the file nests lists or objects too deeply for a log") from None
     body = opened.__pydantic_serializer__.to_json(opened, exclude={"id"})
@@ -187,6 +204,25 @@ def _opened(data: object, preset: str | None, max_hands: int) -> OpenedLog:
     try:
         rules = tenhou6.rules_for(game, preset)
         return _rendered(game, rules)
+    except SanmaError as exc:
+        raise LogFault(422, "bad_log", str(exc)) from None
+
+
+def _opened_mjlog(text: str, preset: str | None, max_hands: int) -> OpenedLog:
+    """An mjlog upload: read into the same record as tenhou.net/6, then checked and rendered alike."""
+    try:
+        game = mjlog.loads(text, source="upload")
+    except mjlog.FourPlayerLog as exc:
+        raise LogFault(
+            422, "four_player", f"this is a four-player log ({exc.reason}); Sanma opens three-player logs only"
+        ) from None
+    except mjlog.MjlogError as exc:
+        where = "" if exc.hand is None else f"hand {exc.hand + 1}: "
+        raise LogFault(422, "bad_log", f"{where}{exc.position + ': ' if exc.position else ''}{exc.reason}") from None
+    if len(game.hands) > max_hands:
+        raise LogFault(422, "too_many_hands", f"the log has {len(game.hands)} hands; at most {max_hands} are opened")
+    try:
+        return _rendered(game, tenhou6.rules_for(game, preset))
     except SanmaError as exc:
         raise LogFault(422, "bad_log", str(exc)) from None
 

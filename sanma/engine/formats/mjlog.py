@@ -33,7 +33,7 @@ from sanma.engine.formats.tenhou6 import (
     RecordedWin,
 )
 from sanma.engine.legality import kita_tile
-from sanma.engine.tiles import EAST, NORTH, Tile, TileKind, is_red, kind_of
+from sanma.engine.tiles import EAST, NORTH, Tile, TileKind, is_red, kind_of, tile_name
 from sanma.engine.wall import Deal
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -155,6 +155,13 @@ def tile_of(index: int) -> Tile:
         raise InvalidHand(f"tile {index} is a 2m-8m, which sanma does not have")
     kind = 0 if t34 == 0 else 1 if t34 == 8 else t34 - 7
     return kind * 4 + copy
+
+
+def _index(tile: Tile) -> str:
+    """Our tile as the log's 136-index, for messages (``tile_of`` backwards)."""
+    kind, copy = divmod(tile, 4)
+    t34 = 0 if kind == 0 else 8 if kind == 1 else kind + 7
+    return f"tile {4 * t34 + copy}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +371,7 @@ class _Reader:
     def take(self, seat: int, tile: int) -> None:
         h = self.hand()
         if tile not in h.hands[seat]:
-            raise self.error(f"seat {seat} does not hold tile {tile}")
+            raise self.error(f"seat {seat} does not hold {tile_name(tile)} ({_index(tile)})")
         h.hands[seat].remove(tile)
 
     def discard(self, seat: int, tile: Tile) -> None:
@@ -434,7 +441,7 @@ class _Reader:
     def hold(self, seat: int, tiles: list[int]) -> None:
         missing = [t for t in tiles if t not in self.hand().hands[seat]]
         if missing:
-            raise self.error(f"seat {seat} does not hold tile {missing[0]}")
+            raise self.error(f"seat {seat} does not hold {tile_name(missing[0])} ({_index(missing[0])})")
 
     def engine_pon(self, seat: int, kind: TileKind, red: bool) -> list[int]:
         """The copies the engine's pon takes: the lowest plain ones (and the red one when asked)."""

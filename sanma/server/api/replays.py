@@ -37,6 +37,7 @@ from sanma.server.logwork import (
     open_job,
     replay_job,
     tenhou6_job,
+    unpacked,
     with_id,
 )
 from sanma.server.logwork import split_hands as split_hands
@@ -302,7 +303,8 @@ async def shared(share_id: str, app: AppServices, meters: AppMeters, work: Work,
 
 
 async def _read_log(request: Request) -> str:
-    """The body as text, at most ``LOG_MAX_BYTES`` (413 ``too_large`` beyond)."""
+    """The body as text, at most ``LOG_MAX_BYTES`` (413 ``too_large`` beyond), unpacked first
+    when it is gzip (Tenhou's mjlog downloads; ``logwork.unpacked``)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > LOG_MAX_BYTES:
         raise _too_large()
@@ -312,7 +314,11 @@ async def _read_log(request: Request) -> str:
         if len(body) > LOG_MAX_BYTES:
             raise _too_large()
     try:
-        return body.decode("utf-8-sig")
+        data = unpacked(bytes(body), LOG_MAX_BYTES)
+    except LogFault as fault:
+        raise ApiError(fault.status, fault.code, fault.detail) from None
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ApiError(422, "not_text", f"the file is not UTF-8 text (byte {exc.start})") from exc
 
@@ -322,7 +328,7 @@ def _too_large() -> ApiError:
 
 
 LOG_ERRORS: dict[int | str, dict[str, Any]] = {
-    413: {"description": "`too_large`: over 2 MiB"},
+    413: {"description": "`too_large`: over 2 MiB (a gzip file: unpacked)"},
     422: {
         "description": (
             "`truncated`, `not_json`, `not_text`, `too_deep` (nesting), `huge_number` (over 4,300 digits),"
@@ -348,8 +354,9 @@ async def _opened(work: LogWork, text: str, preset: str | None, *, packed: bool)
 async def open_file(
     request: Request, guest: Guest, meters: AppMeters, work: Work, preset: PresetQuery = None
 ) -> Response:
-    """Open a tenhou.net/6 three-player log (the body is the file): checked by the engine's
-    importer and replayed; nothing is stored."""
+    """Open a three-player log (the body is the file: tenhou.net/6 JSON or Tenhou's mjlog XML,
+    either one gzip-packed or not): checked by the engine's importer and replayed; nothing is
+    stored."""
     await meters.log_route(request, guest)
     text = await _read_log(request)
     _, _, body = await _opened(work, text, preset, packed=False)

@@ -1,0 +1,282 @@
+"""Tenhou's mjlog XML (``formats/mjlog.py``): synthetic logs written here, the reader's errors,
+``sanma replay-check`` and the log route on them, and every shared phoenix game replayed.
+
+The synthetic game has two hands of a three-player phoenix room (``GO type=185``):
+- hand 0: the dealer draws a North into nine kinds of terminals and honours: ``yao9``;
+- hand 1 (one honba): the dealer sets aside a North and keeps the other (the engine would set
+  aside the lowest one), seat 2 pons White with two of its three Whites (the engine would use
+  the lowest two) and later discards the one it kept, and seat 1 rons a 5s with tanyao.
+The log names its own copies; the replay must follow them through the engine's choices.
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sanma.engine.actions import Discard, Kita, NineTerminals, Pon, Ron
+from sanma.engine.events import KitaDeclared
+from sanma.engine.formats import mjlog, tenhou6
+from sanma.engine.tiles import NORTH, WHITE, kind_of
+from sanma.server.settings import Settings
+from tests.services import free_port
+from tests.test_server import LiveServer, new_guest
+
+# 136-indices: 4 * tile34 + copy (1m 0-3, 9m 32-35, 1p 36.., 1s 72.., East 108.., North 120.., White 124..)
+NINE_KINDS = "0,32,36,68,72,104,108,112,116,41,61,81,97"
+SEAT1_TANKI_5S = "40,44,48,49,53,56,57,60,64,76,80,84,89"  # 234p 456p 678p 234s 5s
+DEALER = "120,121,127,90,0,32,41,61,81,97,108,112,116"  # two Norths, a White, a 5s
+SEAT2_WHITES = "124,125,126,1,33,37,69,73,105,109,113,128,132"  # three Whites
+PON_WHITE_FROM_0 = ((31 * 3 + 2) << 9) | (0 << 5) | 0x08 | 2  # 125 126 + called 127, copy 0 unused
+KITA_121 = (121 << 8) | 0x20
+
+NINE_TERMINALS_HAND = (
+    '<INIT seed="0,0,0,1,2,93" ten="350,350,350,0" oya="0" '
+    f'hai0="{NINE_KINDS}" hai1="{SEAT1_TANKI_5S}" hai2="{SEAT2_WHITES}" hai3=""/>'
+    '<T120/><RYUUKYOKU type="yao9" ba="0,0" sc="350,0,350,0,350,0,0,0"/>'
+)
+RON_HAND = (
+    '<INIT seed="0,1,0,3,4,93" ten="350,350,350,0" oya="0" '
+    f'hai0="{DEALER}" hai1="{SEAT1_TANKI_5S}" hai2="{SEAT2_WHITES}" hai3=""/>'
+    f'<T2/><N who="0" m="{KITA_121}"/><T3/><D120/>'  # kita of North 121, then discard North 120
+    "<U34/><E34/><V35/><F35/>"
+    f'<T42/><D127/><N who="2" m="{PON_WHITE_FROM_0}"/><F128/>'
+    "<T43/><D43/><U45/><E45/><V46/><F124/>"  # seat 2 discards the White it kept
+    '<T47/><D90/><AGARI ba="1,0" hai="40,44,48,49,53,56,57,60,64,76,80,84,89,90" machi="90" ten="40,1300,0" '
+    'yaku="8,1" doraHai="93" who="1" fromWho="0" sc="350,-15,350,15,350,0,0,0" '
+    'owari="335,-21.5,365,23.5,350,-2.0,0,0"/>'  # a ron pays 200 a honba in sanma
+)
+HEAD = '<mjloggm ver="2.3"><SHUFFLE seed="" ref=""/><GO type="{type}" lobby="0"/>'
+NAMES = '<UN n0="%41%6C%69%63%65" n1="Bob" n2="%E5%A4%A9" n3="" dan="18,18,18,0" rate="2000,2000,2000,0" sx="M,M,M,C"/>'
+
+
+def game_xml(*hands: str, game_type: int = 185) -> str:
+    return HEAD.format(type=game_type) + NAMES + '<TAIKYOKU oya="0"/>' + "".join(hands) + "</mjloggm>"
+
+
+GAME = game_xml(NINE_TERMINALS_HAND, RON_HAND)
+
+
+# -- pieces ---------------------------------------------------------------------------------------
+
+
+def test_tiles_keep_their_copy_and_sanma_has_no_2m_to_8m() -> None:
+    assert [mjlog.tile_of(i) for i in (0, 3, 32, 36, 52, 88, 120, 135)] == [0, 3, 4, 8, 24, 60, 92, 107]
+    with pytest.raises(ValueError, match="2m-8m"):
+        mjlog.tile_of(4)
+
+
+def test_calls_decode_pon_kakan_kita_and_kans_and_refuse_chi() -> None:
+    assert mjlog.decode_call(PON_WHITE_FROM_0) == mjlog.Call("pon", (125, 126, 127), 127, 2)
+    kakan = PON_WHITE_FROM_0 ^ 0x08 | 0x10  # the same pon with copy 0 added
+    assert mjlog.decode_call(kakan) == mjlog.Call("kakan", (125, 126, 127, 124), 124, 2)
+    assert mjlog.decode_call(KITA_121) == mjlog.Call("kita", (121,), 121, 0)
+    assert mjlog.decode_call(122 << 8).what == "ankan"
+    assert mjlog.decode_call(122 << 8 | 1) == mjlog.Call("daiminkan", (120, 121, 122, 123), 122, 1)
+    with pytest.raises(ValueError, match="chi"):
+        mjlog.decode_call(0x04 | 1)
+
+
+def test_room_names_follow_the_go_type_bits() -> None:
+    assert mjlog.rule_name(185) == "三鳳南喰赤"
+    assert mjlog.rule_name(0x10 | 0x08 | 0x02 | 0x01) == "三般南喰"
+
+
+# -- the synthetic game ---------------------------------------------------------------------------
+
+
+def test_the_game_reads_into_the_recorded_hands_the_tenhou6_check_replays() -> None:
+    game = mjlog.loads(GAME, source="synthetic.xml")
+    assert (game.rule_name, game.red_fives, game.names) == ("三鳳南喰赤", True, ("Alice", "Bob", "天"))
+    assert game.final_scores == (33500, 36500, 35000)
+    aborted, won = game.hands
+    assert aborted.actions == ((0, NineTerminals()),) and aborted.result.reason == "nine_terminals"
+    assert (won.honba, won.dealer, won.scores) == (1, 0, (35000, 35000, 35000))
+    # Replacement draw after the kita; the other draws are live, in order.
+    assert won.deal.replacements == (mjlog.tile_of(3),)
+    assert won.deal.live[:3] == (mjlog.tile_of(2), mjlog.tile_of(34), mjlog.tile_of(35))
+    # The log sets aside North 121 and discards 120; the engine sets aside the lowest North
+    # (120), so the discard names the copy the engine kept (121).
+    assert won.actions[0] == (0, Kita())
+    assert won.actions[1] == (0, Discard(mjlog.tile_of(121)))
+    # The pon used Whites 125 and 126, the engine uses the lowest two (124, 125): the White the
+    # log kept (124) is the engine's 126.
+    assert (2, Pon(WHITE)) in won.actions
+    assert (2, Discard(mjlog.tile_of(126))) in won.actions
+    assert won.actions[-1] == (1, Ron())
+    (win,) = won.result.wins
+    assert (win.seat, win.from_seat, win.han, win.fu, win.points_text) == (1, 0, 1, 40, "40符1飜1300点")
+    assert win.yaku == (("断幺九", 1),) and win.deltas == (-1500, 1500, 0)
+
+    checks = tenhou6.check_game(game, tenhou6.rules_for(game))
+    assert [(c.match, c.differences) for c in checks] == [(True, ()), (True, ())]
+    kita = [e.tile for e in checks[1].events if isinstance(e, KitaDeclared)]
+    assert kita == [mjlog.tile_of(120)] and kind_of(kita[0]) == NORTH
+
+
+def test_a_log_that_disagrees_with_the_engine_is_a_difference_not_a_crash() -> None:
+    wrong_points = GAME.replace('ten="40,1300,0"', 'ten="40,2600,0"')
+    checks = tenhou6.check_game(game := mjlog.loads(wrong_points), tenhou6.rules_for(game))
+    assert not checks[1].match and "payment: engine" in checks[1].detail
+
+
+def test_tsumo_payments_split_the_way_the_score_text_does() -> None:
+    # 30 fu 4 han non-dealer tsumo: 2000-3900 (5900), 30 fu 2 han: 500-1000, dealer 40 fu 2 han: 1300 each.
+    hand = RON_HAND.replace('fromWho="0"', 'fromWho="1"')
+    for points, text in ((5900, "30符4飜2000-3900点"), (1500, "30符2飜500-1000点")):
+        fu, han = (30, 4) if points == 5900 else (30, 2)
+        xml = game_xml(
+            hand.replace('ten="40,1300,0"', f'ten="{fu},{points},0"').replace('yaku="8,1"', f'yaku="8,{han}"')
+        )
+        (win,) = mjlog.loads(xml).hands[0].result.wins
+        assert (win.tsumo, win.points_text) == (True, text)
+
+
+# -- refusals -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "words"),
+    [
+        (
+            '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><mjloggm>&a;</mjloggm>',
+            mjlog.MjlogError,
+            "document type",
+        ),
+        ("<mjloggm><GO type='185'/>", mjlog.MjlogError, "not well-formed"),
+        ("<log/>", mjlog.MjlogError, "not <mjloggm>"),
+        (game_xml(RON_HAND, game_type=169), mjlog.FourPlayerLog, "four-player"),
+        (game_xml(RON_HAND.replace("<D120/>", "<D99/>")), mjlog.MjlogError, r"seat 0 does not hold 7s \(tile 99\)"),
+        (game_xml(RON_HAND.replace("<T2/>", "<T20/>")), mjlog.MjlogError, "2m-8m"),
+        (game_xml(RON_HAND.replace("<T2/>", "<W2/>")), mjlog.MjlogError, "fourth seat"),
+        (game_xml(RON_HAND.split("<AGARI")[0]), mjlog.MjlogError, "no <AGARI> or <RYUUKYOKU>"),
+        (game_xml(RON_HAND.replace("<F128/>", "<F128/><CHAT/>")), mjlog.MjlogError, "unknown element <CHAT>"),
+    ],
+)
+def test_bad_logs_get_a_typed_error_with_where(text: str, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words) as caught:
+        mjlog.loads(text, source="bad.xml")
+    assert str(caught.value).startswith("bad.xml")
+
+
+def test_the_error_names_the_hand_and_the_element() -> None:
+    with pytest.raises(mjlog.MjlogError) as caught:
+        mjlog.loads(game_xml(NINE_TERMINALS_HAND, RON_HAND.replace("<D120/>", "<D99/>")))
+    assert (caught.value.hand, caught.value.position) == (1, "<D99> (element 11)")
+
+
+def test_gzip_is_unpacked_within_a_limit() -> None:
+    packed = gzip.compress(GAME.encode())
+    assert mjlog.is_gzip(packed) and not mjlog.is_gzip(GAME.encode())
+    assert mjlog.gunzip(packed, max_bytes=len(GAME)).decode() == GAME
+    with pytest.raises(mjlog.OversizeLog):
+        mjlog.gunzip(gzip.compress(b" " * 10_000_000), max_bytes=1 << 20)
+    with pytest.raises(mjlog.MjlogError, match="ends too early"):
+        mjlog.gunzip(packed[:-30], max_bytes=1 << 20)
+
+
+# -- the command and the route --------------------------------------------------------------------
+
+
+def _replay_check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sanma", "replay-check", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+
+
+def test_replay_check_reads_mjlog_plain_and_packed_whatever_the_name(tmp_path: Path) -> None:
+    plain = tmp_path / "game.xml"
+    plain.write_text(GAME, encoding="utf-8")
+    packed = tmp_path / "game.mjlog"
+    packed.write_bytes(gzip.compress(GAME.encode()))
+    named_json = tmp_path / "game.json"  # content decides, not the name
+    named_json.write_bytes(gzip.compress(GAME.encode()))
+    proc = _replay_check(str(plain), str(packed), str(named_json))
+    assert (proc.stdout.splitlines(), proc.stderr, proc.returncode) == (["checked 6 hands: 6 match, 0 differ"], "", 0)
+
+    wrong = tmp_path / "wrong.xml.gz"
+    wrong.write_bytes(gzip.compress(GAME.replace('ten="40,1300,0"', 'ten="40,2600,0"').encode()))
+    proc = _replay_check(str(wrong))
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0].startswith(f"{wrong} hand 1: seat 1 payment: engine")
+    assert proc.stdout.splitlines()[-1] == "checked 2 hands: 1 match, 1 differ"
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveServer]:
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0)
+    server = LiveServer(settings)
+    yield server
+    server.stop()
+
+
+def _post(live: LiveServer, path: str, token: str, body: bytes) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/octet-stream"}
+    return httpx.post(f"{live.http}{path}", content=body, headers=headers, timeout=60)
+
+
+def test_the_log_routes_open_and_keep_a_packed_mjlog(live: LiveServer) -> None:
+    token = new_guest(live)
+    r = _post(live, "/api/replays/open", token, gzip.compress(GAME.encode()))
+    assert r.status_code == 200, r.text[:300]
+    opened = r.json()
+    assert opened["title"] == "三鳳南喰赤 Alice · Bob · 天" and opened["preset"] == "tenhou"
+    assert [(h["match"], h["log_result"]["name"]) for h in opened["hands"]] == [(True, "九種九牌"), (True, "和了")]
+    assert _post(live, "/api/replays/open", token, GAME.encode()).json()["hands"] == opened["hands"]
+
+    kept = _post(live, "/api/replays", token, gzip.compress(GAME.encode()))
+    assert kept.status_code == 201, kept.text[:300]
+    again = httpx.get(f"{live.http}/api/replays/{kept.json()['id']}", headers={"Authorization": f"Bearer {token}"})
+    assert again.json()["hands"] == opened["hands"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "words"),
+    [
+        (game_xml(RON_HAND, game_type=169).encode(), 422, "four_player", "GO type 169"),
+        (game_xml(RON_HAND.replace("<D120/>", "<D99/>")).encode(), 422, "bad_log", "hand 1: <D99> (element 8)"),
+        (b'<!DOCTYPE x [<!ENTITY a "a">]><mjloggm/>', 422, "bad_log", "document type"),
+        (gzip.compress(GAME.encode())[:-30], 422, "not_text", "ends too early"),
+        (gzip.compress(b" " * 3_000_000), 413, "too_large", "unpacked too"),
+    ],
+)
+def test_bad_mjlog_uploads_get_their_typed_answer(
+    live: LiveServer, body: bytes, status: int, code: str, words: str
+) -> None:
+    r = _post(live, "/api/replays/open", new_guest(live), body)
+    assert (r.status_code, r.json()["error"]) == (status, code), r.text[:300]
+    assert words in r.json()["detail"]
+
+
+# -- every shared phoenix game --------------------------------------------------------------------
+
+
+def test_every_shared_phoenix_game_replays_hand_for_hand(shared_testdata: Path) -> None:
+    files = sorted((shared_testdata / "phoenix3p_mjlog").glob("*.xml.gz"))
+    if not files:
+        pytest.skip(f"no mjlog games in {shared_testdata / 'phoenix3p_mjlog'}")
+    started = time.perf_counter()
+    hands = 0
+    differ: list[str] = []
+    for path in files:
+        game = mjlog.loads(gzip.decompress(path.read_bytes()).decode("utf-8"), source=path.name)
+        for check in tenhou6.check_game(game, tenhou6.rules_for(game)):
+            hands += 1
+            if not check.match:
+                differ.append(f"{path.name} hand {check.index}: {check.detail}")
+    seconds = time.perf_counter() - started
+    print(f"{len(files)} games, {hands} hands, {hands - len(differ)} match, {seconds:.0f} s")
+    assert len(files) == 2537 and hands > 22_000
+    assert differ == []
