@@ -18,7 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
-from sanma.engine.events import Event, HandStarted, HandWon, MatchEnded, RiichiAccepted
+from sanma.engine.events import Event, HandStarted, HandWon, KitaDeclared, MatchEnded, RiichiAccepted
 from sanma.engine.formats import tenhou6
 from sanma.engine.rules import DEFAULT
 from sanma.server.api.replays import split_hands
@@ -144,7 +144,11 @@ def test_a_practice_match_from_the_history(browser, live, shots):  # noqa: F811
     for part in (win.score.payments.dealer, win.score.payments.non_dealer, win.score.payments.ron):
         if part:
             assert points(part) in pay, (pay, win.score.payments)
-    assert page.locator("#replay-result .win-hand .tile").count() == len(win.hand) + 1  # the winner's hand and tile
+    assert page.locator("#replay-result .win-hand > .tile").count() == len(win.hand) + 1  # the winner's hand and tile
+    # The winner's kita beside the hand, as many as "North tiles" counts.
+    kita = sum(1 for e in hand if isinstance(e, KitaDeclared) and e.seat == win.seat)
+    assert kita and page.locator("#replay-result [data-testid=win-kita] .tile").count() == kita
+    assert ("kita", kita) in win.score.yaku
     # The match has ended: open hands by default, the opponents' tiles face up; off: backs.
     assert page.locator("#replay .opponent .tile.open-hand").count() > 0
     page.click("#replay-open-hands")
