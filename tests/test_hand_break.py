@@ -243,3 +243,44 @@ def test_a_table_rebuilt_between_hands_still_waits_or_deals_if_its_countdown_pas
         back.close()
     finally:
         live.stop()
+
+
+def play(seed: int) -> list[Any]:
+    """An east match of three beginner bots (wins, draws and calls, as a table gets them)."""
+    from sanma.bots.registry import make_bot
+    from sanma.engine.match import Match
+    from sanma.engine.rules import Rules
+    from sanma.engine.visibility import redact
+
+    match = Match(seed, Rules(length="east"))
+    bots = [make_bot("beginner", s, seed * 3 + s) for s in range(3)]
+    seen = 0
+    while not match.finished:
+        for event in match.events[seen:]:
+            for bot in bots:
+                bot.observe(redact(event, bot.seat))
+        seen = len(match.events)
+        seat = match.awaiting()[0]
+        match.apply(seat, bots[seat].decide(match.legal_actions(seat)))
+    return match.events
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_log_that_ends_with_a_hands_result_deals_the_same_next_hand_again(seed):
+    # What a table between hands stores: the result, not the deal (rooms/handbreak.py).
+    from sanma.engine.events import HandAborted, HandDrawn, HandStarted, HandWon
+    from sanma.server.rooms.handbreak import replay_stored, split_deal
+
+    events = play(seed)
+    starts = [i for i, e in enumerate(events) if isinstance(e, HandStarted)][1:]
+    assert starts
+    for start in starts:
+        end = start  # the log of a break: everything before the next HandStarted
+        assert isinstance(events[end - 1], HandWon | HandDrawn | HandAborted)
+        match, stored = replay_stored(events[:end])
+        assert stored == end and match.events[: len(events)] == events[: len(match.events)]
+        assert isinstance(match.events[end], HandStarted) and not match.finished
+    assert split_deal(events[starts[0] - 1 : starts[0] + 2]) == (
+        events[starts[0] - 1 : starts[0]],
+        events[starts[0] : starts[0] + 2],
+    )
