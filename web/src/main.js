@@ -5,7 +5,7 @@ import { autoAction, loadToggles, saveToggles, TOGGLES } from "./auto.js";
 import { currentMatch, ensureToken, newToken, saveToken, startPractice } from "./api.js";
 import { Connection } from "./conn.js";
 import { getLang, LANGS, loadI18n, setLang, t } from "./i18n.js";
-import { html, join, mount, tileHtml } from "./render/common.js";
+import { html, join, mount, nodeOf, tileHtml } from "./render/common.js";
 import { icon } from "./icons.js";
 import { effectsOf, motionSpeed, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
@@ -337,11 +337,7 @@ function nextHand() {
 function renderAutoBanner() {
   let el = $("autoplay");
   if (!el) {
-    el = document.createElement("button");
-    el.type = "button";
-    el.id = "autoplay";
-    el.className = "autoplay-banner";
-    el.dataset.testid = "autoplay";
+    el = nodeOf(html`<button type="button" id="autoplay" class="autoplay-banner" data-testid="autoplay" hidden></button>`);
     $("game").append(el);
   }
   el.hidden = !app.auto || watching();
