@@ -145,8 +145,9 @@ def test_an_invited_friend_is_asked_for_a_name_once(browser: Browser, live: Live
     friend.fill("#room-name", "Budi")
     friend.click("[data-room-cmd=name-save]")
     friend.wait_for_selector("[data-testid=name-ask]", state="detached")
-    friend.wait_for_function("() => document.querySelector('.room-seat[data-seat=\"1\"] .who').textContent.startsWith('Budi')")
-    host.wait_for_function("() => document.querySelector('.room-seat[data-seat=\"1\"] .who')?.textContent === 'Budi'")
+    seat_1 = "document.querySelector('.room-seat[data-seat=\"1\"] .who')"
+    friend.wait_for_function(f"() => {seat_1}.textContent.startsWith('Budi')")  # "Budi · Kamu"
+    host.wait_for_function(f"() => {seat_1}?.textContent === 'Budi'")
     friend.context.close()
 
     # Another friend skips: nothing is saved, and a second invite is not asked again.
