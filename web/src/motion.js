@@ -59,13 +59,14 @@ export function callout(text, seat, me, speed, kind) {
   const r = box.getBoundingClientRect();
   const g = game.getBoundingClientRect();
   const el = nodeOf(html`<div class="callout callout-${kind}" data-testid="callout" data-kind="${kind}" data-seat="${seat}" role="status">${text}</div>`);
-  el.style.top = `${r.top - g.top + Math.min(r.height / 2, 60)}px`;
   game.appendChild(el);
   // Centred on the caller, but never past the table's edge: a word wider than a box at the
   // edge (an opponent's, on a phone) stuck out of it.  The pop grows it by 15%.
-  const half = (el.offsetWidth * 1.15) / 2 + 6;
-  const centre = r.left - g.left + r.width / 2;
-  el.style.left = `${Math.max(half, Math.min(g.width - half, centre))}px`;
+  const within = (at, size, room) => Math.max(size, Math.min(room - size, at));
+  const x = within(r.left - g.left + r.width / 2, (el.offsetWidth * 1.15) / 2 + 6, g.width);
+  const y = within(r.top - g.top + Math.min(r.height / 2, 60), (el.offsetHeight * 1.15) / 2 + 6, g.height);
+  el.style.left = `${x}px`;
+  el.style.top = `${y}px`;
   if (motionOn(speed)) {
     animate(el, [{ transform: "translate(-50%, -50%) scale(.4)", opacity: 0 }, { transform: "translate(-50%, -50%) scale(1.15)", opacity: 1, offset: 0.6 },
       { transform: "translate(-50%, -50%) scale(1)", opacity: 1 }], BASE_MS[speed]);
