@@ -16,15 +16,19 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
 
-from sanma.engine.actions import Discard, Kita, NineTerminals, Pon, Ron
+from sanma.engine.actions import Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron
 from sanma.engine.events import KitaDeclared
 from sanma.engine.formats import mjlog, tenhou6
-from sanma.engine.tiles import NORTH, WHITE, kind_of
+from sanma.engine.kyoku import Kyoku
+from sanma.engine.rules import preset
+from sanma.engine.tiles import EAST, NORTH, P1, WHITE, kind_of
+from sanma.engine.wall import Deal
 from sanma.server.settings import Settings
 from tests.services import free_port
 from tests.test_server import LiveServer, new_guest
@@ -258,6 +262,52 @@ def test_bad_mjlog_uploads_get_their_typed_answer(
     r = _post(live, "/api/replays/open", new_guest(live), body)
     assert (r.status_code, r.json()["error"]) == (status, code), r.text[:300]
     assert words in r.json()["detail"]
+
+
+# -- what the phoenix games showed -------------------------------------------------------------
+
+
+def _kyoku_to_the_riichi_kan(rules_name: str) -> Kyoku:
+    """The dealer (1-2-3p 4-4-4p 6p 7-7-7p 5-6-7s, waiting on 5p 6p 8p) declares riichi on the
+    first turn, the others discard, and the dealer draws the fourth 4p.  A kan keeps the waits
+    but loses the reading 44p + 456p (2026011721gm-00b9-0000-3c410cc2 hand 4, seat 2)."""
+    dealer = (8, 12, 16, 20, 21, 22, 28, 32, 33, 34, 61, 64, 68)
+    singles = (0, 1, 9, 10, 11, 12, 13, 14, 18, 19, 20, 21, 22)  # kinds, one copy each
+    deal = Deal(
+        hands=(dealer, tuple(4 * k + 1 for k in singles), tuple(4 * k + 2 for k in singles)),
+        live=(4, 100, 104, 23),
+        replacements=(9,),
+        dora_indicators=(105,),
+    )
+    kyoku = Kyoku.start(
+        deal, rules=preset(rules_name), round_wind=EAST, dealer=0, honba=0, deposits=0, scores=(35000,) * 3
+    )
+    for seat, action in ((0, Discard(4, riichi=True)), (1, Discard(100)), (2, Discard(104))):
+        while action not in kyoku.legal_actions(seat):
+            for other in kyoku.awaiting():
+                kyoku.apply(other, Pass())
+        kyoku.apply(seat, action)
+    while kyoku.phase == "window":
+        for other in kyoku.awaiting():
+            kyoku.apply(other, Pass())
+    return kyoku
+
+
+def test_tenhou_lets_a_riichi_kan_change_the_reading_but_not_the_waits() -> None:
+    assert Kan(P1 + 3) in _kyoku_to_the_riichi_kan("tenhou").legal_actions(0)
+    assert Kan(P1 + 3) not in _kyoku_to_the_riichi_kan("default").legal_actions(0)
+
+
+def test_no_pao_is_recorded_when_the_liable_seat_deals_the_winning_tile() -> None:
+    game = mjlog.loads(GAME)
+    hand = game.hands[1]
+    result = tenhou6.replay_hand(hand, tenhou6.rules_for(game)).result
+    assert result is not None
+    (win,) = result.wins
+    fed_by_discarder = replace(result, wins=(replace(win, pao_seat=win.from_seat),))
+    assert tenhou6.compare_result(hand, fed_by_discarder) == []
+    fed_by_the_third = replace(result, wins=(replace(win, pao_seat=2),))
+    assert tenhou6.compare_result(hand, fed_by_the_third) == ["seat 1 pao: engine 2, log 1"]
 
 
 # -- every shared phoenix game --------------------------------------------------------------------

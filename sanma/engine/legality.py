@@ -420,7 +420,7 @@ def kan_kinds(f: SeatFacts) -> list[TileKind]:
 
 def riichi_kan_ok(f: SeatFacts, kind: TileKind) -> bool:
     """After riichi a closed kan must use the drawn tile and change neither the waits nor how
-    the hand reads (spec 4)."""
+    the hand reads (spec 4); Tenhou asks only that the waits stay (``riichi_kan_keeps_readings``)."""
     drawn = f.drawn
     if drawn is None or kind_of(drawn) != kind:
         return False
@@ -433,6 +433,8 @@ def riichi_kan_ok(f: SeatFacts, kind: TileKind) -> bool:
     after = tuple(k for k in _cached_waits(tuple(counts), len(f.melds) + 1) if own[k] < 4)
     if before != after:
         return False
+    if not f.rules.riichi_kan_keeps_readings:
+        return True
     base = counts_of_tiles(f.hand)
     base[kind] -= 1
     return kan_keeps_readings(base, kind, before)

@@ -32,6 +32,8 @@ DEFAULTS: Final[dict[str, Any]] = {
     "kokushi_robs_ankan": True,
     # A riichi player who rons an extracted North keeps ippatsu.
     "kita_ron_keeps_ippatsu": True,
+    # After riichi a closed kan must keep every reading of the hand, not only its waits.
+    "riichi_kan_keeps_readings": True,
 }
 
 # What each preset changes from the defaults.
@@ -39,13 +41,15 @@ CHANGES: Final[dict[str, dict[str, Any]]] = {
     "default": {},
     # Tenhou's sanma rooms: no double yakuman, kokushi cannot rob a closed kan, and
     # the final score is (points - 40,000)/1000 with uma 20/0/-20 plus the 15,000
-    # "oka" to first place, which is what its logs record as 1st +35.
+    # "oka" to first place, which is what its logs record as 1st +35.  A riichi player's
+    # closed kan need only keep the waits (its phoenix logs, docs/rules-notes.md).
     "tenhou": {
         "preset": "tenhou",
         "return_points": 40_000,
         "uma": (35, 0, -20),
         "double_yakuman": False,
         "kokushi_robs_ankan": False,
+        "riichi_kan_keeps_readings": False,
     },
     "mahjongsoul": {"preset": "mahjongsoul"},
 }

@@ -41,6 +41,7 @@ class Rules:
     double_yakuman: bool = DEFAULTS["double_yakuman"]
     kokushi_robs_ankan: bool = DEFAULTS["kokushi_robs_ankan"]
     kita_ron_keeps_ippatsu: bool = DEFAULTS["kita_ron_keeps_ippatsu"]
+    riichi_kan_keeps_readings: bool = DEFAULTS["riichi_kan_keeps_readings"]
 
     def with_options(self, **changes: object) -> Rules:
         """A copy with some options changed (e.g. ``length`` or ``red_fives``)."""

@@ -476,6 +476,8 @@ class _Reader:
         payment = _payment(points, tsumo, seat == h.dealer)
         text = _points_text(fu, han, limit, payment, tsumo, seat == h.dealer)
         _, deltas = self.hundreds(attrs, "sc")
+        # A yakuman has no fu in the engine's terms (its ``Score.fu`` is 0); Tenhou writes one.
+        fu = 0 if yakuman_ids else fu
         h.wins.append(RecordedWin(seat, from_seat, pao, han, fu, yakuman, limit, payment, text, tuple(yaku), deltas))
         if "doraHaiUra" in attrs and not h.ura:
             h.ura = [self.tile(i) for i in self.ints(attrs, "doraHaiUra")]

@@ -146,7 +146,9 @@ def _compare_win(lw: RecordedWin, ew: WinRecord, dealer: int) -> list[str]:
     who = f"seat {lw.seat}"
     if ew.from_seat != lw.from_seat:
         out.append(f"{who} won from seat {ew.from_seat} in the engine, {lw.from_seat} in the log")
-    engine_pao = lw.seat if ew.pao_seat is None else ew.pao_seat
+    # Tenhou records no pao when the liable seat dealt the winning tile itself: it pays the
+    # whole win either way (its phoenix mjlogs: a daisangen ron from the feeder).
+    engine_pao = lw.seat if ew.pao_seat in (None, ew.from_seat) else ew.pao_seat
     if engine_pao != lw.pao_seat:
         out.append(f"{who} pao: engine {engine_pao}, log {lw.pao_seat}")
     if score.yakuman != lw.yakuman:
