@@ -1,7 +1,8 @@
 // Friend rooms (docs/rooms.md): create a room or join one by code / invite link, the lobby
 // (seats, host controls: bots with a level, start), then the match on the usual table; during
 // the match a small bar shows each seat's presence, and the turn timer with the time bank sits
-// beside the hand.  An invited friend without a name is asked once for one.  A spectator's bar names the seats as buttons: the one pressed is drawn at the bottom.
+// beside the hand.  An invited friend without a name is asked once for one.  A spectator's
+// bar names the seats as buttons: the one pressed is drawn at the bottom.
 import { request } from "./api.js";
 import { html, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
