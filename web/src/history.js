@@ -221,7 +221,7 @@ async function stopSharing(match, say) {
 
 function openSection() {
   const presets = PRESETS.map((p) => html`<option value="${p}"${p === picked.preset ? html` selected` : null}>${t(`acct.open.preset.${p || "auto"}`)}</option>`);
-  return html`<section class="open-log"><h3>${t("acct.open.title")}</h3><p id="log-help">${t("acct.open.help")}</p><div class="acct-row"><div class="drop-zone" id="log-drop" data-act="log-drop" role="button" tabindex="0" aria-describedby="log-help">${t("acct.open.drop")}</div><label class="log-preset">${t("acct.open.preset")}<select id="log-preset" data-act="log-preset">${presets}</select></label><input type="file" id="log-file" data-act="log-file" accept="application/json,.json,.txt" hidden></div></section>`;
+  return html`<section class="open-log"><h3>${t("acct.open.title")}</h3><p id="log-help">${t("acct.open.help")}</p><div class="acct-row"><div class="drop-zone" id="log-drop" data-act="log-drop" role="button" tabindex="0" aria-describedby="log-help">${t("acct.open.drop")}</div><label class="log-preset">${t("acct.open.preset")}<select id="log-preset" data-act="log-preset">${presets}</select></label><input type="file" id="log-file" data-act="log-file" accept="application/json,.json,.txt,.xml,.mjlog,.gz,application/xml,text/xml,application/gzip" hidden></div></section>`;
 }
 
 /** The drop zone: a click or Enter picks a file, a dropped file is opened. */
@@ -243,10 +243,23 @@ async function onDropZone(zone, ev, say) {
   }
 }
 
+/** A log file's text. Tenhou's own downloads (`.mjlog`, `.xml.gz`) are gzip: unpacked here, so
+ * the viewer keeps (and may save) the log's text, never its packing. `null` if it does not unpack. */
+async function logText(file) {
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return file.text();
+  try {
+    return await new Response(file.stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  } catch {
+    return null;
+  }
+}
+
 /** Send a picked or dropped file to the server's importer and open what it answers. */
 export async function openFile(file, say) {
   say(t("acct.open.reading", { name: file.name }));
-  const text = await file.text();
+  const text = await logText(file);
+  if (text === null) return say("", errorText({ error: "not_text" }, 422));
   const query = picked.preset ? `?preset=${encodeURIComponent(picked.preset)}` : "";
   const { status, data } = await api("POST", `/api/replays/open${query}`, undefined, { raw: text });
   if (status !== 200) return say("", errorText(data, status));
