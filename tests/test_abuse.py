@@ -215,7 +215,9 @@ class Attack:
 
 def test_the_resync_attack_leaves_the_other_players_and_every_room_alone(live_factory):
     # Caps raised out of the way: this is about the work per frame, not about the caps.
-    live = live_factory(ws_per_guest=100, ws_per_address=200, rate_per_s=20.0, rate_burst=40)
+    live = live_factory(
+        ws_per_guest=100, ws_per_address=200, http_connections_per_address=200, rate_per_s=20.0, rate_burst=40
+    )
     attacker = new_guest(live)
     target = new_match(live, attacker, length="east-south")
     setup = Client(live, attacker, target)

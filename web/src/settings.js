@@ -5,7 +5,7 @@
 // pace with main.js, which sends it to the match); this module only shows and sets them.
 // Also the first-visit pointer to the guide on the start screen, until dismissed or followed.
 import { getLang, LANGS, t } from "./i18n.js";
-import { html, join, mount } from "./render/common.js";
+import { html, join, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
 import { MOTION_SPEEDS, motionSpeed, setMotionSpeed } from "./motion.js";
 import { getVolume, isMuted, setMuted, setVolume } from "./sound.js";
@@ -30,10 +30,7 @@ export function settingsOpen() {
 function sheet() {
   let el = document.getElementById("settings-sheet");
   if (!el) {
-    el = document.createElement("div");
-    el.id = "settings-sheet";
-    el.className = "overlay sheet";
-    el.hidden = true;
+    el = nodeOf(html`<div id="settings-sheet" class="overlay sheet" hidden></div>`);
     document.getElementById("app").appendChild(el);
   }
   return el;
