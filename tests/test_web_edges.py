@@ -2,7 +2,8 @@
 real server: the menu closes on Escape and on a click outside it; a purchase in the shop
 says what was bought and drops the check-in's note; a friend room's match left in play is
 offered on the start screen and rejoined; a friend who opens an invite link is asked once for
-a name, saved as the guest's display name, or may skip the question."""
+a name, saved as the guest's display name, or may skip the question; your turn is said in
+words, and a first tap on a touch screen lifts the tile by half its width."""
 
 from __future__ import annotations
 
@@ -167,3 +168,27 @@ def test_an_invited_friend_is_asked_for_a_name_once(browser: Browser, live: Live
     assert host.errors == [] and other.errors == []  # type: ignore[attr-defined]
     host.context.close()
     other.context.close()
+
+
+LIFT = """() => { const t = document.querySelector('.hand-tile.raised');
+  const other = document.querySelector('.hand-tile:not(.raised)');
+  return t && other ? {lift: other.getBoundingClientRect().top - t.getBoundingClientRect().top,
+                       width: t.getBoundingClientRect().width} : null; }"""
+
+
+def test_your_turn_is_said_in_words_and_a_first_tap_lifts_the_tile_clearly(browser: Browser, live: LiveServer) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script("localStorage.setItem('sanma.lang', 'en')")
+    page.goto(live.http + "/")
+    start_match(page)
+    page.wait_for_selector(".hand.my-turn .hand-tile:not(.blocked)")
+    assert page.inner_text("[data-testid=turn-cue]") == "Your turn"
+    page.locator(".hand.my-turn .hand-tile:not(.blocked)").first.tap()
+    page.wait_for_selector(".hand-tile.raised")
+    assert page.inner_text("[data-testid=turn-cue]") == "Tap again to discard"
+    shown = page.evaluate(LIFT)
+    assert shown["lift"] >= shown["width"] * 0.45, shown  # half a tile's width, not 6 px
+    page.locator(".hand-tile.raised").tap()  # the second tap discards it
+    page.wait_for_selector(".river-me .tile")
+    context.close()
