@@ -98,7 +98,7 @@ function row(entry, withReplay) {
     return html`<button type="button" class="choice" data-act="hist-download" data-match="${id}" data-download="${kind}" aria-label="${whole}" title="${whole}">⬇ ${t(`acct.history.short.${kind}`)}</button>`;
   };
   const tools = withReplay
-    ? html`<td class="hist-tools"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button><button type="button" class="choice" data-act="hist-review" data-review="${id}">${t("acct.history.review")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></td>`
+    ? html`<td class="hist-tools"><div class="hist-tool-row"><button type="button" class="choice" data-act="hist-replay" data-replay="${id}">${t("acct.history.replay")}</button><button type="button" class="choice" data-act="hist-review" data-review="${id}">${t("acct.history.review")}</button>${dl("tenhou6")}${dl("jsonl")}<button type="button" class="choice" data-act="hist-share" data-share="${id}">${t("acct.history.share")}</button></div></td>`
     : html`<td></td>`;
   const points = entry.points !== null && entry.points !== undefined ? formatPoints(entry.points) : "";
   const place = entry.placement ? t(`place.${entry.placement}`) : "";
