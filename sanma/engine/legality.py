@@ -258,7 +258,7 @@ def window_actions(
 
 def hand_waits(f: SeatFacts, without: Tile | None = None) -> tuple[TileKind, ...]:
     """Waits by shape of the seat's 13-3m concealed tiles (optionally without one tile); a
-    kind whose four copies the seat owns (hand, melds, kita) is never a wait."""
+    kind whose four copies the seat owns (hand, melds, kita; ``_blocking``) is never a wait."""
     hand, melds = f.hand, f.melds
     nmelds = len(melds)
     if len(hand) - (without is not None) != 13 - 3 * nmelds:
@@ -271,16 +271,17 @@ def hand_waits(f: SeatFacts, without: Tile | None = None) -> tuple[TileKind, ...
         return ()
     # Completion is a matter of shape, so filtering the kinds whose four copies the seat
     # owns gives what ``waits(..., own)`` gives, without its slower capped search.
-    own = _owned(counts, melds, f.kita_count)
+    own = _blocking(f, counts)
     return tuple(k for k in shape_waits if own[k] < 4)
 
 
 def owned_counts(f: SeatFacts, without: Tile | None = None) -> list[int]:
-    """Copies of each kind the seat owns: concealed (optionally without one tile), melds, kita."""
+    """Copies of each kind the seat owns that rule a wait out: concealed (optionally without
+    one tile), melds, kita (``_blocking``)."""
     counts = counts_of_tiles(f.hand)
     if without is not None:
         counts[kind_of(without)] -= 1
-    return _owned(counts, f.melds, f.kita_count)
+    return _blocking(f, counts)
 
 
 def furiten(f: SeatFacts, waits_now: Sequence[TileKind]) -> FuritenState:
@@ -429,7 +430,8 @@ def riichi_kan_ok(f: SeatFacts, kind: TileKind) -> bool:
         return False
     counts = counts_of_tiles(f.hand)
     counts[kind] -= 4
-    own = _owned(counts_of_tiles(f.hand), f.melds, f.kita_count)
+    # The waits the hand will have: the kan's four copies join the melds.
+    own = _owned(counts_of_tiles(f.hand), f.melds, f.kita_count) if f.rules.melds_block_waits else counts
     after = tuple(k for k in _cached_waits(tuple(counts), len(f.melds) + 1) if own[k] < 4)
     if before != after:
         return False
@@ -510,6 +512,12 @@ def declines_winning_draw(f: SeatFacts, tile: Tile) -> bool:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _blocking(f: SeatFacts, counts: list[int]) -> list[int]:
+    """The copies that rule a wait out: every copy the seat owns (spec 5), or with
+    ``melds_block_waits`` off (Tenhou) only those in ``counts``, the concealed hand."""
+    return _owned(counts, f.melds, f.kita_count) if f.rules.melds_block_waits else list(counts)
 
 
 def _owned(counts: list[int], melds: Sequence[Meld], kita: int) -> list[int]:

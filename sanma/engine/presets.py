@@ -34,6 +34,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     "kita_ron_keeps_ippatsu": True,
     # After riichi a closed kan must keep every reading of the hand, not only its waits.
     "riichi_kan_keeps_readings": True,
+    # A kind whose four copies the seat owns, its melds and kita included, is no wait
+    # (False: only four in the concealed hand make it none).
+    "melds_block_waits": True,
 }
 
 # What each preset changes from the defaults.
@@ -42,7 +45,8 @@ CHANGES: Final[dict[str, dict[str, Any]]] = {
     # Tenhou's sanma rooms: no double yakuman, kokushi cannot rob a closed kan, and
     # the final score is (points - 40,000)/1000 with uma 20/0/-20 plus the 15,000
     # "oka" to first place, which is what its logs record as 1st +35.  A riichi player's
-    # closed kan need only keep the waits (its phoenix logs, docs/rules-notes.md).
+    # closed kan need only keep the waits, and a wait on a kind whose copies sit in the
+    # player's own kan still counts (its phoenix logs, docs/rules-notes.md).
     "tenhou": {
         "preset": "tenhou",
         "return_points": 40_000,
@@ -50,6 +54,7 @@ CHANGES: Final[dict[str, dict[str, Any]]] = {
         "double_yakuman": False,
         "kokushi_robs_ankan": False,
         "riichi_kan_keeps_readings": False,
+        "melds_block_waits": False,
     },
     "mahjongsoul": {"preset": "mahjongsoul"},
 }

@@ -42,6 +42,7 @@ class Rules:
     kokushi_robs_ankan: bool = DEFAULTS["kokushi_robs_ankan"]
     kita_ron_keeps_ippatsu: bool = DEFAULTS["kita_ron_keeps_ippatsu"]
     riichi_kan_keeps_readings: bool = DEFAULTS["riichi_kan_keeps_readings"]
+    melds_block_waits: bool = DEFAULTS["melds_block_waits"]
 
     def with_options(self, **changes: object) -> Rules:
         """A copy with some options changed (e.g. ``length`` or ``red_fives``)."""
