@@ -15,7 +15,7 @@ function yakuName(name, afterKita = false) {
 /** The winner's kita (North tiles set aside), shown beside the melds: "North tiles" counts them. */
 function kitaHtml(tiles) {
   if (!tiles?.length) return "";
-  return html`<span class="meld win-kita" data-testid="win-kita" aria-label="${t("aria.kita", { n: tiles.length })}">${tiles.map((x) => tileHtml(x))}</span>`;
+  return html`<span class="win-kita" data-testid="win-kita" aria-label="${t("aria.kita", { n: tiles.length })}">${tiles.map((x) => tileHtml(x))}</span>`;
 }
 
 /** Each seat's change over the hand (`from`: the scores it started from, so a riichi stick
