@@ -277,6 +277,13 @@ class _Reader:
             raise self.error("a move before the first <INIT>")
         return self.current
 
+    def playing(self) -> _Hand:
+        """The hand being read, which must not have ended yet (a move after its end is an error)."""
+        h = self.hand()
+        if h.result is not None:
+            raise self.error("a move after the hand ended")
+        return h
+
     def tile(self, index: int) -> Tile:
         try:
             return tile_of(index)
@@ -362,7 +369,7 @@ class _Reader:
         )
 
     def draw(self, seat: int, tile: Tile) -> None:
-        h = self.hand()
+        h = self.playing()
         (h.replacements if h.rinshan == seat else h.live).append(tile)
         h.rinshan = None
         h.hands[seat].append(tile)
@@ -375,7 +382,7 @@ class _Reader:
         h.hands[seat].remove(tile)
 
     def discard(self, seat: int, tile: Tile) -> None:
-        h = self.hand()
+        h = self.playing()
         self.take(seat, tile)
         riichi = seat in h.declaring
         h.declaring.discard(seat)
@@ -384,7 +391,7 @@ class _Reader:
         h.drawn = None
 
     def reach(self, attrs: dict[str, str]) -> None:
-        h = self.hand()
+        h = self.playing()
         seat = self.seat(attrs)
         (step,) = self.ints(attrs, "step", 1)
         if step == 1:
@@ -395,10 +402,10 @@ class _Reader:
 
     def dora(self, attrs: dict[str, str]) -> None:
         (index,) = self.ints(attrs, "hai", 1)
-        self.hand().dora.append(self.tile(index))
+        self.playing().dora.append(self.tile(index))
 
     def call(self, attrs: dict[str, str]) -> None:
-        h = self.hand()
+        h = self.playing()
         seat = self.seat(attrs)
         (m,) = self.ints(attrs, "m", 1)
         try:
