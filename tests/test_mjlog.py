@@ -166,6 +166,7 @@ def test_tsumo_payments_split_the_way_the_score_text_does() -> None:
         (game_xml(RON_HAND.split("<AGARI")[0]), mjlog.MjlogError, "no <AGARI> or <RYUUKYOKU>"),
         (game_xml(RON_HAND.replace("<F128/>", "<F128/><CHAT/>")), mjlog.MjlogError, "unknown element <CHAT>"),
         (game_xml(RON_HAND + "<T37/>"), mjlog.MjlogError, "after the hand ended"),
+        (game_xml(RON_HAND.replace("<T2/>", "<T0/>")), mjlog.MjlogError, r"1m \(tile 0\) appears twice"),
     ],
 )
 def test_bad_logs_get_a_typed_error_with_where(text: str, error: type[Exception], words: str) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import unquote
@@ -528,6 +529,10 @@ class _Reader:
         self.position = f"the end of hand {h.index}"
         if h.result is None:
             raise self.error("the hand has no <AGARI> or <RYUUKYOKU>")
+        arrived = [*(t for tiles in h.dealt for t in tiles), *h.live, *h.replacements, *h.dora, *h.ura]
+        twice = sorted(t for t, n in Counter(arrived).items() if n > 1)
+        if twice:
+            raise self.error(f"{tile_name(twice[0])} ({_index(twice[0])}) appears twice in the hand")
         # Winners claim in turn order from the discarder, as the engine resolves them.
         for win in sorted(h.wins, key=lambda w: (w.seat - w.from_seat) % SEATS):
             h.actions.append((win.seat, Tsumo() if win.tsumo else Ron()))
