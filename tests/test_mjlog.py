@@ -369,8 +369,8 @@ def _check_files(paths: list[Path]) -> tuple[int, list[str]]:
 
 
 def test_every_shared_phoenix_game_replays_hand_for_hand(shared_testdata: Path) -> None:
-    """All 2,537 games, in as many processes as there are cores (the engine's legality is most
-    of the cost: about 150 s of one core)."""
+    """All 2,537 games, in a process per core (up to four): about 62 s of one core's time, most
+    of it the engine's legality."""
     files = sorted((shared_testdata / "phoenix3p_mjlog").glob("*.xml.gz"))
     if not files:
         pytest.skip(f"no mjlog games in {shared_testdata / 'phoenix3p_mjlog'}")
