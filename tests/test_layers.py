@@ -1,5 +1,5 @@
-"""The layers hold: the engine imports nothing of the project above it, the bots only the
-engine (and themselves), the store nothing of the server.  Read from the source (every
+"""The layers hold: the engine imports nothing of the project above it, ``learn`` only the
+engine, the bots only the engine and ``learn`` (and themselves), the store nothing of the server.  Read from the source (every
 ``import`` statement, type-checking ones included), so no module has to be imported."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "sanma"
 # layer -> the project packages its modules may import
 ALLOWED: dict[str, tuple[str, ...]] = {
     "engine": ("sanma.engine",),
-    "bots": ("sanma.engine", "sanma.bots"),
+    "learn": ("sanma.engine", "sanma.learn"),  # the learned policy's data side: above the engine, below the bots
+    "bots": ("sanma.engine", "sanma.learn", "sanma.bots"),
 }
 FORBIDDEN: dict[str, tuple[str, ...]] = {"store": ("sanma.server",)}
 

@@ -243,6 +243,12 @@ def game_samples(text: str, source: str, game: int, out: Samples) -> None:
         record = mjlog.loads(text, source=source)
     except mjlog.MjlogError as exc:
         raise DatasetError(str(exc)) from None
+    record_samples(record, game, out)
+
+
+def record_samples(record: tenhou6.RecordedGame, game: int, out: Samples) -> None:
+    """Append every decision of one recorded game (``game`` numbers it in the shard)."""
+    source = record.source
     rules = tenhou6.rules_for(record)
     views = [SeatView(s) for s in range(SEATS)]
     start = MatchStarted(seed=0, rules=rules, wall_algorithm="mjlog")
