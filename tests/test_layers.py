@@ -1,6 +1,7 @@
 """The layers hold: the engine imports nothing of the project above it, ``learn`` only the
-engine, the bots only the engine and ``learn`` (and themselves), the store nothing of the server.  Read from the source (every
-``import`` statement, type-checking ones included), so no module has to be imported."""
+engine, the bots only the engine and ``learn`` (and themselves), the store nothing of the
+server.  Read from the source (every ``import`` statement, type-checking ones included), so no
+module has to be imported."""
 
 from __future__ import annotations
 
