@@ -66,18 +66,22 @@ def new_code() -> str:
 
 # The countdowns between hands a host may choose (seconds; ``rooms/handbreak.py``).
 BreakSeconds = Literal[5, 10, 15, 30, 60]
+# The turn timers a host may choose (``rooms/clock.py`` TURN_TIMERS): off, or turn + bank seconds.
+TurnTimer = Literal["off", "5+10", "10+20", "20+40"]
 
 
 class RoomOptions(BaseModel):
     """A friend room's options (the spec's: match length, red fives; ``open_hands``: its
     spectators see every tile, a hand behind, instead of the public view live; ``break_s``: the
-    countdown between hands, ``docs/rooms.md``); ``seat``: the host's seat."""
+    countdown between hands, ``docs/rooms.md``; ``turn_timer``: the seats' turn clock, left out:
+    the server's); ``seat``: the host's seat."""
 
     model_config = ConfigDict(extra="forbid")
     length: Length = "east-south"
     red_fives: StrictBool = True
     open_hands: StrictBool = False
     break_s: BreakSeconds = 15
+    turn_timer: TurnTimer | None = None
     seat: Literal[0, 1, 2] = 0
 
 
@@ -96,6 +100,7 @@ class OptionsChange(BaseModel):
     red_fives: StrictBool | None = None
     open_hands: StrictBool | None = None
     break_s: BreakSeconds | None = None
+    turn_timer: TurnTimer | None = None
 
 
 class BotChoice(BaseModel):
@@ -120,10 +125,11 @@ class SeatView(BaseModel):
 
 
 class TimerView(BaseModel):
-    """The room's turn timers: seconds per action and the time bank per hand."""
+    """The room's turn timers: seconds per action and the time bank per hand (both ``null``:
+    the host turned the turn clock off)."""
 
-    turn_s: float
-    bank_s: float
+    turn_s: float | None
+    bank_s: float | None
 
 
 class RoomView(BaseModel):
@@ -136,6 +142,7 @@ class RoomView(BaseModel):
     red_fives: bool
     open_hands: bool  # spectators see every tile, a hand behind (else the public view, live)
     break_s: int  # the countdown between hands (seconds)
+    turn_timer: TurnTimer | None  # the host's choice (``null``: the server's timers, as ``timers`` shows)
     seats: list[SeatView]
     you: int | None
     host: int | None
@@ -222,13 +229,22 @@ async def _view(app: Services, room: RoomRecord, guest: str) -> RoomView:
         red_fives=bool(room.options["red_fives"]),
         open_hands=bool(room.options.get("open_hands", False)),  # rooms stored before it: off
         break_s=int(room.options.get("break_s", DEFAULT_BREAK_S)),
+        turn_timer=room.options.get("turn_timer"),
         seats=seats,
         you=room.seat_of(guest),
         host=room.seat_of(room.host_guest),
         match=None if guest in room.barred else room.match_id,  # a removed guest may not watch it
-        timers=TimerView(turn_s=float(room.timers["turn_s"]), bank_s=float(room.timers["bank_s"])),
+        timers=_timers_view(room),
         removed=guest in room.barred,
     )
+
+
+def _timers_view(room: RoomRecord) -> TimerView:
+    """The turn timers the room's match will run with (the host's choice over the server's)."""
+    timers = TurnTimers.from_json(room.timers).chosen(room.options.get("turn_timer"))
+    if not timers.turn_clock:
+        return TimerView(turn_s=None, bank_s=None)
+    return TimerView(turn_s=timers.turn_s, bank_s=timers.bank_s)
 
 
 def _normalize(code: str) -> str:
@@ -324,6 +340,8 @@ async def create_room(
                 "red_fives": options.red_fives,
                 "open_hands": options.open_hands,
                 "break_s": options.break_s,
+                # Left out when not chosen: the server's timers (``timers``) apply.
+                **({} if options.turn_timer is None else {"turn_timer": options.turn_timer}),
             },
             timers=timers.to_json(),
             host_seat=options.seat,
@@ -394,8 +412,8 @@ async def move_seat(code: str, guest: Guest, app: AppServices, choice: SeatChoic
 
 @router.post("/{code}/options", responses={**_NO_ROOM, **_CONFLICT, **_NOT_HOST})
 async def change_options(code: str, guest: Guest, app: AppServices, change: OptionsChange) -> RoomView:
-    """Host only, in the lobby: change the match length, red fives or open hands for
-    watchers (e.g. for a rematch)."""
+    """Host only, in the lobby: change the match length, red fives, open hands for watchers,
+    the countdown between hands or the turn timer (e.g. for a rematch)."""
 
     def apply(room: RoomRecord) -> RoomRecord:
         _host_only(room, guest)
@@ -408,6 +426,8 @@ async def change_options(code: str, guest: Guest, app: AppServices, change: Opti
             options["open_hands"] = change.open_hands
         if change.break_s is not None:
             options["break_s"] = change.break_s
+        if change.turn_timer is not None:
+            options["turn_timer"] = change.turn_timer
         return replace(room, options=options)
 
     return await _changed_view(app, code, guest, apply)

@@ -15,7 +15,7 @@ clock), so the rules of time are tested with plain numbers (``tests/test_seat_cl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sanma.server.protocol import Timer
@@ -25,12 +25,15 @@ from sanma.server.protocol import Timer
 class TurnTimers:
     """A table's timers: ``turn_s`` per action, then a ``bank_s`` per hand; ``timeouts_to_auto``
     timeouts in a row hand the seat to autoplay; a seat with no connection waits
-    ``away_grace_s`` before its default action."""
+    ``away_grace_s`` before its default action.  ``turn_clock`` off (a room's host chose "off"):
+    no prompt runs out while its seat is connected, and none shows a timer; the away grace
+    still applies, so a room never waits forever on a player who left."""
 
     turn_s: float
     bank_s: float
     timeouts_to_auto: int
     away_grace_s: float
+    turn_clock: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """The stored form."""
@@ -39,14 +42,32 @@ class TurnTimers:
             "bank_s": self.bank_s,
             "timeouts_to_auto": self.timeouts_to_auto,
             "away_grace_s": self.away_grace_s,
+            "turn_clock": self.turn_clock,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TurnTimers:
         """Read the stored form back."""
         return cls(
-            float(data["turn_s"]), float(data["bank_s"]), int(data["timeouts_to_auto"]), float(data["away_grace_s"])
+            float(data["turn_s"]),
+            float(data["bank_s"]),
+            int(data["timeouts_to_auto"]),
+            float(data["away_grace_s"]),
+            bool(data.get("turn_clock", True)),  # stored before the choice: on
         )
+
+    def chosen(self, choice: str | None) -> TurnTimers:
+        """These timers as a room's host chose them (``TURN_TIMERS``; ``None``: unchanged)."""
+        if choice is None:
+            return self
+        if choice == "off":
+            return replace(self, turn_clock=False)
+        turn_s, bank_s = TURN_TIMERS[choice]
+        return replace(self, turn_s=turn_s, bank_s=bank_s, turn_clock=True)
+
+
+# The turn timers a room's host may choose (``docs/rooms.md``): "off", or turn + bank seconds.
+TURN_TIMERS: dict[str, tuple[float, float]] = {"5+10": (5.0, 10.0), "10+20": (10.0, 20.0), "20+40": (20.0, 40.0)}
 
 
 class SeatClock:
@@ -80,7 +101,7 @@ class SeatClock:
 
     def left(self, now: float) -> Timer | None:
         """What the open prompt leaves of the turn and of the bank (``None``: no timers)."""
-        if self.timers is None or self.asked_at is None:
+        if self.timers is None or not self.timers.turn_clock or self.asked_at is None:
             return None
         elapsed = max(0.0, now - self.asked_at)
         turn_left = max(0.0, self.timers.turn_s - elapsed)
@@ -95,9 +116,12 @@ class SeatClock:
             return self.asked_at + standin_delay_s
         if not connected and self.pauses_when_away:
             return None
+        away = max(self.asked_at, self.away_since) + self.timers.away_grace_s
+        if not self.timers.turn_clock:
+            return None if connected else away
         deadline = self.asked_at + self.timers.turn_s + self.bank_s
         if not connected:
-            deadline = min(deadline, max(self.asked_at, self.away_since) + self.timers.away_grace_s)
+            deadline = min(deadline, away)
         return deadline
 
     def answered(self, now: float) -> None:

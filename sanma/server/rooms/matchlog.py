@@ -91,7 +91,10 @@ class StoreSeatRecords:
     def timers(self, match_id: str) -> TurnTimers | None:
         """See ``SeatRecords.timers``."""
         lobby = room_store.room_of_match(self._engine, match_id)
-        return None if lobby is None else TurnTimers.from_json(lobby.timers)
+        if lobby is None:
+            return None
+        # The host's choice (options' "turn_timer") over the server's timers it was opened with.
+        return TurnTimers.from_json(lobby.timers).chosen(lobby.options.get("turn_timer"))
 
     def barred(self, match_id: str) -> frozenset[str]:
         """See ``SeatRecords.barred``."""
