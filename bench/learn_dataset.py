@@ -63,12 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     totals: dict[str, Counter[str]] = {}
     violations: list[str] = []
     for report in dataset.build(files, args.out, games_per_shard=args.games_per_shard, workers=args.workers):
-        name = str(report["shard"])
-        counts = Counter(report["counts"])  # type: ignore[arg-type]
+        counts = Counter(report.counts)
         counts["samples"] = counts["turn"] + counts["window"]
-        totals.setdefault(name.split("-")[0], Counter()).update(counts)
-        violations += list(report["violations"])  # type: ignore[call-overload]
-        print(f"{name}: {counts['samples']} samples, {counts['games']} games", flush=True)
+        totals.setdefault(report.shard.split("-")[0], Counter()).update(counts)
+        violations += report.violations
+        print(f"{report.shard}: {counts['samples']} samples, {counts['games']} games", flush=True)
     _report(totals)
     print(f"violations: {len(violations)}")
     for line in violations:

@@ -187,10 +187,10 @@ def test_shards_split_by_day_are_the_same_on_every_run_and_resume(tmp_path: Path
     files = _write_games(tmp_path / "games", names)
     one = list(dataset.build(files, tmp_path / "a", games_per_shard=1, workers=1))
     two = list(dataset.build(list(reversed(files)), tmp_path / "b", games_per_shard=1, workers=2))
-    assert [r["shard"] for r in one] == [r["shard"] for r in two] == [
+    assert [r.shard for r in one] == [r.shard for r in two] == [
         "train-20260116-000.npz", "train-20260116-001.npz", "train-20260121-000.npz", "validation-20260122-000.npz",
     ]  # fmt: skip
-    for name in [str(r["shard"]) for r in one]:
+    for name in [r.shard for r in one]:
         with np.load(tmp_path / "a" / name) as x, np.load(tmp_path / "b" / name) as y:
             assert sorted(x.files) == sorted(y.files)
             assert all(np.array_equal(x[k], y[k]) for k in x.files)

@@ -320,7 +320,16 @@ def plan(files: Sequence[Path], out_dir: Path, games_per_shard: int) -> list[Sha
     return shards
 
 
-def build_shard(shard: Shard) -> dict[str, object]:
+@dataclass(frozen=True, slots=True)
+class ShardReport:
+    """What one shard holds: its file name, counts (``Samples.counts``) and violations."""
+
+    shard: str
+    counts: dict[str, int]
+    violations: tuple[str, ...]
+
+
+def build_shard(shard: Shard) -> ShardReport:
     """Write one shard (unless it exists) and return its counts and violations."""
     if not shard.path.exists():
         started = time.perf_counter()
@@ -337,17 +346,17 @@ def build_shard(shard: Shard) -> dict[str, object]:
     return read_report(shard.path)
 
 
-def read_report(path: Path) -> dict[str, object]:
+def read_report(path: Path) -> ShardReport:
     """A shard's counts and violations (without loading its samples)."""
     with np.load(path) as data:
         counts = json.loads(str(data["counts"]))
-        violations = [str(v) for v in data["violations"]]
-    return {"shard": path.name, "counts": counts, "violations": violations}
+        violations = tuple(str(v) for v in data["violations"])
+    return ShardReport(path.name, counts, violations)
 
 
 def build(
     files: Sequence[Path], out_dir: Path, *, games_per_shard: int = 50, workers: int = 2
-) -> Iterator[dict[str, object]]:
+) -> Iterator[ShardReport]:
     """Build every missing shard (``workers`` processes), yielding each shard's report in order."""
     out_dir.mkdir(parents=True, exist_ok=True)
     shards = plan(files, out_dir, games_per_shard)
