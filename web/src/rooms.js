@@ -118,18 +118,39 @@ function optionsHtml(r) {
   const open = select("open_hands", t("rooms.open_hands"), ["false", "true"], r.open_hands, (v) => t(`rooms.open_hands.${v}`));
   // The countdown between hands (docs/rooms.md, "Between hands").
   const pause = select("break_s", t("rooms.break_s"), [5, 10, 15, 30, 60], r.break_s ?? 15, (v) => t("rooms.break_s.n", { n: v }));
-  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label> · <label>${t("rooms.open_hands")}: ${open}</label> · <label>${t("rooms.break_s")}: ${pause}</label>`;
+  // The turn timer (docs/rooms.md, "Turn timer"); not chosen yet: the server's, listed when
+  // it is none of the choices (its value "" is never sent).
+  const current = turnTimerOf(r);
+  const timers = TURN_TIMERS.includes(current) ? TURN_TIMERS : ["", ...TURN_TIMERS];
+  const clock = select("turn_timer", t("rooms.turn_timer"), timers, TURN_TIMERS.includes(current) ? current : "", (v) => turnTimerText(v || current));
+  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label> · <label>${t("rooms.open_hands")}: ${open}</label> · <label>${t("rooms.break_s")}: ${pause}</label> · <label>${t("rooms.turn_timer")}: ${clock}</label>`;
+}
+
+// The turn timers a host may choose (api/rooms.py TurnTimer): off, or turn + bank seconds.
+const TURN_TIMERS = ["off", "5+10", "10+20", "20+40"];
+
+/** The room's turn timer as "off" or "TURN+BANK" (the host's choice, else the server's). */
+function turnTimerOf(r) {
+  if (r.turn_timer) return r.turn_timer;
+  return r.timers.turn_s === null ? "off" : `${r.timers.turn_s}+${r.timers.bank_s}`;
+}
+
+function turnTimerText(choice) {
+  if (choice === "off") return t("rooms.turn_timer.off");
+  const [turn, bank] = choice.split("+");
+  return t("rooms.timers", { turn, bank });
 }
 
 /** The options as text, for everyone but the host. */
 function optionsText(r) {
-  return `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)} · ${t("rooms.open_hands")}: ${t(`rooms.open_hands.${Boolean(r.open_hands)}`)} · ${t("rooms.break_s")}: ${t("rooms.break_s.n", { n: r.break_s ?? 15 })}`;
+  return `${t(`length.${r.length}`)} · ${t("start.red_fives")}: ${t(`onoff.${r.red_fives}`)} · ${t("rooms.open_hands")}: ${t(`rooms.open_hands.${Boolean(r.open_hands)}`)} · ${t("rooms.break_s")}: ${t("rooms.break_s.n", { n: r.break_s ?? 15 })} · ${t("rooms.turn_timer")}: ${turnTimerText(turnTimerOf(r))}`;
 }
 
 async function changeOption(el) {
   const name = el.dataset.lobbyOpt;
   let value = name === "red_fives" || name === "open_hands" ? el.value === "true" : el.value;
   if (name === "break_s") value = Number(value);
+  if (name === "turn_timer" && !value) return; // the server's own timers: nothing to choose
   const data = await answer(call("POST", `/${room.data.code}/options`, { [name]: value }));
   if (data) showLobby(data);
   else if (room.data) showLobby(room.data); // refused: show the room's options as they are
@@ -162,8 +183,7 @@ function lobbyHtml() {
         <input id="room-link" readonly value="${link}">
         <button type="button" class="ghost" data-room-cmd="copy">${t("rooms.copy")}</button></p>
     </div>
-    <p class="room-rules">${isHost ? optionsHtml(r) : optionsText(r)} ·
-      ${t("rooms.timers", { turn: r.timers.turn_s, bank: r.timers.bank_s })}</p>
+    <p class="room-rules">${isHost ? optionsHtml(r) : optionsText(r)}</p>
     <ul class="room-seats">${r.seats.map((s) => seatHtml(s, isHost))}</ul>
     ${start}
     <div class="room-foot"><button type="button" class="ghost" data-room-cmd="leave">${t("rooms.leave")}</button></div>`;
