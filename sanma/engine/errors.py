@@ -18,7 +18,18 @@ class IllegalAction(SanmaError):
 
 
 class InvalidLog(SanmaError):
-    """A game log that cannot be read or does not replay."""
+    """A game log that cannot be read or does not replay, with where it went wrong when the
+    reader knows: ``source`` (the file, or any label the caller gave), ``hand`` (0-based,
+    ``None`` outside a hand) and ``position`` (a short description in the format's terms).
+    ``reason`` is the message without them."""
+
+    def __init__(self, message: str, *, source: str = "", hand: int | None = None, position: str = "") -> None:
+        self.source = source
+        self.hand = hand
+        self.position = position
+        self.reason = message
+        where = [p for p in (source, f"hand {hand}" if hand is not None else "", position) if p]
+        super().__init__(f"{': '.join(where)}: {message}" if where else message)
 
 
 class NotWinning(SanmaError):

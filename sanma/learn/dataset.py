@@ -255,15 +255,7 @@ def record_samples(record: tenhou6.RecordedGame, game: int, out: Samples) -> Non
     for seat, view in enumerate(views):
         view.apply(redact(start, seat))
     for hand in record.hands:
-        kyoku = Kyoku.start(
-            hand.deal,
-            rules=rules,
-            round_wind=hand.round_wind,
-            dealer=hand.dealer,
-            honba=hand.honba,
-            deposits=hand.deposits,
-            scores=hand.scores,
-        )
+        kyoku = tenhou6.start_kyoku(hand, rules)
         walk = _HandWalk(kyoku, views, out, game, hand.index)
         out.counts["hands"] += 1
         problem = None

@@ -69,14 +69,6 @@ class MjlogError(InvalidLog):
     """An mjlog that cannot be read, with where: ``source`` (file or label), ``hand``
     (0-based, ``None`` outside a hand) and ``position`` (e.g. ``"<D53> (element 40)"``)."""
 
-    def __init__(self, message: str, *, source: str = "", hand: int | None = None, position: str = "") -> None:
-        self.source = source
-        self.hand = hand
-        self.position = position
-        self.reason = message
-        where = [p for p in (source, f"hand {hand}" if hand is not None else "", position) if p]
-        super().__init__(f"{': '.join(where)}: {message}" if where else message)
-
 
 class FourPlayerLog(MjlogError):
     """The log's ``GO type`` says four players: Sanma reads three-player games only."""

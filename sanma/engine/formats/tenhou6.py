@@ -22,6 +22,7 @@ from sanma.engine.formats.tenhou6_check import check_game as check_game
 from sanma.engine.formats.tenhou6_check import compare_result as compare_result
 from sanma.engine.formats.tenhou6_check import replay_hand as replay_hand
 from sanma.engine.formats.tenhou6_check import rules_for as rules_for
+from sanma.engine.formats.tenhou6_check import start_kyoku as start_kyoku
 from sanma.engine.formats.tenhou6_codes import DAIMINKAN_PLACEHOLDER as DAIMINKAN_PLACEHOLDER
 from sanma.engine.formats.tenhou6_codes import HAND_LENGTH as HAND_LENGTH
 from sanma.engine.formats.tenhou6_codes import KITA_CODE as KITA_CODE

@@ -79,18 +79,23 @@ def _drain(kyoku: Kyoku) -> str | None:
     return None
 
 
+def start_kyoku(hand: RecordedHand, rules: Rules) -> Kyoku:
+    """The engine's hand as the log deals it (the check and the learning walker start here)."""
+    return Kyoku.start(
+        hand.deal,
+        rules=rules,
+        round_wind=hand.round_wind,
+        dealer=hand.dealer,
+        honba=hand.honba,
+        deposits=hand.deposits,
+        scores=hand.scores,
+    )
+
+
 def replay_hand(hand: RecordedHand, rules: Rules, *, source: str = "") -> HandCheck:
     """Replay one recorded hand through ``Kyoku`` under ``rules`` and compare the results."""
     try:
-        kyoku = Kyoku.start(
-            hand.deal,
-            rules=rules,
-            round_wind=hand.round_wind,
-            dealer=hand.dealer,
-            honba=hand.honba,
-            deposits=hand.deposits,
-            scores=hand.scores,
-        )
+        kyoku = start_kyoku(hand, rules)
     except SanmaError as exc:
         return HandCheck(source, hand.index, (f"the engine cannot deal this hand: {exc}",), (), None)
     problems: list[str] = []

@@ -29,14 +29,6 @@ class TenhouLogError(InvalidLog):
     ``"seat 1 draws[4]"``.
     """
 
-    def __init__(self, message: str, *, source: str = "", hand: int | None = None, position: str = "") -> None:
-        self.source = source
-        self.hand = hand
-        self.position = position
-        self.reason = message
-        where = [p for p in (source, f"hand {hand}" if hand is not None else "", position) if p]
-        super().__init__(f"{': '.join(where)}: {message}" if where else message)
-
 
 # ---------------------------------------------------------------------------
 # tile codes
