@@ -29,6 +29,16 @@ export function endReason(rules, hand, ends, matchEnd) {
   return matchEnd.placements[dealer] === 1 ? "all_last" : null;
 }
 
+/** A spectator's match-end buttons (it has no match to play again and none in its history):
+ * Leave, and once the room's host started another match (`next`: its id), Watch it. */
+export function watchFootHtml(next) {
+  const follow = next
+    ? html`<button class="primary" data-panel="follow">${t("match.watch_next")}</button>`
+    : html`<p class="hint" data-testid="watch-wait">${t("match.watch_wait")}</p>`;
+  return html`<div class="panel-foot match-foot watch-foot" data-testid="watch-foot">${follow}
+    <button class="${next ? "ghost" : "primary"}" data-panel="again">${t("match.watch_leave")}</button></div>`;
+}
+
 /** The panel's line for `reason` (nothing when the match ran its course). */
 export function endReasonHtml(reason) {
   return reason ? html`<p class="end-reason" data-testid="end-reason" data-reason="${reason}">${t(`match.reason.${reason}`)}</p>` : null;

@@ -11,17 +11,18 @@ import { effectsOf, motionSpeed, runEffects } from "./motion.js";
 import { initSound, isMuted, play, setMuted } from "./sound.js";
 import { guideHintHtml, initSettings, openSettings } from "./settings.js";
 import { earlyCurrent, takeEarlySocket } from "./early.js";
-import { endReason, endReasonHtml, trackEnds } from "./ending.js";
+import { endReason, endReasonHtml, trackEnds, watchFootHtml } from "./ending.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, discardFor, handHtml, handIsOpen, HOTKEYS, inRoom, myTiles, openWaitsWithYaku, seatName, statusSpot, turnCueHtml } from "./render/table.js";
 import { fold, newState } from "./state.js";
 import { accountButtonHtml } from "./account-core.js";
-import { backToRoom, initRooms, inRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, savedRoomCode, watching, watchingOpenHands } from "./rooms.js";
+import { backToRoom, initRooms, inRoomMatch, nextRoomMatch, roomFrame, roomLeave, roomPrompt, roomsButtonHtml, roomWelcome, savedRoomCode, watching, watchingOpenHands } from "./rooms.js";
 
 const OPTIONS_KEY = "sanma.options";
 const SPEED_KEY = "sanma.speed";
 const SPEEDS = ["normal", "fast", "instant"];
 const MATCH_KEY = "sanma.match";
+const FOLLOW_MS = 5000; // a spectator's look for the room's next match (12 a minute: under the join limit)
 const DEFAULT_OPTIONS = { length: "east", red_fives: true, level: "normal", timer: false };
 const $ = (id) => document.getElementById(id);
 
@@ -40,6 +41,8 @@ const app = {
   fx: [], // motion and sound owed to the next render (live events only, not a backlog)
   ticks: null, // the timer's last-seconds ticks
   lastEnds: [], // the end events of the hand in play (ending.js: why the match ended)
+  follow: null, // a spectator's look for the room's next match (followRoom)
+  nextMatch: null, // that match once the host started it
   brk: null, // the break between hands (the server's hand_break frame, `at` when it came, `pressed`)
   auto: false, // the own seat is on autoplay (after time-outs): the banner says how to take it back
 };
@@ -363,7 +366,10 @@ function renderOverlay() {
   } else if (s.matchEnd) {
     const fair = fairHtml(me === null ? "watch" : "match", app.fair.seedResult); // "watch": no "tile you saw"
     const why = endReasonHtml(endReason(s.rules, s.hand, app.lastEnds, s.matchEnd));
-    panel = matchEndHtml(s.matchEnd, me, inRoomMatch(), s.rules, html`${why}${fair}`, { subtitle: me !== null });
+    // A spectator's own buttons (ending.js watchFootHtml): nothing to play again, no history.
+    const foot = me === null ? watchFootHtml(app.nextMatch) : null;
+    panel = matchEndHtml(s.matchEnd, me, inRoomMatch(), s.rules, html`${why}${fair}${foot}`, { subtitle: me !== null, buttons: me !== null });
+    if (me === null) followRoom();
   } else if (app.confirmLeave) panel = leaveConfirmHtml();
   overlay.hidden = !panel;
   // (Only with a panel: scrolling an empty overlay would force a layout of the whole page.)
@@ -383,6 +389,8 @@ function renderOverlay() {
  * a second without them (offline: the screen says so). */
 function connect(match, whenReady = false) {
   if (app.conn) app.conn.close();
+  stopFollowing();
+  app.nextMatch = null;
   app.resumable = null;
   app.confirmLeave = false;
   app.state = newState();
@@ -663,6 +671,7 @@ document.addEventListener("click", (ev) => {
   else if (el.dataset.panel === "next") nextHand();
   else if (el.dataset.panel === "again") leaveToStart();
   else if (el.dataset.panel === "rematch") rematch();
+  else if (el.dataset.panel === "follow" && app.nextMatch) connect(app.nextMatch); // the room's next match, watched
   else if (el.dataset.panel === "history") {
     leaveToStart();
     withAccount((a) => a.openAccount("history")); // the finished match is listed there with its replay
@@ -708,6 +717,25 @@ function leaveConfirmHtml() {
     <button class="ghost" data-panel="leave-yes">${t("game.leave_yes")}</button></div></div>`;
 }
 
+/** After a watched match: ask every few seconds whether the room's host started another
+ * (the panel then offers to watch it); stops when the page leaves the match. */
+function followRoom() {
+  if (app.follow) return;
+  const ended = localStorage.getItem(MATCH_KEY);
+  app.follow = setInterval(async () => {
+    const next = await nextRoomMatch(ended);
+    if (!next || !app.follow || !app.state.matchEnd) return;
+    stopFollowing();
+    app.nextMatch = next;
+    renderOverlay();
+  }, FOLLOW_MS);
+}
+
+function stopFollowing() {
+  clearInterval(app.follow);
+  app.follow = null;
+}
+
 /** Play again: a new practice match with the same options, straight from the results. */
 async function rematch() {
   leaveToStart();
@@ -720,6 +748,8 @@ function leaveToStart() {
   const match = localStorage.getItem(MATCH_KEY);
   app.resumable = match && app.state.hand && !app.state.matchEnd && !watching() ? match : null;
   app.resumableRoom = app.resumable && inRoomMatch() ? savedRoomCode() : null;
+  stopFollowing();
+  app.nextMatch = null;
   if (app.conn) app.conn.close();
   roomLeave();
   app.conn = null;

@@ -610,6 +610,17 @@ export async function backToRoom() {
   await roomCall(code, "reopen");
 }
 
+/** A spectator's next match: the id of the match the watched room plays now when it is not
+ * `ended` (the host started another), else null.  Counts as a look-up (the server's join limit:
+ * main.js asks every few seconds). */
+export async function nextRoomMatch(ended) {
+  const code = localStorage.getItem(ROOM_KEY);
+  if (!code) return null;
+  const { status, data } = await call("GET", `/${encodeURIComponent(code)}`);
+  const next = status === 200 && data.status === "playing" && data.you === null ? data.match : null;
+  return next && next !== ended ? next : null;
+}
+
 /** The code of the room this browser sits in (its match may be resumed), or null. */
 export function savedRoomCode() {
   return localStorage.getItem(ROOM_KEY);
