@@ -7,6 +7,7 @@ import { api, errorText } from "./account-core.js";
 import { request } from "./api.js";
 import { has, t, tileName } from "./i18n.js";
 import { delegate, html, join, meldHtml, mount, nodeOf, signed, stylesheet, tileHtml } from "./render/common.js";
+import { endReason, endReasonHtml, trackEnds } from "./ending.js";
 import { checkReplay } from "./fairness.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { boardHtml, myTiles, seatName, withPlayers } from "./render/table.js";
@@ -278,6 +279,13 @@ function stage(state) {
   return html`<div class="replay-board" role="group" aria-label="${t("replay.board")}"><div class="board">${boardHtml(state)}</div></div><div class="replay-hand" id="replay-hand">${mine}${melds}</div>${result ? html`<div class="replay-result" id="replay-result">${result}</div>` : null}`;
 }
 
+/** Why the match ended (ending.js), from its last hand's end events. */
+function endReasonOf(state) {
+  const ends = [];
+  for (const e of view.data.events) trackEnds(ends, e); // a new hand clears them: the last hand's stay
+  return endReason(state.rules, state.hand, ends, state.matchEnd);
+}
+
 /** The result panel at a hand's end (every result of a double ron), or the final standings.
  * A match end's buttons (play again ...) belong to the live table, not to a replay. */
 function resultHtml(state) {
@@ -286,7 +294,8 @@ function resultHtml(state) {
   if (state.matchEnd && view.pos >= n()) {
     const uma = (state.rules?.uma || []).map((u) => (u > 0 ? `+${u}` : String(u))).join(" / ");
     const umaLine = uma && state.rules?.length !== "one-hand" ? html`<p class="replay-uma">${t("replay.uma", { uma })}</p>` : null;
-    return html`${matchEndHtml(state.matchEnd, me, false, state.rules, "", { buttons: false, subtitle: !view.spectator })}${umaLine}`;
+    const why = endReasonHtml(endReasonOf(state)); // all-last, as the live table's panel says it
+    return html`${matchEndHtml(state.matchEnd, me, false, state.rules, why || "", { buttons: false, subtitle: !view.spectator })}${umaLine}`;
   }
   const last = handAt(view.hands, view.pos) === view.hands.length - 1 && view.data.events[n() - 1]?.type === "MatchEnded";
   const fair = fairHtml("replay", view.fair[handAt(view.hands, view.pos)]);
