@@ -38,11 +38,11 @@ STORED_TIMER_IS = """async (want) => {
 
 # What the friend reads for each choice, by language.
 WORDS = {
-    "en": {"label": "Turn timer", "off": "Turn timer: Off", "5+10": "Turn timer: 5s per move + 10s bank per hand"},
+    "en": {"label": "Turn timer", "off": "Turn timer: Off", "5+10": "Turn timer: 5 s + 10 s bank"},
     "id": {
         "label": "Waktu giliran",
         "off": "Waktu giliran: Mati",
-        "5+10": "Waktu giliran: 5 dtk per langkah + cadangan 10 dtk per ronde",
+        "5+10": "Waktu giliran: 5 dtk + cadangan 10 dtk",
     },
 }
 

@@ -123,7 +123,9 @@ function optionsHtml(r) {
   const current = turnTimerOf(r);
   const timers = TURN_TIMERS.includes(current) ? TURN_TIMERS : ["", ...TURN_TIMERS];
   const clock = select("turn_timer", t("rooms.turn_timer"), timers, TURN_TIMERS.includes(current) ? current : "", (v) => turnTimerText(v || current));
-  return html`${length} · <label>${t("start.red_fives")}: ${reds}</label> · <label>${t("rooms.open_hands")}: ${open}</label> · <label>${t("rooms.break_s")}: ${pause}</label> · <label>${t("rooms.turn_timer")}: ${clock}</label>`;
+  // One row per option, its name beside its select (a line of five wrapped mid-pair).
+  const rows = [["start.length", length], ["start.red_fives", reds], ["rooms.open_hands", open], ["rooms.break_s", pause], ["rooms.turn_timer", clock]];
+  return html`<span class="room-opts">${rows.map(([name, chooser]) => html`<label class="room-opt"><span>${t(name)}</span>${chooser}</label>`)}</span>`;
 }
 
 // The turn timers a host may choose (api/rooms.py TurnTimer): off, or turn + bank seconds.
