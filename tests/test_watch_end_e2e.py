@@ -7,14 +7,15 @@ offers to watch it, in English and in Indonesian."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.test_rooms import Player
 from tests.test_server import LiveServer
 from tests.test_watch_e2e import ADDRESSED, PORTRAIT, live, panel_text, room_with_bots, watch
-from tests.test_web_e2e import DESKTOP, browser
+from tests.test_web_e2e import DESKTOP, browser, shots
 
-__all__ = ["browser", "live"]  # the fixtures, used by name
+__all__ = ["browser", "live", "shots"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
@@ -22,7 +23,9 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
 PANEL = "[data-testid=match-end]"
 
 
-def test_a_watchers_match_end_panel_offers_leave_and_the_rooms_next_match(browser: Browser, live: LiveServer) -> None:
+def test_a_watchers_match_end_panel_offers_leave_and_the_rooms_next_match(
+    browser: Browser, live: LiveServer, shots: Path
+) -> None:
     host, code, match = room_with_bots(live, "one-hand")
     watchers = {"en": watch(browser, live, code, DESKTOP, "en"), "id": watch(browser, live, code, PORTRAIT, "id")}
     player = Player(live, host.token, match)
@@ -52,6 +55,8 @@ def test_a_watchers_match_end_panel_offers_leave_and_the_rooms_next_match(browse
     follow = f"{PANEL} [data-panel=follow]"
     for page in watchers.values():
         page.wait_for_selector(follow, timeout=20_000)
+    watchers["en"].screenshot(path=str(shots / "desktop-rooms-watch-end.png"))
+    watchers["id"].screenshot(path=str(shots / "portrait-rooms-watch-end-id.png"))
     assert watchers["id"].inner_text(follow) == "Tonton permainan berikutnya"
     en = watchers["en"]
     assert en.inner_text(follow) == "Watch the next match"
