@@ -5,6 +5,7 @@ both languages; a match that ran its course does not."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -17,9 +18,9 @@ from sanma.store import db
 from sanma.store import matches as store
 from tests.test_replay_viewer_e2e import guest_of, live, open_history, page_for
 from tests.test_web_all_last import engine_all_last
-from tests.test_web_e2e import DESKTOP, browser
+from tests.test_web_e2e import DESKTOP, browser, shots
 
-__all__ = ["browser", "live"]  # the fixtures, used by name
+__all__ = ["browser", "live", "shots"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
@@ -44,7 +45,9 @@ def store_match(live: LiveServer, guest: str, match: Match) -> str:
 
 
 @pytest.mark.parametrize(("lang", "words"), [("en", "all-last"), ("id", "all-last")])
-def test_the_replays_match_end_panel_says_all_last(browser: Browser, live: LiveServer, lang: str, words: str) -> None:
+def test_the_replays_match_end_panel_says_all_last(
+    browser: Browser, live: LiveServer, shots: Path, lang: str, words: str
+) -> None:
     all_last, ran = (play_match(seed, Rules(length="east")) for seed in (ALL_LAST_SEED, RAN_ITS_COURSE_SEED))
     assert engine_all_last(all_last) and not engine_all_last(ran)  # the seeds are what they say
     page = page_for(browser, live, DESKTOP)
@@ -64,6 +67,7 @@ def test_the_replays_match_end_panel_says_all_last(browser: Browser, live: LiveS
         if name == "all_last":
             assert page.get_attribute(LINE, "data-reason") == "all_last"
             assert words in page.inner_text(LINE)
+            page.screenshot(path=str(shots / f"desktop-replay-all-last-{lang}.png"))
         page.keyboard.press("Escape")
         page.wait_for_selector("#replay-view", state="detached")
     assert shown == {"all_last": 1, "ran": 0}
