@@ -112,7 +112,11 @@ def test_kill_9_mid_room_and_resume_on_the_same_database(serve, db_url, tmp_path
         last_v = p.events()[-1]["v"]
         again = Player(live, tokens[seat], match, last_v=last_v)  # type: ignore[arg-type]
         welcome = again.until("welcome")
-        assert (welcome["seat"], welcome["v"]) == (seat, stored)
+        # The first reconnect rebuilds the room at the stored log; a bot whose turn it was then
+        # plays on at once, so a welcome may already be past it (the no-gap check and the
+        # check against the log below hold every event across the restart).
+        assert welcome["seat"] == seat
+        assert welcome["v"] >= stored
         again.frames = p.frames + again.frames
         # A prompt asked again by the new process (an answer the old one never stored) is answered again.
         again.answered = set()
