@@ -147,18 +147,28 @@ def no_live_sockets(live: LiveServer) -> bool:
 
 
 def play_until(client: Client, v: int) -> dict[str, Any]:
-    """Answer prompts until the match is at version ``v`` or more; the last prompt."""
+    """Answer prompts until the match is at version ``v`` or more; the last prompt.  A frame
+    the rate limit dropped is sent again after the pause the server names, as the web client
+    does (bots at no delay let this loop outrun the limit the attack tests set)."""
     seen = 0
+    pressed = 0  # the last break this client pressed Next hand for
+    last: dict[str, Any] | None = None
     while True:
         frame = client.recv()
         if frame["t"] == "event":
             seen = frame["v"]
-        elif frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
-            client.send({"t": "next_hand", "v": frame["v"]})
+        elif frame["t"] == "error" and frame.get("code") == protocol.RATE_LIMITED and last is not None:
+            time.sleep(frame["retry_ms"] / 1000)
+            client.send(last)
+        elif frame["t"] == "hand_break" and frame["v"] != pressed:  # no panel to read: ready at once
+            pressed = frame["v"]
+            last = {"t": "next_hand", "v": frame["v"]}
+            client.send(last)
         elif frame["t"] == "prompt" and frame["v"] == seen:
             if seen >= v:
                 return frame
-            client.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
+            last = {"t": "act", "seq": frame["seq"], "a": choose(frame)}
+            client.send(last)
 
 
 class Attack:
