@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import numpy as np
 
@@ -138,11 +138,23 @@ def offered(events: Sequence[Event]) -> int | None:
     return None
 
 
+class Watcher(Protocol):
+    """Told the walk as it goes (``bench/learn_agreement.py`` asks bots the same decisions):
+    every event as each seat sees it, and every stored decision with the human's answer."""
+
+    def observe(self, seat: int, event: Event) -> None: ...
+
+    def decision(self, seat: int, legal: LegalActions, human: Action, bits: int) -> None: ...
+
+
 class _HandWalk:
     """One hand replayed through ``Kyoku``, the three views kept in step with its events."""
 
-    def __init__(self, kyoku: Kyoku, views: list[SeatView], out: Samples, game: int, hand: int) -> None:
+    def __init__(
+        self, kyoku: Kyoku, views: list[SeatView], out: Samples, game: int, hand: int, watcher: Watcher | None
+    ) -> None:
         self.kyoku, self.views, self.out, self.game, self.hand = kyoku, views, out, game, hand
+        self.watcher = watcher
         self.folded = 0
         self.won_in_window = False
 
@@ -150,7 +162,10 @@ class _HandWalk:
         events = self.kyoku.events
         for event in events[self.folded :]:
             for seat in range(SEATS):
-                self.views[seat].apply(redact(event, seat))
+                seen = redact(event, seat)
+                self.views[seat].apply(seen)
+                if self.watcher is not None:
+                    self.watcher.observe(seat, seen)
         self.folded = len(events)
 
     def record(self, seat: int, legal: LegalActions, action: Action) -> None:
@@ -190,6 +205,8 @@ class _HandWalk:
         taken = taken_option(action, window)
         if taken is not None:
             counts[f"{taken}_taken"] += 1
+        if self.watcher is not None:
+            self.watcher.decision(seat, legal, action, bits)
 
     def answer(self, seat: int, action: Action) -> None:
         self.record(seat, self.kyoku.legal_actions(seat), action)
@@ -246,17 +263,20 @@ def game_samples(text: str, source: str, game: int, out: Samples) -> None:
     record_samples(record, game, out)
 
 
-def record_samples(record: tenhou6.RecordedGame, game: int, out: Samples) -> None:
-    """Append every decision of one recorded game (``game`` numbers it in the shard)."""
+def record_samples(record: tenhou6.RecordedGame, game: int, out: Samples, watcher: Watcher | None = None) -> None:
+    """Append every decision of one recorded game (``game`` numbers it in the shard);
+    ``watcher`` is told the events and the decisions as the walk goes."""
     source = record.source
     rules = tenhou6.rules_for(record)
     views = [SeatView(s) for s in range(SEATS)]
     start = MatchStarted(seed=0, rules=rules, wall_algorithm="mjlog")
     for seat, view in enumerate(views):
         view.apply(redact(start, seat))
+        if watcher is not None:
+            watcher.observe(seat, redact(start, seat))
     for hand in record.hands:
         kyoku = tenhou6.start_kyoku(hand, rules)
-        walk = _HandWalk(kyoku, views, out, game, hand.index)
+        walk = _HandWalk(kyoku, views, out, game, hand.index, watcher)
         out.counts["hands"] += 1
         problem = None
         for step, (seat, action) in enumerate(hand.actions):
