@@ -283,12 +283,12 @@ class Kanner(Player):
         return legal.default
 
 
-def _kan_stream_start(hand: list[str]) -> list[dict[str, Any]]:
+def _kan_stream_start(hand: list[str], oya: int = 0) -> list[dict[str, Any]]:
     hidden = ["?"] * 13
     return [
         {"type": "start_game"},
         {
-            "type": "start_kyoku", "bakaze": "E", "kyoku": 1, "honba": 0, "kyotaku": 0, "oya": 0,
+            "type": "start_kyoku", "bakaze": "E", "kyoku": oya + 1, "honba": 0, "kyotaku": 0, "oya": oya,
             "dora_marker": "3s", "scores": [35000, 35000, 35000], "tehais": [hand, hidden, hidden],
         },
     ]  # fmt: skip
@@ -313,10 +313,11 @@ def test_no_answer_but_none_to_the_kan_dora_after_its_own_closed_kan() -> None:
 
 
 @pytest.mark.parametrize("dora_after", ["tsumo", "nothing"])
-def test_a_kan_dora_after_the_replacement_draw_is_answered_none(dora_after: str) -> None:
-    """An open kan's dora arrives after the replacement draw (riichienv sends it there): the
-    dahai answers the ``tsumo``; the ``dora`` that follows gets ``none``, framed per event,
-    and a batch ending with it still gets the dahai (the decision the batch cued)."""
+def test_a_kan_dora_after_the_replacement_draw_repeats_the_dahai(dora_after: str) -> None:
+    """An open kan's dora may arrive after the replacement draw (riichienv sends it there):
+    the dahai answers the ``tsumo`` and, framed per event, the ``dora`` after it again (a
+    table that waits after the dora reads the dahai; one that waits at the tsumo drops the
+    repeat); a batch ending with it gets the dahai (the decision the batch cued)."""
     start = [
         *_kan_stream_start(HAND),
         {"type": "tsumo", "actor": 0, "pai": "9s"},
@@ -330,11 +331,100 @@ def test_a_kan_dora_after_the_replacement_draw_is_answered_none(dora_after: str)
         {"type": "dora", "dora_marker": "7s"},
     ]
     per_event = MjaiBotSession(lambda seat: Kanner(seat), PRESETS["tenhou"])
-    answers = [per_event.answer_event(obj)["type"] for obj in start + kan]
-    assert answers[-4:] == ["daiminkan", "none", "dahai", "none"], answers
+    answers = [per_event.answer_event(obj) for obj in start + kan]
+    assert [a["type"] for a in answers[-4:]] == ["daiminkan", "none", "dahai", "dahai"], answers
+    assert answers[-1] == answers[-2]
     batched = MjaiBotSession(lambda seat: Kanner(seat), PRESETS["tenhou"])
     assert batched.answer_line(json.dumps(start))["type"] == "daiminkan"
     tail = kan if dora_after == "tsumo" else kan[:2]
     answer = batched.answer_line(json.dumps(tail))
     assert answer["type"] == "dahai" and answer["pai"] == "9p", answer
     assert per_event.errors == 0 and batched.errors == 0
+
+
+class Counting(Greedy):
+    """Greedy, counting how often it is asked."""
+
+    asked = 0
+
+    def decide(self, legal: LegalActions) -> Action:
+        Counting.asked += 1
+        return super().decide(legal)
+
+
+# Seat 0 is dama-ready with a closed 1-9p straight; seat 1 calls an open kan (its dora waits
+# until seat 1 acts next), draws the replacement, then declares a kita or an added kan: the
+# table writes the waiting dora just after it (mjai-3p.md, "Order within a hand") and only
+# then waits for seat 0's answer, a ron on the North or a win robbing the kan.
+ROB_KITA = [
+    *_kan_stream_start(["1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p", "4s", "5s", "6s", "N"], oya=1),
+    {"type": "tsumo", "actor": 1, "pai": "?"},
+    {"type": "dahai", "actor": 1, "pai": "P", "tsumogiri": False},
+    {"type": "tsumo", "actor": 2, "pai": "?"},
+    {"type": "dahai", "actor": 2, "pai": "F", "tsumogiri": False},
+    {"type": "daiminkan", "actor": 1, "target": 2, "pai": "F", "consumed": ["F", "F", "F"]},
+    {"type": "tsumo", "actor": 1, "pai": "?"},
+    {"type": "kita", "actor": 1, "pai": "N"},
+    {"type": "dora", "dora_marker": "7s"},
+]
+ROB_KAKAN = [
+    *_kan_stream_start(["1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p", "1s", "1s", "4s", "W"]),
+    {"type": "tsumo", "actor": 0, "pai": "E"},
+    {"type": "dahai", "actor": 0, "pai": "E", "tsumogiri": True},
+    {"type": "tsumo", "actor": 1, "pai": "?"},
+    {"type": "dahai", "actor": 1, "pai": "S", "tsumogiri": False},
+    {"type": "tsumo", "actor": 2, "pai": "?"},
+    {"type": "dahai", "actor": 2, "pai": "6s", "tsumogiri": False},
+    {"type": "pon", "actor": 1, "target": 2, "pai": "6s", "consumed": ["6s", "6s"]},
+    {"type": "dahai", "actor": 1, "pai": "C", "tsumogiri": False},
+    {"type": "tsumo", "actor": 2, "pai": "?"},
+    {"type": "dahai", "actor": 2, "pai": "9s", "tsumogiri": False},
+    {"type": "tsumo", "actor": 0, "pai": "5s"},
+    {"type": "dahai", "actor": 0, "pai": "W", "tsumogiri": False},  # ready on 3s-6s
+    {"type": "tsumo", "actor": 1, "pai": "?"},
+    {"type": "dahai", "actor": 1, "pai": "P", "tsumogiri": False},
+    {"type": "tsumo", "actor": 2, "pai": "?"},
+    {"type": "dahai", "actor": 2, "pai": "F", "tsumogiri": False},
+    {"type": "daiminkan", "actor": 1, "target": 2, "pai": "F", "consumed": ["F", "F", "F"]},
+    {"type": "tsumo", "actor": 1, "pai": "?"},
+    {"type": "kakan", "actor": 1, "pai": "6s", "consumed": ["6s", "6s", "6s"]},
+    {"type": "dora", "dora_marker": "7s"},
+]
+ROBS = {"kita": ROB_KITA, "kakan": ROB_KAKAN}
+
+
+@pytest.mark.parametrize("cue", sorted(ROBS))
+def test_the_win_on_a_kita_or_kakan_is_answered_again_at_the_dora_after_it(cue: str) -> None:
+    """Framed per event the table reads the answer to the ``dora``, the last line before it
+    waits: it must be the win, the same answer the kita or kakan got, and the bot is asked
+    once.  A batch holding both gets the win once."""
+    stream = ROBS[cue]
+    per_event = MjaiBotSession(lambda seat: Counting(seat), PRESETS["tenhou"])
+    answers = [per_event.answer_event(obj) for obj in stream[:-1]]
+    asked = Counting.asked
+    answers.append(per_event.answer_event(stream[-1]))
+    assert Counting.asked == asked  # the repeat asks the bot nothing
+    win = {"type": "hora", "actor": 0, "target": 1, "pai": "N" if cue == "kita" else "6s"}
+    assert answers[-2] == answers[-1] == win
+    batched = MjaiBotSession(lambda seat: Counting(seat), PRESETS["tenhou"])
+    assert batched.answer_line(json.dumps(stream[:-2]))["type"] != "hora"
+    assert batched.answer_line(json.dumps(stream[-2:])) == win
+    assert per_event.errors == 0 and batched.errors == 0
+
+
+@pytest.mark.parametrize("cue", sorted(ROBS))
+def test_cli_answers_the_win_at_the_dora_after_a_kita_or_kakan(cue: str) -> None:
+    """The real process: the last line it writes (the answer to the ``dora``) is the win."""
+    lines = [json.dumps(obj) for obj in ROBS[cue]]
+    run = subprocess.run(
+        [PYTHON, "-m", "sanma", "mjai-bot", "--level", "normal", "--rules", "tenhou"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    out = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(out) == len(lines)
+    assert out[-2]["type"] == out[-1]["type"] == "hora" and out[-1]["actor"] == 0, out[-2:]

@@ -2,11 +2,13 @@
 
 The dialect is ``shared/spec/mjai-3p.md``.  Every line read gets exactly one line back
 (per-event framing), ``{"type":"none"}`` when the event is not a decision for this seat;
-a line holding a JSON array is a batch (every event since the last decision) and gets one
-answer.  The stream carries no legal actions, so ``SeatLegality`` works them out from
-the seat's own view with the engine's rules; a ``possible_actions`` list, when a table
-sends one, is preferred.  A line that cannot be read is answered ``none`` and logged to
-standard error; the bot never stops on one.  After ``end_game`` it keeps reading.
+a ``dora`` line repeats the answer to the line before it (a kan dora may come between a
+cue and the table's wait, and the table reads the last answer).  A line holding a JSON
+array is a batch (every event since the last decision) and gets one answer.  The stream
+carries no legal actions, so ``SeatLegality`` works them out from the seat's own view
+with the engine's rules; a ``possible_actions`` list, when a table sends one, is
+preferred.  A line that cannot be read is answered ``none`` and logged to standard error;
+the bot never stops on one.  After ``end_game`` it keeps reading.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ class MjaiBotSession:
         self.legality: SeatLegality | None = None
         self._waiting: list[Event] = []  # events before the seat is known
         self._riichi_pick: Discard | None = None
-        self._last: tuple[Cue, MjaiEvent] | None = None
+        self._said: MjaiEvent = dict(NONE)  # the answer to the last line (or batch)
 
     # -- the stream ------------------------------------------------------------------------
 
@@ -111,8 +113,10 @@ class MjaiBotSession:
 
     def answer_event(self, obj: object) -> MjaiEvent:
         """Take in one mjai event and answer it: ``none`` unless the event itself cues a
-        decision of the seat.  A ``dora`` after one's own kan is no cue: the decision was
-        the replacement ``tsumo``'s, and it has been answered."""
+        decision of the seat.  A ``dora`` cues nothing, but a table may send it after the
+        cue and before it waits (a pending kan dora after a ``kita`` or a kan, riichienv's
+        after the replacement ``tsumo``): it gets the answer the line before it got, so the
+        last answer before the wait is the decision, and the bot is not asked twice."""
         return self._answer(obj, self._cue())
 
     def _cue(self) -> Cue | None:
@@ -127,9 +131,13 @@ class MjaiBotSession:
                 self._new_match()
             for event in self.reader.read(obj):
                 self._take(event)
-            return self._decide(obj, before) if decide else dict(NONE)
+            if not decide:
+                return dict(NONE)
+            answer = self._decide(obj, before)
         except Exception as exc:  # a bad line (or a failing bot) must never stop the stream
-            return self._fail(f"{type(exc).__name__}: {exc} (event {json.dumps(obj)[:200]})")
+            answer = self._fail(f"{type(exc).__name__}: {exc} (event {json.dumps(obj)[:200]})")
+        self._said = answer
+        return answer
 
     def _fail(self, message: str) -> MjaiEvent:
         self.errors += 1
@@ -165,21 +173,18 @@ class MjaiBotSession:
         if obj.get("type") == "reach" and obj.get("actor") == seat:
             return self._riichi_discard(player, legality)
         cue = legality.cue
+        if cue is not None and cue is before and obj.get("type") == "dora":
+            return dict(self._said)  # the decision cued before the dora is still the one open
         if cue is None or cue is before:
             return dict(NONE)  # no decision, or one already cued (and answered) before this event
-        if self._last is not None and self._last[0] is cue:
-            return self._last[1]  # the same decision asked again
         legal = self._legal(obj, legality)
         if not len(legal):
             return dict(NONE)
         action = ask(player, legal).action
         if isinstance(action, Discard) and action.riichi:
             self._riichi_pick = action
-            answer = answer_for(REACH, seat, legality.view, None)
-        else:
-            answer = answer_for(action, seat, legality.view, _offer(cue))
-        self._last = (cue, answer)
-        return answer
+            return answer_for(REACH, seat, legality.view, None)
+        return answer_for(action, seat, legality.view, _offer(cue))
 
     def _legal(self, obj: Mapping[str, Any], legality: SeatLegality) -> LegalActions:
         own = legality.legal()
