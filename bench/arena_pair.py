@@ -6,7 +6,7 @@ group has a much narrower interval than either placement alone:
 
     .venv/bin/sanma arena --players master,expert,expert --matches 2400 --rotations 6 \\
         --length east --seed 9301 --workers 2 --no-progress --json /tmp/a.json
-    .venv/bin/sanma arena --players py:sanma.bots.ev:calm_priced,expert,expert ... --json /tmp/b.json
+    .venv/bin/python -m sanma arena --players py:legacy.ev_variants:calm_priced,expert,expert ... --json /tmp/b.json
     .venv/bin/python bench/arena_pair.py /tmp/a.json /tmp/b.json --index 0
 
 It prints both placements and B - A, each with its 95% half-width over the seed groups.

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from legacy.ev_variants import VariantEVBot
 from sanma.bots import ev
 from sanma.bots.base import ask
 from sanma.bots.heuristics import Knowledge, know
@@ -67,7 +68,7 @@ def play(seed: int) -> list[tuple[int, int, float, bool]]:
     """(shanten after the discard, turn, predicted, won) for every priced Expert discard."""
     match = Match(seed, Rules(length="east"))
     # EVBot plays exactly as the Expert here (margin 1e9): it only lends its caches.
-    bots = [ev.EVBot(s, seed, margin=1e9, calm_expert=False) for s in range(3)]
+    bots = [VariantEVBot(s, seed, margin=1e9, calm_expert=False) for s in range(3)]
     rows: list[tuple[int, int, float, tuple[int, int]]] = []
     won: set[tuple[int, int]] = set()
     hand = 0

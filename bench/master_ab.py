@@ -1,8 +1,9 @@
 """Benchmark: paired A/B of Mahjong master variants against two Experts.
 
-Each variant (a ``MasterBot``, or with ``--bot ev`` an ``EVBot``, with the keyword switches
-given) plays the same seed groups (duplicate walls, seats rotated: ``sanma.arena``) as the hero against two Experts; the
-first variant is the reference.  Because every variant meets the same walls and the same
+Each variant (the classic ``legacy.master.MasterBot``, or with ``--bot ev`` the expected-value
+master with its A/B switches, ``legacy.ev_variants.VariantEVBot``, with the keywords given)
+plays the same seed groups (duplicate walls, seats rotated: ``sanma.arena``) as the hero
+against two Experts; the first variant is the reference.  Because every variant meets the same walls and the same
 deterministic Experts, the per-group difference of the hero's average placement has a
 much narrower interval than either placement alone (about half at 300 East matches).
 
@@ -26,13 +27,14 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from legacy.ev_variants import VariantEVBot
+from legacy.master import MasterBot
 from sanma.arena import ArenaConfig, ArenaResult, Entrant, parse_player, run_arena
-from sanma.bots.ev import EVBot
-from sanma.bots.master import MasterBot
 from sanma.engine.rules import MATCH_LENGTHS, Rules
 
 SWITCHES = {
@@ -46,15 +48,15 @@ SWITCHES = {
     "fitted_loss",
     "call_search",
     "open_search",
-    "calm_expert",  # EVBot
-    "keep_riichi",  # EVBot
-    "drawn_risk",  # EVBot
+    "calm_expert",  # VariantEVBot
+    "keep_riichi",  # VariantEVBot
+    "drawn_risk",  # VariantEVBot
 }
 INTEGERS = {"samples", "top", "budget", "max_shanten", "last_turns"}
-BOTS = {"master": MasterBot, "ev": EVBot}
+BOTS: dict[str, Callable[..., MasterBot | VariantEVBot]] = {"master": MasterBot, "ev": VariantEVBot}
 
 
-def make_bot(bot: str, options: tuple[tuple[str, float], ...], seat: int, seed: int) -> MasterBot | EVBot:
+def make_bot(bot: str, options: tuple[tuple[str, float], ...], seat: int, seed: int) -> MasterBot | VariantEVBot:
     """A ``bot`` with the given keyword switches (a picklable factory for the workers)."""
     kwargs: dict[str, float | bool | int] = {}
     for key, value in options:
@@ -64,7 +66,7 @@ def make_bot(bot: str, options: tuple[tuple[str, float], ...], seat: int, seed: 
             kwargs[key] = int(value)
         else:
             kwargs[key] = value
-    return BOTS[bot](seat, seed, **kwargs)  # type: ignore[arg-type]
+    return BOTS[bot](seat, seed, **kwargs)
 
 
 def parse_variant(spec: str, bot: str = "master") -> Entrant:

@@ -1,4 +1,4 @@
-"""Refit the Mahjong master's wait model (``sanma.bots.master_defence`` danger weights).
+"""Refit the Mahjong master's wait model (``legacy.master_defence`` danger weights).
 
 Plays seeded East matches of a master against two Experts (the master in seat
 ``seed % 3``).  At each of the master's discards, for every opponent whose real hand is
@@ -30,10 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.master_probe import probe_match
+from legacy.master import MasterBot
+from legacy.master_defence import master_threats
 from sanma.bots.defence import Threat, shape_weights, wait_danger
 from sanma.bots.heuristics import Knowledge, know
-from sanma.bots.master import MasterBot
-from sanma.bots.master_defence import master_threats
 from sanma.engine.events import Event, HandWon, TileDiscarded, TileDrawn
 from sanma.engine.match import Match
 from sanma.engine.shanten import shanten, waits

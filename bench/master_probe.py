@@ -1,4 +1,4 @@
-"""The match loop the master's fitting scripts share (``master_tenpai_fit``, ``master_danger_fit``)."""
+"""The match loop the classic master's fitting scripts share (``master_tenpai_fit``, ``master_danger_fit``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from legacy.master import MasterBot
 from sanma.bots.base import ask
-from sanma.bots.master import MasterBot
 from sanma.bots.registry import make_bot
 from sanma.engine.events import Event
 from sanma.engine.match import Match
@@ -23,12 +23,11 @@ Visit = Callable[[Match, MasterBot, Sequence[Event], int], None]
 
 
 def probe_match(seed: int, visit: Visit) -> None:
-    """One East match of a master (in seat ``seed % 3``) against two Experts."""
+    """One East match of the classic master (in seat ``seed % 3``) against two Experts."""
     hero = seed % 3
     match = Match(seed, Rules(length="east"))
-    bots = [make_bot("master" if s == hero else "expert", s, seed * 7 + s) for s in range(3)]
-    master = bots[hero]
-    assert isinstance(master, MasterBot)
+    master = MasterBot(hero, seed * 7 + hero)
+    bots = [master if s == hero else make_bot("expert", s, seed * 7 + s) for s in range(3)]
     for e in match.events:
         for s, bot in enumerate(bots):
             bot.observe(redact(e, s))

@@ -1,4 +1,4 @@
-"""Refit the Mahjong master's tenpai reading (``sanma.bots.master_defence``).
+"""Refit the Mahjong master's tenpai reading (``legacy.master_defence``).
 
 Plays seeded East matches of a master against two Experts (the master in seat
 ``seed % 3``); at each of the master's discards it records, for both opponents, what the
@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.master_probe import probe_match
-from sanma.bots.master import MasterBot
+from legacy.master import MasterBot
 from sanma.engine.events import Event, HandStarted, MeldCalled, RiichiAccepted, TileDiscarded
 from sanma.engine.match import Match
 from sanma.engine.shanten import shanten

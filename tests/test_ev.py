@@ -7,11 +7,10 @@ import functools
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from sanma.bots.ev import EVBot, priced_as
+from sanma.bots.ev import EVBot
 from sanma.bots.ev_models import (
     DATA,
     MODEL_NAMES,
@@ -298,17 +297,17 @@ def test_a_live_tables_master_thinks_under_the_wall_clock() -> None:
     assert type(live_bot("expert", 1, 5)) is ExpertBot  # the other levels take no clock
 
 
-def _own_discards(seed: int, **options: Any) -> Iterator[tuple[EVBot, EVBot, LegalActions, Action, bool, bool]]:
-    """Every own-turn decision (not in riichi) of three masters built with ``options`` in one
-    East match: the bot before and after it, the legal actions, its answer, whether an
-    opponent threatened and whether it was the match's last dealer turn."""
+def _own_discards(seed: int) -> Iterator[tuple[EVBot, EVBot, LegalActions, Action, bool, bool]]:
+    """Every own-turn decision (not in riichi) of three masters in one East match: the bot
+    before and after it, the legal actions, its answer, whether an opponent threatened and
+    whether it was the match's last dealer turn."""
     from sanma.bots.base import ask
     from sanma.bots.ev import Program
     from sanma.engine.match import Match
     from sanma.engine.visibility import redact
 
     match = Match(seed, Rules(length="east"))
-    bots = [EVBot(s, seed, calm_expert=True, **options) for s in range(3)]
+    bots = [EVBot(s, seed) for s in range(3)]
     for e in match.events:
         for s, bot in enumerate(bots):
             bot.observe(redact(e, s))
@@ -328,9 +327,9 @@ def _own_discards(seed: int, **options: Any) -> Iterator[tuple[EVBot, EVBot, Leg
 
 
 def test_a_calm_master_leaves_calm_decisions_to_the_expert_until_the_last_dealer_turn() -> None:
-    """With ``calm_expert`` the program prices a decision only when an opponent threatens (its
-    tenpai chance at least ``threat``) or in the match's last dealer turn; elsewhere the answer
-    is the Expert's own, while the same position priced without the switch may differ."""
+    """The program prices a decision only when an opponent threatens (its tenpai chance at
+    least ``threat``) or in the match's last dealer turn; elsewhere the answer is the Expert's
+    own."""
     seen = {"calm": 0, "priced_threat": 0, "priced_last": 0}
     for before, bot, legal, action, threatened, last in _own_discards(21):
         if bot.last_values:
@@ -340,42 +339,3 @@ def test_a_calm_master_leaves_calm_decisions_to_the_expert_until_the_last_dealer
             seen["calm"] += 1
             assert action == ExpertBot.decide(before, legal)  # the Expert's answer
     assert seen["calm"] > 20 and seen["priced_threat"] > 0 and seen["priced_last"] > 0, seen
-
-
-def test_the_calm_switches_move_the_line_between_the_expert_and_the_program() -> None:
-    """``last_turns=0``: the last dealer turn is calm too (priced only under threat);
-    ``calm_margin``: calm decisions are priced, and the program overrules the Expert there only
-    by that margin."""
-    for _, bot, _, _, threatened, _ in _own_discards(21, last_turns=0):
-        assert not bot.last_values or threatened
-    calm_priced = 0
-    for before, bot, legal, action, threatened, last in _own_discards(21, calm_margin=1.0):
-        if threatened or last or not bot.last_values:
-            continue
-        calm_priced += 1
-        expert = ExpertBot.decide(before, legal)
-        if action != expert:
-            mine = priced_as(expert, bot.last_values)
-            assert mine is not None and bot.last_values[action] - bot.last_values[mine] >= 1.0
-    assert calm_priced > 20, calm_priced
-
-
-def test_drawn_risk_prices_a_later_push_by_the_tiles_that_can_be_drawn() -> None:
-    """``drawn_risk``: the risk of a later pushed discard is that of the unseen kinds weighted by
-    their copies (the drawn tile goes out), not the average of the hand's own kinds."""
-    from sanma.bots.ev import Program
-
-    differs = 0
-    for before, _, _, _, threatened, _ in _own_discards(21):
-        if not threatened:
-            continue
-        k = know(before.view)
-        before.drawn_risk = True
-        drawn = Program(before, k, False, before.budget)
-        before.drawn_risk = False
-        held = Program(before, k, False, before.budget)
-        pool = [(drawn.pool[kind], drawn.tile_risk(kind, 0)[0]) for kind in range(len(drawn.pool))]
-        expected = sum(n * p for n, p in pool) / sum(n for n, _ in pool)
-        assert drawn.turns.push_risk[0] == pytest.approx(expected)
-        differs += abs(drawn.turns.push_risk[0] - held.turns.push_risk[0]) > 1e-3
-    assert differs > 0

@@ -1,7 +1,7 @@
 """The layers hold: the engine imports nothing of the project above it, ``learn`` only the
 engine, the bots only the engine and ``learn`` (and themselves), the store nothing of the
-server.  Read from the source (every ``import`` statement, type-checking ones included), so no
-module has to be imported."""
+server, and nothing in the package the frozen ``legacy/`` folder.  Read from the source (every
+``import`` statement, type-checking ones included), so no module has to be imported."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 FORBIDDEN: dict[str, tuple[str, ...]] = {"store": ("sanma.server",)}
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every project import in one file; relative imports resolved."""
+def _imports(path: Path, roots: tuple[str, ...] = ("sanma",)) -> list[tuple[int, str]]:
+    """(line, module) of every import of ``roots`` in one file; relative imports resolved."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
     out = []
@@ -36,7 +36,7 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             else:
                 module = node.module or ""
             out.append((node.lineno, module))
-    return [(line, m) for line, m in out if m == "sanma" or m.startswith("sanma.")]
+    return [(line, m) for line, m in out if _inside(m, roots)]
 
 
 def _files(layer: str) -> list[Path]:
@@ -81,3 +81,15 @@ def test_no_cycle_between_scoring_and_yaku() -> None:
     """``WinContext`` has a module of its own: ``yaku`` never imports ``scoring``."""
     assert "sanma.engine.scoring" not in {m for _, m in _imports(PACKAGE / "engine" / "yaku.py")}
     assert "sanma.engine.context" in {m for _, m in _imports(PACKAGE / "engine" / "yaku.py")}
+
+
+def test_the_package_never_imports_the_legacy_folder() -> None:
+    """``legacy/`` (the classic master, the EV master's A/B variants) is frozen for the
+    benchmarks; the package stands without it."""
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for line, module in _imports(path, ("legacy",))
+    ]
+    assert not wrong, "\n".join(wrong)
+    assert _imports(PACKAGE.parent / "legacy" / "master.py", ("legacy",))  # the reader sees such imports

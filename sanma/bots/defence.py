@@ -37,6 +37,7 @@ SHAPE_WEIGHTS: Shapes = (_UNIT * _SHANPON, _UNIT * _TANKI, _UNIT * _RYANMEN, _UN
 DORA_DANGER = 1.3  # dora are kept, and waits on them pay more
 # Deal-in chance of an average discard while pushing (some drawn tiles are safe).
 TYPICAL_DANGER = 0.025
+RECENT = 3  # discards looked at for the tsumogiri pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,12 @@ def safe_kinds(bot: BotPlayer, seat: int) -> frozenset[TileKind]:
     if start is not None:
         kinds.update(kind_of(t) for s, t in bot.order[start + 1 :] if s != seat)
     return frozenset(kinds)
+
+
+def recent_tsumogiri(bot: BotPlayer, seat: int) -> int:
+    """How many of ``seat``'s last ``RECENT`` discards were the tile it had just drawn (a hand
+    that lets its draws straight go is more often tenpai: the EV master's tenpai model)."""
+    return sum(1 for r in bot.view.rivers[seat][-RECENT:] if r.tsumogiri)
 
 
 def _open_melds(bot: BotPlayer, seat: int) -> int:

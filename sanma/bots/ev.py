@@ -23,10 +23,10 @@ and "a cheap win ends the match first" are all in one number.  The master plays 
 discard with the highest one; a riichi discard cannot fold later and pays its deposit.
 
 The program decides only when it matters more than speed: when an opponent threatens (50%
-likely tenpai or more) or in the match's last dealer turn (``calm_expert``, the default);
-every other decision is the Expert's plain speed, which the program's own choices there lost
-to.  Further from tenpai, under threat, the far hand is priced as a hand that will not win,
-so each tile is worth its own deal-in risk.  Nine terminals are the Expert's.
+likely tenpai or more) or in the match's last dealer turn; every other decision is the
+Expert's plain speed, which the program's own choices there lost to.  Further from tenpai,
+under threat, the far hand is priced as a hand that will not win, so each tile is worth its
+own deal-in risk.  Nine terminals are the Expert's.
 
 Calls, kita and kans are priced by the same program: pass is the hand as it stands, a pon
 the hand after it and its best discard, a kita or a kan the hand it leaves with the
@@ -52,7 +52,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from sanma.bots.defence import safe_kinds
+from sanma.bots.defence import recent_tsumogiri, safe_kinds
 from sanma.bots.ev_models import Models, danger_class, models
 from sanma.bots.expert import PRESSURE, ExpertBot
 from sanma.bots.heuristics import (
@@ -65,7 +65,6 @@ from sanma.bots.heuristics import (
     win_context,
     winning_action,
 )
-from sanma.bots.master_defence import recent_tsumogiri
 from sanma.engine.actions import Action, Discard, Kan, Kita, Pass, Pon
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted
@@ -79,10 +78,14 @@ BUDGET = 500  # hand states expanded per decision
 # Placement points (1.0 = 1,000 points of final score) the program's best must beat the
 # Expert's answer by.  Pricing every near hand, 0.1 overruled the Expert in a quarter of
 # the priced decisions (median edge 0.6) and 0.5 was used; with the calm decisions left to
-# the Expert (``calm_expert``), 0.25 placed 0.040 +- 0.037 better than 0.5 on the same 600
-# East walls, 0.1 and 0.0 about as well (docs/bots.md).
+# the Expert, 0.25 placed 0.040 +- 0.037 better than 0.5 on the same 600 East walls, 0.1 and
+# 0.0 about as well (docs/bots.md).
 MARGIN = 0.25
-EVERYWHERE_MARGIN = 0.5  # the margin of the master that prices every near hand (``everywhere``)
+# Leave every decision nobody threatens to the Expert, but in the match's last dealer turns
+# (where placement, not speed, decides): pricing those decisions too lost hands to the
+# Expert's plain speed (win 23-29% of hands against 30-34%), while the calm master wins as
+# often as the Experts and deals in less; 0 or 2 last turns placed no better (docs/bots.md).
+LAST_TURNS = 1
 MAX_SHANTEN = 2  # the program prices hands this close to tenpai; further, the Expert decides
 URA_BONUS = 1.15  # a riichi win's ura and ippatsu on top of the scored hand
 FOLD_DEPTH = 3  # folding lets go the safest few tiles: their average risk
@@ -314,10 +317,6 @@ class Program:
 
     def _turns(self) -> Turn:
         kinds = [kind for kind in range(KIND_COUNT) if self.k.counts[kind]]
-        # A pushed discard of a later turn is mostly the tile just drawn (a draw that does not
-        # bring the hand closer goes straight out): an unseen kind, weighted by its copies.
-        drawn = [kind for kind in range(KIND_COUNT) if self.pool[kind]]
-        pool = max(1, sum(self.pool[kind] for kind in drawn))
         other, other_r, pr, pu, fr, fu = [], [], [], [], [], []
         mine = len(self.k.view.rivers[self.k.seat])
         for i in range(self.draws + 2):
@@ -325,13 +324,10 @@ class Program:
             other_r.append(self.m.hazard.other_end(mine + i + 1, self.riichi_tables, mine=True))
             risks = sorted((self.tile_risk(kind, i) for kind in kinds), key=lambda r: r[0])
             n = len(risks)
-            if self.bot.drawn_risk:
-                pushed = [(self.pool[kind], self.tile_risk(kind, i)) for kind in drawn]
-                pr.append(sum(c * r[0] for c, r in pushed) / pool)
-                pu.append(sum(c * r[1] for c, r in pushed) / pool)
-            else:
-                pr.append(sum(r[0] for r in risks) / n)
-                pu.append(sum(r[1] for r in risks) / n)
+            # A later pushed discard risks the average of the hand's own kinds (the drawn
+            # tile's risk, unseen kinds by their copies, placed no better: docs/bots.md).
+            pr.append(sum(r[0] for r in risks) / n)
+            pu.append(sum(r[1] for r in risks) / n)
             safest = risks[: min(FOLD_DEPTH, n)]
             fr.append(sum(r[0] for r in safest) / len(safest))
             fu.append(sum(r[1] for r in safest) / len(safest))
@@ -533,35 +529,13 @@ class EVBot(ExpertBot):
         max_shanten: int = MAX_SHANTEN,
         time_budget: float | None = None,
         clock: Callable[[], float] = time.process_time,
-        calm_expert: bool = True,
         threat: float = PRESSURE,
-        keep_riichi: bool = False,
-        drawn_risk: bool = False,
-        calm_margin: float | None = None,
-        last_turns: int = 1,
     ) -> None:
         super().__init__(seat, seed)
         self.budget = budget
-        # Leave every decision nobody threatens to the Expert, but in the match's last
-        # dealer turn (where placement, not speed, decides): pricing those decisions too lost
-        # hands to the Expert's plain speed (win 23-29% of hands against 30-34%), while the
-        # calm master wins as often as the Experts and deals in less (docs/bots.md).
-        self.calm_expert = calm_expert
-        # How likely an opponent's tenpai must be for it to threaten (the far hand priced as
-        # one that will not win; with ``calm_expert``, the program deciding at all).
+        # How likely an opponent's tenpai must be for it to threaten: the program decides at
+        # all (before the last dealer turns), and the far hand is priced as one that will not win.
         self.threat = threat
-        # When the Expert declares riichi, the program only chooses among riichi discards (an
-        # A/B switch: the calm master riichis in 34.5% of hands, the Experts in 40.1%).
-        self.keep_riichi = keep_riichi
-        # A later pushed discard's risk: the drawn tile's (unseen kinds by copies), or the
-        # average of the hand's own kinds (an A/B switch).
-        self.drawn_risk = drawn_risk
-        # With ``calm_expert``: a calm decision is priced too, but the Expert's answer stands
-        # unless another beats it by this much (``None``: calm decisions are not priced).
-        self.calm_margin = calm_margin
-        self._calm = False  # whether the decision being priced is a calm one
-        # With ``calm_expert``: the match's last dealer turns whose calm decisions are priced.
-        self.last_turns = last_turns
         self.margin = margin
         self.max_shanten = max_shanten
         # Seconds of ``clock`` a decision may take on the full horizon before it is priced
@@ -629,21 +603,17 @@ class EVBot(ExpertBot):
         self.last_expert = expert
         self.last_values = {}
         self.last_horizon = "none"
-        self._calm = False
         if winning_action(legal) is not None:
             return expert
         values = self.price(legal, expert)
         if not values:
             return expert
-        if self.keep_riichi and isinstance(expert, Discard) and expert.riichi:
-            values = {a: v for a, v in values.items() if isinstance(a, Discard) and a.riichi}
         self.last_values = values
         mine = priced_as(expert, values)
         if mine is None:
             return expert  # the Expert's own answer is not priced: no fair comparison
         best = max(values, key=lambda a: (values[a], a == mine))
-        margin = self.calm_margin if self._calm and self.calm_margin is not None else self.margin
-        if values[best] - values[mine] < margin:
+        if values[best] - values[mine] < self.margin:
             return expert  # the program's edge is within its own roughness: the Expert's answer
         return best
 
@@ -727,12 +697,10 @@ class _Run:
 
     def left_to_expert(self, program: Program) -> bool:
         """Whether nobody threatens and the Expert's plain speed decides: the hand is too
-        far from tenpai, or the bot leaves calm decisions before the last dealer turn."""
+        far from tenpai, or the decision comes before the match's last dealer turns."""
         if self.threatened(program):
             return False
-        calm = self.bot.calm_expert and program.table.turns_left > self.bot.last_turns
-        self.bot._calm = calm
-        return not self.near or (calm and self.bot.calm_margin is None)
+        return not self.near or program.table.turns_left > LAST_TURNS
 
     def turn(self, expert: Action | None) -> dict[Action, float]:
         """Our own turn: every legal discard (with and without riichi), kita and kan.  The
@@ -956,32 +924,3 @@ def _free(kind: TileKind, tiles: list[Tile]) -> Tile:
         if tile not in tiles:
             return tile
     raise SanmaError(f"no free copy of kind {kind}")
-
-
-def one_shanten(seat: int, seed: int = 0) -> EVBot:
-    """The EV master pricing every hand one shanten or closer only (an A/B variant of
-    ``everywhere``: ``py:sanma.bots.ev:one_shanten``); 2-shanten hands are the Expert's."""
-    return EVBot(seat, seed, margin=EVERYWHERE_MARGIN, calm_expert=False, max_shanten=1)
-
-
-def everywhere(seat: int, seed: int = 0) -> EVBot:
-    """The EV master pricing every hand two shanten or closer, calm or not, with margin 0.5
-    (the default until the calm master measured better: ``py:sanma.bots.ev:everywhere``)."""
-    return EVBot(seat, seed, margin=EVERYWHERE_MARGIN, calm_expert=False)
-
-
-def keep_riichi(seat: int, seed: int = 0) -> EVBot:
-    """The calm master that riichis whenever the Expert would (an A/B variant:
-    ``py:sanma.bots.ev:keep_riichi``)."""
-    return EVBot(seat, seed, keep_riichi=True)
-
-
-def pressed(seat: int, seed: int = 0) -> EVBot:
-    """The calm master with margin 0.5 (an A/B variant: ``py:sanma.bots.ev:pressed``)."""
-    return EVBot(seat, seed, margin=EVERYWHERE_MARGIN)
-
-
-def calm_priced(seat: int, seed: int = 0) -> EVBot:
-    """The calm master that prices its calm decisions too and overrules the Expert there
-    only by 1.0 placement points (an A/B variant: ``py:sanma.bots.ev:calm_priced``)."""
-    return EVBot(seat, seed, calm_margin=1.0)

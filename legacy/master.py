@@ -3,14 +3,14 @@
 The Expert values each discard with a closed-form model of how fast and how big the hand
 gets.  The master keeps everything the Expert does (calls, kita, kans, defence, the match
 situation) and, while its hand is closed, re-judges the Expert's best few discards by
-Monte Carlo (``sanma.bots.search``): the same determinized futures of the hidden tiles are
+Monte Carlo (``legacy.search``): the same determinized futures of the hidden tiles are
 played out for each candidate and the candidate's push value becomes the points it won on
 average minus the deal-ins its discards risked along the way (the Expert's danger per
 discard); a candidate's own danger now is subtracted as the Expert does.  Riichi or dama
 for the chosen tile is still the Expert's call.
 
 It reads its opponents with a tenpai chance fitted on real positions
-(``sanma.bots.master_defence``: calls, turns and recent tsumogiri) instead of the Expert's
+(``legacy.master_defence``: calls, turns and recent tsumogiri) instead of the Expert's
 hand-set steps, and while nobody threatens it lets a tile as fast and nearly as wide go
 when that tile is clearly safer against an open hand that may already be tenpai (the
 calm guard).  Two more switches are built and off (measured no better on the same walls):
@@ -35,6 +35,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
+from legacy.master_defence import master_threats
+from legacy.search import Setup, estimate, paired_gap, remove_kind, sample_futures
 from sanma.bots.defence import TYPICAL_DANGER, Threat, threats, tile_risk, typical_danger
 from sanma.bots.expert import PRESSURE, PUSH_GAIN, RIICHI_BONUS, Candidate, ExpertBot, Weights, situation
 from sanma.bots.heuristics import (
@@ -54,8 +56,6 @@ from sanma.bots.heuristics import (
     win_context,
     winning_action,
 )
-from sanma.bots.master_defence import master_threats
-from sanma.bots.search import Setup, estimate, paired_gap, remove_kind, sample_futures
 from sanma.engine.actions import Action, Discard, Pon
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import shanten

@@ -11,7 +11,8 @@ each time.
 
 ``tenpai_estimate`` is a logistic fit of that data (calls, turns, tsumogiri among the last
 three discards); riichi is tenpai.  ``master_threats`` is ``defence.threats`` with it.
-Refit with ``bench/master_tenpai_fit.py``.
+Refit with ``bench/master_tenpai_fit.py``.  ``recent_tsumogiri`` lives in ``sanma.bots.defence``
+(the expected-value master reads it too).
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from sanma.bots.defence import TYPICAL_DANGER, Shapes, Threat, deal_in_loss, flush_suit, safe_kinds
+from sanma.bots.defence import (
+    TYPICAL_DANGER,
+    Shapes,
+    Threat,
+    deal_in_loss,
+    flush_suit,
+    recent_tsumogiri,
+    safe_kinds,
+)
 from sanma.bots.heuristics import BotPlayer, Knowledge
 
 # Logistic weights (intercept, two calls or more, three or more, turns/10, recent tsumogiri).
@@ -39,16 +48,10 @@ RIICHI_LOSS = 1.1
 OTHER_LOSS = 0.62
 # Past this many discards the fit overshoots (tenpai rates level off late in the hand).
 _TURN_CAP = 14
-RECENT = 3  # discards looked at for the tsumogiri pattern
 
 
 def _logistic(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z))
-
-
-def recent_tsumogiri(bot: BotPlayer, seat: int) -> int:
-    """How many of ``seat``'s last ``RECENT`` discards were the tile it had just drawn."""
-    return sum(1 for r in bot.view.rivers[seat][-RECENT:] if r.tsumogiri)
 
 
 def tenpai_estimate(bot: BotPlayer, seat: int) -> float:

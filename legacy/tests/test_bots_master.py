@@ -1,5 +1,6 @@
-"""The classic master: legality and determinism over seeded matches (with a reduced search
-budget so the suite stays fast), the search's own futures, and scripted positions."""
+"""The classic master (``legacy.master``, frozen; run by hand, see legacy/README.md):
+legality and determinism over seeded matches (with a reduced search budget so the suite stays
+fast), the search's own futures, and scripted positions."""
 
 from __future__ import annotations
 
@@ -9,6 +10,16 @@ from dataclasses import replace
 
 import pytest
 
+from legacy.master import FLOOR, MasterBot, placement, placement_weights, unseen_tiles
+from legacy.master_defence import (
+    OTHER_LOSS,
+    OTHER_SHAPES,
+    RIICHI_LOSS,
+    RIICHI_SHAPES,
+    master_threats,
+    tenpai_estimate,
+)
+from legacy.search import Setup, estimate, paired_gap, play_future, sample_futures
 from sanma.bots.base import ask
 from sanma.bots.defence import (
     SHAPE_WEIGHTS,
@@ -22,17 +33,7 @@ from sanma.bots.defence import (
 )
 from sanma.bots.expert import Weights
 from sanma.bots.heuristics import Option, discard_options, know, own_counts, tenpai_after, win_context
-from sanma.bots.master import FLOOR, MasterBot, placement, placement_weights, unseen_tiles
-from sanma.bots.master_defence import (
-    OTHER_LOSS,
-    OTHER_SHAPES,
-    RIICHI_LOSS,
-    RIICHI_SHAPES,
-    master_threats,
-    tenpai_estimate,
-)
 from sanma.bots.registry import display_name, make_bot
-from sanma.bots.search import Setup, estimate, paired_gap, play_future, sample_futures
 from sanma.engine.actions import Discard, Pass, Pon
 from sanma.engine.events import Event, HandStarted, MeldCalled, RiichiAccepted, TileDiscarded, TileDrawn
 from sanma.engine.hand import Meld, MeldType
@@ -73,13 +74,8 @@ def _classic(events: Sequence[Event]) -> MasterBot:
     return bot
 
 
-def test_master_is_the_expected_value_engine_and_the_classic_one_stays() -> None:
-    from sanma.bots.ev import EVBot
-
-    bot = make_bot("master", 1, 7)
-    assert isinstance(bot, EVBot) and bot.seat == 1 and bot.calm_expert
-    assert display_name("master") == "Mahjong master" == bot.name
-    assert MasterBot(0, 7).name == "Classic master"
+def test_the_classic_master_keeps_its_own_name() -> None:
+    assert MasterBot(0, 7).name == "Classic master" != display_name("master")
 
 
 def test_every_answer_is_legal_and_the_search_runs() -> None:
