@@ -32,6 +32,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "review": ("sanma.cli.review_cmd", "the Mahjong master's review of one seat's match (JSON)"),
     "verify-wall": ("sanma.cli.verify_wall_cmd", "check a match's walls against its commitments (JSON)"),
     "serve": ("sanma.cli.serve_cmd", "run the game server (HTTP + WebSocket) on http://127.0.0.1:8000"),
+    "backup": ("sanma.cli.backup_cmd", "copy the SQLite database while the server runs (checked)"),
+    "restore": ("sanma.cli.restore_cmd", "put a backup in place of a stopped server's SQLite database"),
 }
 
 

@@ -39,12 +39,15 @@ def run(args: argparse.Namespace) -> int:
         "bot_delay_s": args.bot_delay,
     }
     settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
-    app = create_app(settings)
-    from sanma.server import gcpolicy
+    from sanma.store.backup import serving_lock
 
-    gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # off unless SANMA_GC_FREEZE is set
-    print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
-    from sanma.server.serving import serve
+    with serving_lock(settings.db_url):  # ``sanma restore`` refuses while a server holds it
+        app = create_app(settings)
+        from sanma.server import gcpolicy
 
-    serve(app, settings)
+        gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # off unless SANMA_GC_FREEZE is set
+        print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
+        from sanma.server.serving import serve
+
+        serve(app, settings)
     return 0
