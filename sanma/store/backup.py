@@ -106,7 +106,7 @@ def _known(path: Path, must_exist: str) -> Path:
     return path
 
 
-def _copy(src: sqlite3.Connection, dest: Path) -> None:
+def _copy(src: sqlite3.Connection, dest: Path, step_pages: int) -> None:
     """The online backup of ``src`` into a new file ``dest`` (see the module's text)."""
     restarts, left = 0, -1
 
@@ -123,7 +123,7 @@ def _copy(src: sqlite3.Connection, dest: Path) -> None:
 
     with contextlib.closing(sqlite3.connect(dest)) as out:
         try:
-            src.backup(out, pages=STEP_PAGES, progress=progress, sleep=0.01)
+            src.backup(out, pages=step_pages, progress=progress, sleep=0.01)
         except Restarted:
             src.backup(out, pages=-1, sleep=0.01)
 
@@ -138,7 +138,10 @@ def check(path: Path) -> Summary:
     """Integrity, revision and row counts of a database file (``IntegrityFailure``,
     ``UnknownRevision``)."""
     with contextlib.closing(_connect(path)) as conn:
-        problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+        try:
+            problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+        except sqlite3.DatabaseError as exc:  # a page too broken to walk ("malformed")
+            problems = [str(exc)]
         if problems != ["ok"]:
             raise IntegrityFailure(f"{path} fails the integrity check: {'; '.join(problems[:5])}")
         names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -170,14 +173,14 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def _checked_copy(src: Path, final: Path) -> Summary:
+def _checked_copy(src: Path, final: Path, step_pages: int = STEP_PAGES) -> Summary:
     """Copy ``src`` under a temporary name beside ``final``, check it, rename it over ``final``."""
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = _partial(final)
     partial.unlink(missing_ok=True)
     try:
         with contextlib.closing(_connect(src)) as conn:
-            _copy(conn, partial)
+            _copy(conn, partial, step_pages)
         summary = check(partial)
         with partial.open("rb") as f:
             os.fsync(f.fileno())
@@ -188,12 +191,13 @@ def _checked_copy(src: Path, final: Path) -> Summary:
     return Summary(final, summary.revision, summary.tables, summary.rows, summary.size)
 
 
-def take(url: str, out: Path) -> Summary:
-    """Back up the SQLite database of ``url`` into ``out`` (replaced whole, or not at all)."""
+def take(url: str, out: Path, step_pages: int = STEP_PAGES) -> Summary:
+    """Back up the SQLite database of ``url`` into ``out`` (replaced whole, or not at all),
+    ``step_pages`` pages per step of the online backup."""
     source = _known(sqlite_path(url), "the database")
     if out.resolve() == source.resolve():
         raise BackupError("the backup cannot replace the database itself")
-    return _checked_copy(source, out)
+    return _checked_copy(source, out, step_pages)
 
 
 def lock_path(database: Path) -> Path:
