@@ -2,7 +2,7 @@
 taken while another connection writes is whole, a restore keeps the old file and migrates an
 older backup, the refusals and their exit codes; and end to end, a backup taken by the real
 command while a real ``sanma serve`` plays matches restores every account and every match that
-had ended before it started."""
+had ended before it started; on PostgreSQL, the docs' pg_dump / pg_restore recipe."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
+from sqlalchemy.engine.url import make_url
 
 from sanma.cli import main
 from sanma.engine.match import Match
@@ -28,7 +29,7 @@ from sanma.store.accounts import get_account, set_display_name
 from sanma.store.backup import before_restore, check, lock_path, serving_lock, take
 from sanma.store.guests import create_guest, guest_for_token
 from sanma.store.matches import append_events, create_match, get_match, load_events
-from tests.services import ROOT, ServeProcess, free_port
+from tests.services import ROOT, ServeProcess, _pg_tool, free_port, scratch_postgres, unavailable
 from tests.test_server import Client, new_guest, new_match, play_to_end
 
 HEAD = ScriptDirectory.from_config(db.alembic_config("sqlite://")).get_current_head()
@@ -293,3 +294,38 @@ def test_a_backup_under_load_restores_every_finished_match_and_account(tmp_path)
         assert_whole(engine, ended_matches(target))
     finally:
         engine.dispose()
+
+
+def test_the_documented_postgresql_recipe_round_trips(tmp_path):
+    """docs/server.md's pg_dump -Fc / pg_restore into a fresh database, then the store on it."""
+    tools = {name: _pg_tool(name) for name in ("pg_dump", "pg_restore")}
+    if not all(tools.values()):
+        unavailable("the PostgreSQL recipe needs pg_dump and pg_restore (apt-get install -y postgresql)")
+    with scratch_postgres() as url:
+        engine = db.open_engine(url)
+        db.upgrade(engine)
+        guest = create_guest(engine)
+        set_display_name(engine, guest.id, "Sari")
+        match = store_match(engine, guest.id, 3)
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text("CREATE DATABASE sanma_restored TEMPLATE template0"))
+        engine.dispose()
+        status = sanma("backup", "--database", url, str(tmp_path / "x.db"))
+        assert status.returncode == 2 and "pg_dump" in status.stderr
+        libpq = make_url(url).set(drivername="postgresql")
+        dump = tmp_path / "sanma.dump"
+        subprocess.run(
+            [str(tools["pg_dump"]), "-Fc", "-d", libpq.render_as_string(hide_password=False), "-f", str(dump)],
+            check=True,
+            timeout=60,
+        )
+        target = libpq.set(database="sanma_restored").render_as_string(hide_password=False)
+        subprocess.run([str(tools["pg_restore"]), "--no-owner", "-d", target, str(dump)], check=True, timeout=60)
+        restored = db.open_engine(make_url(url).set(database="sanma_restored").render_as_string(hide_password=False))
+        try:
+            assert db.current_revision(restored) == HEAD  # alembic_version came with the dump
+            assert guest_for_token(restored, guest.token) == guest.id
+            assert get_account(restored, guest.id).display_name == "Sari"
+            assert_whole(restored, [match])
+        finally:
+            restored.dispose()
