@@ -1,4 +1,4 @@
-"""Outgoing mail: the one-time codes of e-mail linking and account recovery.
+"""Outgoing mail: the one-time codes of e-mail linking, account recovery and account deletion.
 
 With ``SANMA_SMTP_HOST`` set, messages go out over SMTP with an async client (aiosmtplib;
 STARTTLS when offered or as ``SANMA_SMTP_STARTTLS`` says, login when a user is set).
@@ -26,7 +26,7 @@ from sanma.store.accounts import email_hint
 
 log = logging.getLogger("sanma.mail")
 
-Purpose = Literal["link", "recover"]
+Purpose = Literal["link", "recover", "delete"]
 Lang = Literal["en", "id"]
 
 
@@ -112,6 +112,12 @@ _TEXT: dict[tuple[Lang, Purpose], tuple[str, str]] = {
         "It works once, for {minutes} minutes. The browser that used the account before will be "
         "signed out. If you did not ask for it, ignore this message.\n",
     ),
+    ("en", "delete"): (
+        "Sanma: your code to delete your account",
+        "Your code to delete your Sanma account is:\n\n    {code}\n\n"
+        "It works once, for {minutes} minutes. Deleting cannot be undone: your name, coins, "
+        "cosmetics and history go. If you did not ask for it, ignore this message.\n",
+    ),
     ("id", "link"): (
         "Sanma: kode untuk menautkan alamat ini",
         "Kode untuk menautkan alamat e-mail ini ke akun Sanma-mu:\n\n    {code}\n\n"
@@ -122,6 +128,12 @@ _TEXT: dict[tuple[Lang, Purpose], tuple[str, str]] = {
         "Kode untuk masuk ke akun Sanma-mu di peramban ini:\n\n    {code}\n\n"
         "Kode ini berlaku sekali, selama {minutes} menit. Peramban yang memakai akun ini sebelumnya "
         "akan dikeluarkan. Jika kamu tidak memintanya, abaikan pesan ini.\n",
+    ),
+    ("id", "delete"): (
+        "Sanma: kode untuk menghapus akunmu",
+        "Kode untuk menghapus akun Sanma-mu:\n\n    {code}\n\n"
+        "Kode ini berlaku sekali, selama {minutes} menit. Penghapusan tidak bisa dibatalkan: nama, koin, "
+        "kosmetik, dan riwayatmu hilang. Jika kamu tidak memintanya, abaikan pesan ini.\n",
     ),
 }
 

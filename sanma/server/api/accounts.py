@@ -1,4 +1,5 @@
-"""Accounts: profile and display name, e-mail link and recovery, daily check-in, equipment.
+"""Accounts: profile and display name, e-mail link and recovery, daily check-in, equipment,
+the export of everything held about the account and its deletion.
 
 Codes never tell whether an address is registered: asking for one always answers
 ``202 {"sent": true}`` after the same work (a code row is written either way; the mail is
@@ -8,6 +9,7 @@ sent in the background, and only to an address that may receive it).  docs/accou
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import unicodedata
@@ -16,9 +18,10 @@ from datetime import UTC, date, datetime
 from email.message import EmailMessage
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import IntegrityError
 
 from sanma.server import cosmetics, netaddr
 from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, app_object, services
@@ -28,6 +31,7 @@ from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for, m
 from sanma.server.settings import Settings
 from sanma.store import accounts as store
 from sanma.store import guests as guest_store
+from sanma.store import privacy
 
 log = logging.getLogger("sanma.accounts")
 
@@ -446,3 +450,106 @@ async def equip(body: EquipBody, guest: Guest, app: AppServices, accounts: Accou
             raise ApiError(409, "not_owned", "buy it first")
     await asyncio.to_thread(store.equip, app.engine, guest, body.slot, body.item)
     return await load_profile(app, guest)
+
+
+# -- your data: export and deletion (docs/accounts.md, "Your data") --------------------------
+
+
+class DeleteBody(BaseModel):
+    """The re-confirmation of a deletion: the linked address and the code mailed to it for
+    ``purpose`` delete (an account without a linked address sends neither: its token is all
+    it has)."""
+
+    model_config = ConfigDict(extra="forbid")
+    email: str | None = Field(default=None, max_length=EMAIL_MAX)
+    code: str | None = Field(default=None, max_length=32)
+
+
+class Deleted(BaseModel):
+    """The account is gone; its token no longer works."""
+
+    deleted: bool
+
+
+@router.get("/export", responses={200: {"content": {"application/json": {}}, "description": "an attachment"}})
+async def export_data(guest: Guest, app: AppServices, accounts: Accounts, request: Request) -> Response:
+    """Everything the server holds about the account, as one JSON file (an attachment):
+    profile, coins and ledger, check-ins, cosmetics, codes asked (never their secrets), every
+    match it sat in with its seats, rooms, share links, kept logs, reviews asked."""
+    await limit_write(request, accounts, guest)
+    document = await asyncio.to_thread(privacy.export, app.engine, guest)
+    name = f"sanma-account-{today().isoformat()}.json"
+    return Response(
+        json.dumps(document, ensure_ascii=False, indent=1),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+async def _linked(app: AppServices, guest: str, email: str) -> None:
+    """Refuse unless ``email`` is the address linked to the account (the owner types it: only
+    its hash is stored, so the server cannot mail it unasked)."""
+    linked = await asyncio.to_thread(store.account_for_email, app.engine, email)
+    if linked != guest:
+        raise ApiError(409, "wrong_email", "this is not the address linked to your account")
+
+
+@router.post(
+    "/delete/code",
+    status_code=202,
+    responses={409: {"description": "`wrong_email`: not the linked address"}, 422: {"description": "`bad_email`"}},
+)
+async def ask_delete_code(
+    body: EmailBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request
+) -> Sent:
+    """Mail a one-time code to the account's linked address; entering it confirms the deletion."""
+    await limit_write(request, accounts, guest)
+    email = clean_email(body.email)
+    await _linked(app, guest, email)
+    await _limit_codes(request, accounts, email, guest, guest)
+    code = store.new_code()
+    ttl, asker = accounts.settings.code_ttl_s, requester_of(request, guest)
+    await asyncio.to_thread(store.store_code, app.engine, "delete", email, guest, code, ttl, asker)
+    accounts.mail("delete", email, code, body.lang)
+    return Sent(sent=True)
+
+
+@router.post(
+    "/delete",
+    responses={
+        400: {"description": "`bad_code`: wrong, expired, used or tried too often"},
+        403: {"description": "`code_required`: the account has a linked address: send it and the mailed code"},
+        409: {"description": "`match_running`: seated in a room match that has not ended; `wrong_email`; `busy`"},
+    },
+)
+async def delete_account(
+    body: DeleteBody, guest: Guest, app: AppServices, accounts: Accounts, request: Request
+) -> Deleted:
+    """Delete the account for good: name, linked address, coins, ledger, cosmetics, codes,
+    share links, kept logs, reviews and the token.  Every match it sat in stays, its seat held
+    by an anonymous guest, so the other players' history and replays stay whole."""
+    await limit_write(request, accounts, guest)
+    account = await asyncio.to_thread(store.get_account, app.engine, guest)
+    if account.email_hint is not None:
+        if not body.email or not body.code:
+            raise ApiError(403, "code_required", "ask for a code (POST /api/account/delete/code) and send it")
+        await _limit_checks(request, accounts)
+        email = clean_email(body.email)
+        await _linked(app, guest, email)
+        attempts = accounts.settings.code_attempts
+        asker = requester_of(request, guest)
+        spent = await asyncio.to_thread(
+            store.spend_code, app.engine, "delete", email, body.code.strip(), attempts, guest, asker
+        )
+        if spent is None:
+            raise ApiError(400, "bad_code", "wrong or expired code; ask for a new one")
+    try:
+        await asyncio.to_thread(privacy.delete_account, app.engine, guest)
+    except store.AccountError as exc:
+        if exc.code == "match_running":
+            raise ApiError(409, exc.code, str(exc)) from None
+        raise ApiError(401, "unauthorized", "unknown guest token") from None
+    except IntegrityError:  # a lobby changed under the deletion: nothing was deleted
+        raise ApiError(409, "busy", "a room you sit in changed; try again") from None
+    log.info("account deleted")
+    return Deleted(deleted=True)
