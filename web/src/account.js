@@ -1,17 +1,20 @@
 // The account sheet (start screen button "Account"): profile and display name, e-mail link and
-// recovery, backup export/import, with the shop (shop.js) and the history (history.js) as tabs.
+// recovery, backup export/import, the server's export of the account's data and its deletion,
+// with the shop (shop.js) and the history (history.js) as tabs.
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
 import { accountButtonInner, api, errorText, mailLang, session } from "./account-core.js";
+import { newToken } from "./api.js";
 import { applyEquipment } from "./cosmetics.js";
 import { icon } from "./icons.js";
 import { delegate, html, mount, nodeOf } from "./render/common.js";
-import { historyActions, historyTab, localHistory, mergeLocal, saveBlob, syncHistory } from "./history.js";
+import { forgetLocal, historyActions, historyTab, localHistory, mergeLocal, saveBlob, syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { dressSwatches, shopActions, shopTab } from "./shop.js";
 
 export { syncHistory };
 
-const view = { open: false, tab: "profile", note: "", error: "" };
+// `deleting`: the deletion's confirmation box is open.
+const view = { open: false, tab: "profile", note: "", error: "", deleting: false };
 let onSwitch = () => {};
 
 /** Wire the account pages to the app: `getToken`/`setToken` read and change the browser's
@@ -74,6 +77,11 @@ const ACTIONS = {
     if (chosen) await importBackup(await chosen.text());
     el.value = "";
   },
+  "data-export": (el, ev) => ev.type === "click" && downloadData(),
+  "delete-open": (el, ev) => ev.type === "click" && showDeletion(!view.deleting),
+  "delete-cancel": (el, ev) => ev.type === "click" && showDeletion(false),
+  "delete-send": (el, ev) => ev.type === "click" && sendDeleteCode(),
+  "delete-confirm": (el, ev) => ev.type === "click" && deleteAccount(),
 };
 
 export async function openAccount(tab) {
@@ -81,6 +89,7 @@ export async function openAccount(tab) {
   if (tab) view.tab = tab;
   view.note = "";
   view.error = "";
+  view.deleting = false;
   await refreshProfile();
   await render();
   sheet().querySelector("[data-acct-close]")?.focus();
@@ -142,7 +151,7 @@ function say(note, error = "") {
 
 function profileTab() {
   const p = session.profile || {};
-  return html`${p.email ? null : html`<p class="acct-warn" id="acct-warn">${t("acct.warn.unsafe")}</p>`}<section><h3>${t("acct.profile.name")}</h3><div class="acct-row"><strong id="acct-name-shown">${p.name || t("acct.profile.none")}</strong></div><div class="acct-row"><input id="acct-name" maxlength="24" value="${p.name || ""}" autocomplete="nickname" aria-label="${t("acct.profile.name")}"><button type="button" class="choice" id="acct-name-save" data-act="acct-name-save">${t("acct.profile.save")}</button></div></section>${emailSection(p)}${recoverSection()}${backupSection()}`;
+  return html`${p.email ? null : html`<p class="acct-warn" id="acct-warn">${t("acct.warn.unsafe")}</p>`}<section><h3>${t("acct.profile.name")}</h3><div class="acct-row"><strong id="acct-name-shown">${p.name || t("acct.profile.none")}</strong></div><div class="acct-row"><input id="acct-name" maxlength="24" value="${p.name || ""}" autocomplete="nickname" aria-label="${t("acct.profile.name")}"><button type="button" class="choice" id="acct-name-save" data-act="acct-name-save">${t("acct.profile.save")}</button></div></section>${emailSection(p)}${recoverSection()}${backupSection()}${dataSection(p)}`;
 }
 
 async function saveName() {
@@ -248,4 +257,57 @@ export async function importBackup(text) {
   }
   view.note = t("acct.backup.imported", { n });
   await render();
+}
+
+// --- your data: the server's export, deleting the account (docs/accounts.md "Your data") -------
+
+function dataSection(p) {
+  return html`<section id="acct-data"><h3>${t("acct.data.title")}</h3><p>${t("acct.data.help")}</p><div class="acct-row"><button type="button" class="choice" id="data-export" data-act="data-export">${t("acct.data.export")}</button><button type="button" class="choice danger" id="delete-open" data-act="delete-open" aria-expanded="${view.deleting}" aria-controls="delete-box">${t("acct.delete.open")}</button></div>${view.deleting ? deletionBox(p) : null}</section>`;
+}
+
+/** The confirmation: what goes and what stays, then the code mailed to the linked address (an
+ * account without one has only its token: the button alone confirms). */
+function deletionBox(p) {
+  const cancel = html`<button type="button" class="ghost" id="delete-cancel" data-act="delete-cancel">${t("acct.delete.cancel")}</button>`;
+  const sure = html`<button type="button" class="choice danger" id="delete-confirm" data-act="delete-confirm">${t("acct.delete.confirm")}</button>`;
+  const steps = p.email
+    ? html`<p>${t("acct.delete.by_code")}</p><div class="acct-row"><input id="delete-email" type="email" autocomplete="email" maxlength="254" placeholder="${t("acct.email.placeholder")}" aria-label="${t("acct.email.address")}"><button type="button" class="choice" id="delete-send" data-act="delete-send">${t("acct.email.send")}</button></div><div class="acct-row" id="delete-step2" hidden><input id="delete-code" inputmode="numeric" autocomplete="one-time-code" maxlength="12" placeholder="${t("acct.email.code")}" aria-label="${t("acct.email.code")}">${sure}</div><div class="acct-row">${cancel}</div>`
+    : html`<div class="acct-row">${sure}${cancel}</div>`;
+  return html`<div class="acct-danger" id="delete-box" role="group" aria-labelledby="delete-title"><h4 id="delete-title">${t("acct.delete.title")}</h4><p>${t("acct.delete.goes")}</p><p>${t("acct.delete.kept")}</p>${steps}</div>`;
+}
+
+async function showDeletion(open) {
+  view.deleting = open;
+  await render();
+  document.getElementById(open ? "delete-box" : "delete-open")?.scrollIntoView({ block: "nearest" });
+  document.getElementById(open ? (session.profile?.email ? "delete-email" : "delete-cancel") : "delete-open")?.focus();
+}
+
+async function downloadData() {
+  const { status, data } = await api("GET", "/api/account/export", undefined, { blob: true });
+  if (status !== 200) return say("", errorText(data, status));
+  saveBlob(data, `sanma-account-${new Date().toISOString().slice(0, 10)}.json`);
+  say(t("acct.data.exported"));
+}
+
+async function sendDeleteCode() {
+  const { status, data } = await api("POST", "/api/account/delete/code", { email: field("delete-email"), lang: mailLang() });
+  if (status !== 202) return say("", errorText(data, status));
+  document.getElementById("delete-step2").hidden = false;
+  say(t("acct.email.sent"));
+  document.getElementById("delete-code").focus();
+}
+
+/** Delete, then play on as a fresh guest from the start screen (this browser's copy of the
+ * history goes with the account). */
+async function deleteAccount() {
+  const body = session.profile?.email ? { email: field("delete-email"), code: field("delete-code") } : {};
+  const { status, data } = await api("POST", "/api/account/delete", body);
+  if (status !== 200) return say("", data?.error === "match_running" ? t("acct.delete.running") : errorText(data, status));
+  forgetLocal();
+  session.setToken(await newToken());
+  view.deleting = false;
+  closeAccount();
+  await refreshProfile();
+  onSwitch();
 }

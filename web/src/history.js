@@ -179,6 +179,11 @@ async function download(match, kind, say) {
 }
 
 /** Hand `blob` to the browser as a download named `name`. */
+/** Forget this browser's copy of the history (the account it belonged to was deleted). */
+export function forgetLocal() {
+  localStorage.removeItem(LOCAL_KEY);
+}
+
 export function saveBlob(blob, name) {
   const link = nodeOf(html`<a href="${URL.createObjectURL(blob)}" download="${name}" hidden></a>`);
   document.body.append(link);
