@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -28,12 +29,15 @@ from sanma.server.api import accounts, docs, history, practice, replays, reviews
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
 from sanma.server.logwork import LogBusy, LogWork
+from sanma.server.metrics import HttpCounter, Metrics, serve_metrics
 from sanma.server.reviewer import Reviewer
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
 from sanma.server.webfiles import WebFiles
-from sanma.server.ws import serve_socket
+from sanma.server.ws import serve_socket, socket_kinds
 from sanma.store import db
+
+log = logging.getLogger("sanma.server")
 
 MAX_BODY_BYTES = 4096
 # The browser client: plain files, served as they are (no build step).
@@ -51,6 +55,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     if unknown:
         raise TypeError(f"unknown overrides {sorted(unknown)}")
     engine: Engine = overrides.get("engine") or db.open_engine(settings.db_url)
+    metrics = Metrics()  # the app's own registry: apps in one process (tests) do not share counts
     rooms = RoomRegistry(
         engine,
         overrides.get("make_bot", live_bot),
@@ -59,7 +64,10 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
         keep_ended_s=settings.keep_ended_s,
         practice_idle_s=settings.practice_idle_s,
+        metrics=metrics,
     )
+    metrics.tables = rooms.tables
+    metrics.sockets = lambda: socket_kinds(rooms)
     seed_source: Callable[[], int] = overrides.get("seed_source", new_seed)
     seat_source: Callable[[], int] = overrides.get("seat_source", lambda: secrets.randbelow(3))
     reviewer = Reviewer(
@@ -78,12 +86,21 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         await asyncio.to_thread(db.upgrade, engine)
         rooms.start()  # scale-out: renew leases, watch remote rooms, adopt orphaned ones
         await reviewer.start()  # reviews left running by a previous run are queued again
-        try:
-            yield
-        finally:
-            await reviewer.close()
-            await log_work.close()
-            await rooms.close()
+        async with _metered(metrics, engine, settings):
+            log.info(
+                "server started on %s (node %s, %s bus)",
+                settings.url,
+                rooms.node,
+                "redis" if settings.redis_url else "memory",
+                extra={"event": "server_started", "node": rooms.node, "metrics_port": settings.metrics_port},
+            )
+            try:
+                yield
+            finally:
+                await reviewer.close()
+                await log_work.close()
+                await rooms.close()
+                log.info("server stopped (node %s)", rooms.node, extra={"event": "server_stopped", "node": rooms.node})
 
     app = edge.EdgeApp(
         title="Sanma",
@@ -104,6 +121,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.state.rooms = rooms
     app.state.reviews = reviewer
     app.state.log_work = log_work
+    app.state.metrics = metrics
     app.add_exception_handler(LogBusy, _log_busy)
     app.include_router(practice.router)
     app.include_router(rooms_router)
@@ -126,7 +144,28 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     # Every refusal in one shape; before anything reads a body, an oversized or stalled one is
     # refused; the security headers on every answer, a 500 included (server/edge.py).
     edge.install(app, settings, max_bytes=MAX_BODY_BYTES, wider=dict.fromkeys(replays.LOG_PATHS, replays.LOG_MAX_BYTES))
+    app.add_middleware(HttpCounter, metrics=metrics)  # outermost: the edge's refusals count too
     return app
+
+
+@contextlib.asynccontextmanager
+async def _metered(metrics: Metrics, engine: Engine, settings: Settings) -> AsyncIterator[None]:
+    """While the app runs: the event loop's lag and the store's statements are measured, and
+    ``/metrics`` is served on its own port when ``SANMA_METRICS_PORT`` is set."""
+    lag = asyncio.create_task(metrics.watch_loop(), name="metrics-loop-lag")
+    listener = None
+    try:
+        with metrics.timing_store(engine):
+            if settings.metrics_port:
+                listener = await serve_metrics(metrics, settings.metrics_host, settings.metrics_port)
+            yield
+    finally:
+        if listener is not None:
+            listener.close()
+            await listener.wait_closed()
+        lag.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await lag
 
 
 async def _log_busy(_request: Request, exc: Exception) -> JSONResponse:

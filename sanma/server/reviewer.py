@@ -201,10 +201,16 @@ class Reviewer:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a log the review cannot read: the review failed, the server did not
-            log.info("reviews: %s failed: %s", key, exc)
+            log.info(
+                "reviews: %s failed: %s",
+                key,
+                exc,
+                extra={"event": "review_failed", "match": row.match_id, "seat": row.seat},
+            )
             await asyncio.to_thread(store.fail, self.engine, *key, self.node, f"{type(exc).__name__}: {exc}")
         else:
             await asyncio.to_thread(store.finish, self.engine, *key, self.node, result)
+            log.info("reviews: %s done", key, extra={"event": "review_done", "match": row.match_id, "seat": row.seat})
 
     def _pool_now(self) -> ProcessPoolExecutor:
         if self._pool is None:

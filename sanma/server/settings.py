@@ -135,6 +135,14 @@ class Settings:
     # A bearer token that makes /api/ready tell this process's node id and room count; None: nobody.
     operator_token: str | None = field(default=None, repr=False)
 
+    # -- operations (docs/server.md, "Metrics" and "Logs") --
+    # The port /metrics is served on (0: no metrics served), apart from the public one, and the
+    # address it listens on (loopback by default: a scraper on the same host, or a tunnel).
+    metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
+    # "text" (lines for people) or "json" (one JSON object per line, for a log collector).
+    log_format: str = "text"
+
     @property
     def db_url(self) -> str:
         """The database URL in force."""
@@ -164,8 +172,9 @@ class Settings:
         ``SANMA_MAX_FRAME_BYTES``, ``SANMA_RATE_PER_S``, ``SANMA_RATE_BURST``, ``SANMA_REDIS_URL``,
         ``SANMA_NODE_ID``, ``SANMA_LEASE_TTL``, ``SANMA_KEEP_ENDED``, ``SANMA_REVIEW_WORKERS``,
         ``SANMA_REVIEW_QUEUE``, ``SANMA_LOG_WORKERS``, ``SANMA_LOG_QUEUE``, ``SANMA_LOG_CPU``,
-        ``SANMA_SAVED_LOGS_PER_GUEST``, ``SANMA_SAVED_LOG_BYTES_PER_GUEST``, the accounts' and the HTTP
-        edge's (``_account_settings``, ``_edge_settings``); unset ones keep their defaults.
+        ``SANMA_SAVED_LOGS_PER_GUEST``, ``SANMA_SAVED_LOG_BYTES_PER_GUEST``, the accounts', the HTTP
+        edge's and the operations' (``_account_settings``, ``_edge_settings``, ``_ops_settings``);
+        unset ones keep their defaults.
         A malformed value raises ``SanmaError`` naming the variable.
 
         >>> Settings.from_env({"SANMA_PORT": "9000", "SANMA_BOT_DELAY": "0"}).port
@@ -213,7 +222,20 @@ class Settings:
                 env, "SANMA_SAVED_LOG_BYTES_PER_GUEST", d.saved_log_bytes_per_guest, int, 4 << 20, 1 << 40
             ),
         }
-        return base.with_changes(**logs, **_account_settings(env, d), **_edge_settings(env, d))
+        return base.with_changes(**logs, **_account_settings(env, d), **_edge_settings(env, d), **_ops_settings(env, d))
+
+
+def _ops_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
+    """``SANMA_METRICS_PORT`` (unset or 0: off), ``SANMA_METRICS_HOST`` and ``SANMA_LOG_FORMAT``
+    (``text`` or ``json``)."""
+    log_format = env.get("SANMA_LOG_FORMAT", "").strip().lower() or d.log_format
+    if log_format not in ("text", "json"):
+        raise SanmaError(f"SANMA_LOG_FORMAT={log_format!r} is not text or json")
+    return {
+        "metrics_port": _number(env, "SANMA_METRICS_PORT", d.metrics_port, int, 0, 65535),
+        "metrics_host": env.get("SANMA_METRICS_HOST") or d.metrics_host,
+        "log_format": log_format,
+    }
 
 
 def _account_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:

@@ -33,6 +33,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from sanma.server import netaddr, protocol
 from sanma.server.limits import TokenBucket
+from sanma.server.metrics import Metrics
 from sanma.server.protocol import Act, Hello, NextHand, Ping, ProtocolError, Resume, Resync, ServerFrame, Speed
 from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.rooms.matchlog import StoreSeatRecords
@@ -65,9 +66,11 @@ class Connection:
     push frames without ever waiting for a slow client.  ``push`` never blocks: past
     ``max_queue`` frames waiting, the client is closed as too slow."""
 
-    def __init__(self, websocket: WebSocket, max_queue: int = 1024) -> None:
+    def __init__(self, websocket: WebSocket, max_queue: int = 1024, metrics: Metrics | None = None) -> None:
         self._ws = websocket
         self.max_queue = max_queue
+        self._metrics = metrics
+        self.kind = "unjoined"  # then "player" or "watcher" (the sockets gauge, server/metrics.py)
         self._queue: collections.deque[ServerFrame] = collections.deque()
         self._ready = asyncio.Event()
         self._ending = False  # close() asked: the writer stops once the queue is empty
@@ -93,6 +96,8 @@ class Connection:
         if self.behind >= self.max_queue:
             self.kick(protocol.CLOSE_TOO_SLOW, "too slow: reconnect and resume from your last v")
             return
+        if isinstance(frame, protocol.Error) and self._metrics is not None:
+            self._metrics.socket_error(frame.code)
         self._queue.append(frame)
         self.pushed += 1
         self._ready.set()
@@ -145,6 +150,8 @@ class Connection:
             return
         self.dead = True
         self.kicked = code
+        if self._metrics is not None:
+            self._metrics.socket_error(f"close_{code}")
         self._queue.clear()
         self._ready.set()
         self._writer.cancel()  # it may wait on a socket that does not read
@@ -242,6 +249,11 @@ class SocketBook:
 _BOOKS: weakref.WeakKeyDictionary[RoomRegistry, SocketBook] = weakref.WeakKeyDictionary()
 
 
+def socket_kinds(rooms: RoomRegistry) -> dict[str, int]:
+    """The app's open sockets by kind: ``unjoined`` (no hello accepted yet), ``player``, ``watcher``."""
+    return dict(collections.Counter(conn.kind for conn in socket_book(rooms).connections))
+
+
 def socket_book(rooms: RoomRegistry) -> SocketBook:
     """The socket book of the app whose registry is ``rooms``."""
     book = _BOOKS.get(rooms)
@@ -264,11 +276,12 @@ async def serve_socket(websocket: WebSocket, settings: Settings, rooms: RoomRegi
     address = client_key(websocket, settings)
     await websocket.accept()
     if book.by_address[address] >= settings.ws_per_address:
+        rooms.metrics.socket_error(f"close_{protocol.CLOSE_TOO_MANY}")
         with contextlib.suppress(Exception):
             await websocket.close(code=protocol.CLOSE_TOO_MANY, reason="too many sockets from this address")
         return
     book.by_address[address] += 1
-    conn = Connection(websocket, settings.ws_queue_frames)
+    conn = Connection(websocket, settings.ws_queue_frames, rooms.metrics)
     book.connections.add(conn)
     bucket = TokenBucket(settings.rate_per_s, settings.rate_burst)
     session = _Session(address=address, per_guest=settings.ws_per_guest)
@@ -388,6 +401,7 @@ async def _join(
     if room is not None and seat is None and await _may_watch(room, guest, engine):
         # A friend room's match: watched live, or open hands a hand behind (docs/rooms.md), here or through the bus.
         _count_guest(book, session, guest, room, conn)
+        conn.kind = "watcher"
         room.watch(conn, hello.last_v)
         return
     if room is None or seat is None:
@@ -395,6 +409,7 @@ async def _join(
     if hello.last_v > room.v:
         raise ProtocolError(protocol.BAD_SCHEMA, f"last_v {hello.last_v} is ahead of the match (v={room.v})")
     _count_guest(book, session, guest, room, conn)
+    conn.kind = "player"
     room.join(conn, hello.last_v, seat)  # a RemoteRoom passes the seat on to the room's owner
 
 

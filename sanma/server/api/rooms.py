@@ -11,6 +11,8 @@ up is rate-limited per client address and per guest, wrong codes included, so th
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -37,6 +39,8 @@ from sanma.store import matches as match_store
 from sanma.store import rooms as store
 from sanma.store.matches import SeatPlayer
 from sanma.store.rooms import EMPTY, RoomRecord, Seat
+
+log = logging.getLogger("sanma.rooms")
 
 router = APIRouter(prefix="/api/rooms", tags=["rooms"], responses=ERRORS)
 
@@ -347,6 +351,7 @@ async def create_room(
             host_seat=options.seat,
         )
         if room is not None:
+            _note("room_created", room.code, "opened")
             return await _view(app, room, guest)
     raise ApiError(503, "busy", "no free room code; try again")
 
@@ -522,6 +527,8 @@ async def leave_room(code: str, guest: Guest, app: AppServices) -> RoomLeft:
         return room
 
     room = await _change(app, normalized, leave)
+    if room is None:
+        _note("room_closed", normalized, "closed (its last guest left)")
     return RoomLeft(code=normalized, closed=room is None)
 
 
@@ -569,4 +576,11 @@ async def _create_match(app: Services, room: RoomRecord) -> str:
     )
     first = [event_to_store(e) for e in Match(seed, rules, salt=new_salt()).events]  # salt: rooms/fairwalls.py
     await asyncio.to_thread(match_store.append_events, app.engine, record.id, 1, first, ended=False)
+    app.rooms.started(record.id, "room", len(first))
     return record.id
+
+
+def _note(event: str, code: str, what: str) -> None:
+    """One log line about a room, named by a digest of its code (the code lets anyone join)."""
+    ref = hashlib.sha256(code.encode()).hexdigest()[:10]
+    log.info("friend room %s: %s", ref, what, extra={"event": event, "room": ref})

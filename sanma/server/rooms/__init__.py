@@ -18,6 +18,7 @@ from sanma.engine.rules import Rules
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus
 from sanma.server.codec import event_to_store, rules_to_json
+from sanma.server.metrics import Metrics
 from sanma.server.rooms.clock import TurnTimers
 from sanma.server.rooms.fairwalls import new_salt
 from sanma.server.rooms.host import RoomHost
@@ -44,6 +45,7 @@ class RoomRegistry:
         host: RoomHost | None = None,
         keep_ended_s: float = 300.0,
         practice_idle_s: float = 600.0,
+        metrics: Metrics | None = None,
     ) -> None:
         self._engine = engine
         self._make_bot = make_bot
@@ -61,8 +63,11 @@ class RoomRegistry:
         self._janitor: asyncio.Task[None] | None = None
         # Scale-out (rooms/host.py): which process owns each room; None = this process alone.
         self._host = host
+        # The app's instruments (server/metrics.py): the rooms, the host and the sockets count into them.
+        self.metrics = metrics or Metrics()
         if host is not None:
             host.bind(self.get, self._lose, self._still_current)
+            host.metrics = self.metrics
 
     @property
     def engine(self) -> Engine:
@@ -97,6 +102,7 @@ class RoomRegistry:
         )
         first = [event_to_store(e) for e in match.events]
         await asyncio.to_thread(store.append_events, self._engine, record.id, 1, first, ended=False)
+        self.started(record.id, "practice", len(first))
         room = TableRoom.open(record, match, self._engine, self._make_bot, **self._timing)
         if self._host is not None:
             await self._host.claim(record.id)  # a new id: nobody else can hold its lease
@@ -136,7 +142,27 @@ class RoomRegistry:
             self._run(room)
             return room
 
+    def started(self, match_id: str, kind: str, events: int) -> None:
+        """A new match of ``kind`` was stored with its first ``events``: counted and logged."""
+        self.metrics.appended(events)
+        self.metrics.match(kind, "started")
+        log.info(
+            "room %s: match started (%s)",
+            match_id,
+            kind,
+            extra={"event": "match_started", "match": match_id, "kind": kind},
+        )
+
+    def tables(self) -> dict[tuple[str, str], int]:
+        """The rooms in memory by ``(kind, state)``: ``playing`` or ``ended``."""
+        counts: dict[tuple[str, str], int] = {}
+        for room in self._rooms.values():
+            key = (room.kind, "ended" if room.match.finished else "playing")
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def _run(self, room: TableRoom) -> None:
+        room.metrics = self.metrics
         self._rooms[room.id] = room
         self._ended_at.pop(room.id, None)
 

@@ -40,6 +40,7 @@ from typing import Any
 from sanma.server import protocol
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus, PubSub, Subscription, open_bus
+from sanma.server.metrics import Metrics
 from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
 from sanma.store.matches import MatchRecord
 
@@ -131,7 +132,9 @@ class _Served:
 
 
 class RoomHost:
-    """See the module docstring.  ``bind`` connects it to the registry."""
+    """See the module docstring.  ``bind`` connects it to the registry (which sets ``metrics``)."""
+
+    metrics: Metrics = Metrics()
 
     def __init__(self, bus: Bus, node: str | None = None, *, lease_ttl_s: float = 10.0) -> None:
         if lease_ttl_s <= 0:
@@ -342,7 +345,8 @@ class RoomHost:
             if not ok and match_id in self._served:
                 if await self._retake(match_id):
                     continue
-                log.warning("room %s: lease lost; stopping it here", match_id)
+                log.warning("room %s: lease lost; stopping it here", match_id, extra=_handed(match_id, "lost"))
+                self.metrics.handed_over("lost")
                 await self.abandon(match_id)
                 if self._lost is not None:
                     await self._lost(match_id)
@@ -401,6 +405,9 @@ class RoomHost:
                 continue
             if room is None:  # no such match (any more)
                 await self.bus.sets.remove_member(LIVE_ROOMS, match_id)
+            else:
+                log.info("room %s: adopted (its owner is gone)", match_id, extra=_handed(match_id, "taken"))
+                self.metrics.handed_over("taken")
 
     async def _take_over(self, remote: RemoteRoom) -> None:
         if self._takeover is None:
@@ -408,7 +415,13 @@ class RoomHost:
         target = await self._takeover(remote.id)
         if target is None:
             return
-        log.info("room %s: owner %s gone; connections moved", remote.id, remote.owner or "?")
+        log.info(
+            "room %s: owner %s gone; connections moved",
+            remote.id,
+            remote.owner or "?",
+            extra=_handed(remote.id, "taken"),
+        )
+        self.metrics.handed_over("taken")
         self._remotes.discard(remote)
         await remote.fail_over(target)
 
@@ -425,3 +438,8 @@ class RoomHost:
             await self.abandon(match_id)
         await self._publisher.close()
         await self.bus.close()
+
+
+def _handed(match_id: str, direction: str) -> dict[str, str]:
+    """The log fields of a lease handed over (``taken`` here, or ``lost`` to another process)."""
+    return {"event": "lease_handed_over", "match": match_id, "direction": direction}

@@ -37,7 +37,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from sanma.bots.base import ask
+from sanma.bots.base import Answer, Player, ask
 from sanma.engine.actions import Action, Pass
 from sanma.engine.errors import IllegalAction
 from sanma.engine.events import Event, HandStarted
@@ -48,6 +48,7 @@ from sanma.server import protocol
 from sanma.server.aids import prompt_aids
 from sanma.server.aio import cancel_and_wait
 from sanma.server.codec import action_to_wire, event_from_store, event_to_store, rules_from_json
+from sanma.server.metrics import Metrics
 from sanma.server.rooms.audience import Audience, Outbox
 from sanma.server.rooms.clock import SeatClock, TurnTimers, first_deadline
 from sanma.server.rooms.friend import FriendSeating
@@ -136,7 +137,10 @@ def _key(wire: dict[str, Any]) -> str:
 
 class TableRoom:
     """One match on the server; ``start()`` runs its task.  ``plan`` says who sits where
-    (``seating.plan``); ``match_log`` is where the events are written."""
+    (``seating.plan``); ``match_log`` is where the events are written; ``metrics``: the app's
+    (the registry sets it; a room built alone counts into instruments nobody serves)."""
+
+    metrics: Metrics = Metrics()
 
     def __init__(
         self,
@@ -435,9 +439,16 @@ class TableRoom:
         self._audience.broadcast(protocol.Error(protocol.ROOM_FAILED, detail))
 
     async def _run(self) -> None:
+        played = False  # a rebuilt room of an ended match did not end it again
         try:
             while not self.match.finished:
                 await self._step()
+                played = True
+            if played:
+                self.metrics.match(self.kind, "ended")
+                log.info(
+                    "room %s: match ended", self.id, extra={"event": "match_ended", "match": self.id, "kind": self.kind}
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a failing room ends alone, never the process
@@ -465,7 +476,23 @@ class TableRoom:
         if self.bot_delay_s > 0 and Pass() not in legal:
             await asyncio.sleep(self.bot_delay_s)
         answer = await asyncio.to_thread(ask, self._bots[seat], legal, self._bot_budget_s)
+        self._decided(seat, self._bots[seat], answer)
         await self._apply(seat, answer.action)
+
+    def _decided(self, seat: int, bot: Player, answer: Answer) -> None:
+        """Count a bot's decision; one log line when the default had to stand in for it."""
+        level = self.metrics.decided(bot, answer)
+        if answer.status != "ok":
+            fields = {"event": "bot_" + answer.status, "match": self.id, "seat": seat, "level": level}
+            log.warning(
+                "room %s: seat %d's %s bot: %s (%s); default played",
+                self.id,
+                seat,
+                level,
+                answer.status,
+                answer.detail,
+                extra=fields,
+            )
 
     def _ask(self, seat: int, legal: LegalActions) -> None:
         # Unique per (version, seat) and growing, also across a rebuild: an answer to a prompt
@@ -617,7 +644,9 @@ class TableRoom:
         action = legal.default
         standin = self._standins.get(seat)
         if human.auto and standin is not None:
-            action = (await asyncio.to_thread(ask, standin, legal, self._bot_budget_s)).action
+            answer = await asyncio.to_thread(ask, standin, legal, self._bot_budget_s)
+            self._decided(seat, standin, answer)
+            action = answer.action
         assert action is not None
         self._audience.send_seat(seat, protocol.Expired(prompt.seq, action_to_wire(action, self.red_fives)))
         if not timed_out:
@@ -669,6 +698,7 @@ class TableRoom:
         except BaseException:
             self.storing = 0
             raise
+        self.metrics.appended(len(stored))
 
     def _observed(self, event: Event) -> None:
         """What an event changes besides its frames: the banks at a hand's start; the bots and
