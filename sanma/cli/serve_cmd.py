@@ -39,15 +39,20 @@ def run(args: argparse.Namespace) -> int:
         "bot_delay_s": args.bot_delay,
     }
     settings = replace(settings, **{k: v for k, v in changes.items() if v is not None})
+    from sanma.server import logformat
     from sanma.store.backup import serving_lock
+
+    logformat.configure(settings.log_format)
 
     with serving_lock(settings.db_url):  # ``sanma restore`` refuses while a server holds it
         app = create_app(settings)
         from sanma.server import gcpolicy
 
         gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # off unless SANMA_GC_FREEZE is set
-        print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
+        if settings.log_format == "text":  # JSON lines: the app logs "server started" instead
+            print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
         from sanma.server.serving import serve
 
-        serve(app, settings)
+        # JSON lines: uvicorn's own go through the same handler (it configures none of its own).
+        serve(app, settings, **({"log_config": None} if settings.log_format == "json" else {}))
     return 0
