@@ -7,6 +7,7 @@ lines, every line an object with its fields and none holding a token, its hash o
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from sanma.bots.base import Player
+from sanma.engine.actions import Action
+from sanma.engine.kyoku import LegalActions
 from sanma.server.settings import Settings
 from sanma.store.guests import token_hash
 from tests.services import ServeProcess, free_port
@@ -147,3 +151,32 @@ def test_json_log_lines_with_their_fields_and_no_secrets(tmp_path):
     for secret in (token, token_hash(token), address):
         assert secret.lower() not in text.lower()
     assert "annabel" not in text.lower()
+
+
+class BrokenBot(Player):
+    """A bot whose every decision raises: the table plays its default and goes on."""
+
+    name = "Expert"
+
+    def decide(self, legal: LegalActions) -> Action:
+        raise RuntimeError("out of ideas")
+
+
+def test_a_broken_bot_is_counted_and_logged(tmp_path, caplog):
+    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0).with_changes(
+        metrics_port=free_port()
+    )
+    live = LiveServer(settings, seed_source=lambda: SEEDS[0], make_bot=lambda _level, seat, _seed: BrokenBot(seat))
+    try:
+        with caplog.at_level(logging.WARNING, logger="sanma"):
+            token = new_guest(live)
+            client = Client(live, token, new_match(live, token, level="expert"))
+            play_to_end(client, client.until("prompt"))
+            client.close()
+        samples = scrape(f"http://127.0.0.1:{settings.metrics_port}/metrics")
+    finally:
+        live.stop()
+    errors = value(samples, "sanma_bot_decisions_total", level="expert", outcome="error")
+    assert errors > 0 and total(samples, "sanma_bot_decisions_total", outcome="ok") == 0
+    faults = [r for r in caplog.records if getattr(r, "event", None) == "bot_error"]
+    assert len(faults) == errors and all(r.level == "expert" for r in faults)  # type: ignore[attr-defined]
