@@ -1,0 +1,51 @@
+"""The Mahjong master: the policy learned from phoenix-room games (``sanma.learn.policy``).
+
+Each decision encodes the seat's view (``sanma.learn.encode``: only what the seat sees),
+runs the network once and plays the best-scored legal action.  It keeps nothing between
+decisions but the view and the tile the current window asks about, so its answer depends
+only on what the seat has seen, never on what it was asked before.  No randomness: the
+seed is kept for the ``Player`` interface only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sanma.bots.base import Player
+from sanma.engine.actions import Action, Pass
+from sanma.engine.events import DoraRevealed, Event, RiichiAccepted
+from sanma.engine.kyoku import LegalActions
+from sanma.engine.tiles import Tile
+from sanma.learn import encode as enc
+from sanma.learn.policy import Policy, served
+
+
+class LearnedBot(Player):
+    """Plays the learned policy's best legal action."""
+
+    name = "Mahjong master"
+
+    def __init__(self, seat: int, seed: int = 0, policy: Policy | None = None) -> None:
+        super().__init__(seat, seed)
+        self.policy = policy if policy is not None else served()
+        self.offered: Tile | None = None
+        self.last_probabilities: dict[Action, float] = {}
+
+    def observe(self, event: Event) -> None:
+        super().observe(event)
+        # a new dora or an accepted riichi between a play and its window changes no offer
+        if not isinstance(event, DoraRevealed | RiichiAccepted):
+            self.offered = enc.offered_tile(event)
+
+    def decide(self, legal: LegalActions) -> Action:
+        view = self.view
+        offered = self.offered if Pass() in legal else None
+        mask = enc.legal_mask(view, legal)
+        planes = enc.encode(view, offered)[None]
+        logits = self.policy.logits(planes, enc.scalars(view, offered)[None])[0]
+        legal_logits = np.where(mask, logits, -np.inf)
+        index = int(legal_logits.argmax())
+        odds = np.exp(legal_logits - legal_logits[index])
+        odds /= odds.sum()
+        self.last_probabilities = {enc.action_of(int(i), view, legal): float(odds[i]) for i in np.flatnonzero(mask)}
+        return enc.action_of(index, view, legal)
