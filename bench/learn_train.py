@@ -232,6 +232,7 @@ def export(args: argparse.Namespace) -> None:
     shards = sorted(p.name for p in args.data.glob("*.npz")) if args.data.exists() else []
     meta = {
         "name": "sanma-master-policy",
+        "version": args.version,
         "channels": config["channels"],
         "blocks": config["blocks"],
         "parameters": int(sum(w.size for w in weights.values())),
@@ -287,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-limit", type=int, default=20000, help="validation samples in the curve (0: all)")
     parser.add_argument("--save-every", type=int, default=500)
     parser.add_argument("--export", type=Path, help="write the weights .npz from the checkpoint and stop")
+    parser.add_argument("--version", default="policy-1", help="the weights' name in reviews (review.REVIEWER)")
     args = parser.parse_args(argv)
     if args.ckpt.resolve().is_relative_to(REPO):
         parser.error("checkpoints are derived from the shared games: keep them outside the repository")
