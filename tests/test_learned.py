@@ -81,6 +81,15 @@ def test_the_heads_land_on_the_encoders_action_indices() -> None:
         assert pol.to_actions(np.zeros((1, pol.TILE_HEADS, pol.KINDS)), table).argmax() == index
 
 
+def test_a_process_that_runs_the_policy_runs_blas_on_one_thread() -> None:
+    """OpenBLAS's default threads turn a 3 ms decision into 100 ms on a loaded machine."""
+    from threadpoolctl import threadpool_info
+
+    _random_policy()
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)
+
+
 def test_a_file_of_another_shape_is_refused(tmp_path: Path) -> None:
     good = _random_policy()
     broken = dict(good.w)

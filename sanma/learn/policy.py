@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from sanma.learn import encode as enc
 
@@ -50,10 +51,20 @@ def _conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return out
 
 
+@cache
+def _one_blas_thread() -> None:
+    """Run BLAS on one thread in a process that runs the policy.  Its products are small (at
+    most 128 x 384 by 384 x 27): OpenBLAS's threads buy nothing there and, on a loaded machine,
+    spin against every other thread (measured on two busy cores: 2.8 ms a decision on one
+    thread, 118 ms with the default threads)."""
+    threadpool_limits(limits=1, user_api="blas")
+
+
 class Policy:
     """The network's weights and its forward pass (``logits``)."""
 
     def __init__(self, weights: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        _one_blas_thread()
         self.meta = meta
         try:
             self.blocks = int(meta["blocks"])

@@ -1,0 +1,52 @@
+"""A candidate master for a paired arena run: the learned policy, with the expected-value
+program pricing its own-turn decisions while an opponent is in riichi (push or fold).
+
+Not a level: issue 25 keeps the program in the master only where a paired run on the same
+walls shows it adds strength.  Run from the repository root so that ``bench`` imports:
+
+    nice -n 5 .venv/bin/python -m sanma arena \\
+        --players py:bench.learn_hybrid:PolicyWithEV,expert,expert --matches 2400 --rotations 6 \\
+        --length east --seed 12001 --workers 2 --json /work/data/arena/hybrid_vs_experts.json
+    .venv/bin/python bench/arena_pair.py /work/data/arena/master_vs_experts.json \\
+        /work/data/arena/hybrid_vs_experts.json --index 0
+"""
+
+from __future__ import annotations
+
+from sanma.bots.ev import EVBot, priced_as
+from sanma.bots.learned import LearnedBot
+from sanma.engine.actions import Action, Pass
+from sanma.engine.events import Event
+from sanma.engine.kyoku import LegalActions
+
+
+class PolicyWithEV(LearnedBot):
+    """The policy's answer, unless an opponent is in riichi and the program prices another
+    own-turn action higher by its margin."""
+
+    name = "Mahjong master + EV under riichi"
+
+    def __init__(self, seat: int, seed: int = 0) -> None:
+        super().__init__(seat, seed)
+        self.program = EVBot(seat, seed)
+        self.overruled = 0
+
+    def observe(self, event: Event) -> None:
+        super().observe(event)
+        self.program.observe(event)
+
+    def decide(self, legal: LegalActions) -> Action:
+        choice = super().decide(legal)
+        view = self.view
+        threatened = any(view.riichi[s] for s in range(3) if s != self.seat)
+        if not threatened or view.riichi[self.seat] or Pass() in legal:
+            return choice
+        values = self.program.price(legal, choice)
+        mine = priced_as(choice, values)
+        if not values or mine is None:
+            return choice
+        best = max(values, key=lambda a: (values[a], a == mine))
+        if values[best] - values[mine] < self.program.margin:
+            return choice
+        self.overruled += 1
+        return best
