@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sanma.bots.base import ask
+from sanma.bots.ev import EVBot
 from sanma.bots.registry import make_bot
 from sanma.bots.review import review
 from sanma.engine.actions import Action, Discard
@@ -108,23 +109,18 @@ def test_planted_blunders_are_listed_first() -> None:
     assert top.choice == "discard 5p" and top.master == "discard 1z", top
     assert top.loss is not None and top.loss > 0.3
     assert all(d.loss is None or d.loss < top.loss for d in push.decisions[1:])
-    both = review(start + pushed_into_riichi() + dama_at_all_last(), 0)
-    assert both.decisions[0].choice == "discard 5p" and both.decisions[0].hand != ""
-
-
-def test_the_loss_is_priced_against_the_masters_own_choice() -> None:
-    """At all-last the learned master keeps the tenpai dama, as the player did, where the
-    program alone prices riichi higher: the master chooses, so the player lost nothing."""
-    start: list[Event] = [MatchStarted(seed=0, rules=RULES, wall_algorithm="test")]
     dama = review(start + dama_at_all_last(), 0)
-    kept = next(d for d in dama.decisions if d.choice == "discard 1z")
-    assert kept.master == "discard 1z" and kept.loss == 0.0, kept
-    assert kept.values["riichi 1z"] > kept.values["discard 1z"] + 0.3
+    top = dama.decisions[0]
+    assert top.choice == "discard 1z" and top.master == "riichi 1z", top
+    assert top.loss is not None and top.loss > 0.3
+    both = review(start + pushed_into_riichi() + dama_at_all_last(), 0)
+    assert {d.choice for d in both.decisions[:2]} == {"discard 5p", "discard 1z"}
+    assert [d.hand for d in both.decisions[:2]] != ["", ""]
 
 
 def _master_match(seed: int) -> list[Event]:
     match = Match(seed, Rules(length="one-hand"))
-    bots = [make_bot("master" if s == 0 else "expert", s, seed) for s in range(3)]
+    bots = [EVBot(0) if s == 0 else make_bot("expert", s, seed) for s in range(3)]
     for e in match.events:
         for s, bot in enumerate(bots):
             bot.observe(redact(e, s))
@@ -137,8 +133,6 @@ def _master_match(seed: int) -> list[Event]:
 
 
 def test_the_masters_own_decisions_cost_nothing() -> None:
-    """A seat the master played agrees with the master everywhere, and where the program
-    prices, the loss of the master's own choice is zero."""
     priced = 0
     for seed in (3, 4):
         rev = review(_master_match(seed), 0)

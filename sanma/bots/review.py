@@ -1,17 +1,15 @@
 """The master's review of one seat's play in a finished match.
 
 The match log is folded event by event as the reviewed seat saw it (``visibility.redact``),
-into the master (the learned policy, ``LearnedBot``), into the pricer (the expected-value
-program, ``EVBot``) and into a ``SeatLegality`` that works out the seat's legal actions at
-each of its decisions from its own view (the same rules the engine applies).  The action
-the seat really took is read off the events that follow the cue (its discard, kita, kan,
-win, call or, in a window, the pass).  At each decision the master answers as it would have
-played, and where the pricer prices the actions (the discards of a hand close to tenpai, or
-any hand while an opponent threatens) the loss of the action taken is the price of the
-master's choice minus the price of that action, in expected final placement points (never
-below zero).  Elsewhere the decision is listed unpriced (loss ``None``), with whether the
-master agrees.  The policy chooses and the program prices: the policy plays closer to
-strong humans (``docs/bots.md``), and only the program has values in placement points.
+into the master (``EVBot``) and into a ``SeatLegality`` that works out the seat's legal
+actions at each of its decisions from its own view (the same rules the engine applies).
+The action the seat really took is read off the events that follow the cue (its discard,
+kita, kan, win, call or, in a window, the pass).  At each decision the master answers as
+it would have played, and where the expected-value program prices the actions (the
+discards of a hand close to tenpai, or any hand while an opponent threatens) the loss of
+the action taken is the value of the master's best minus the value of that action, in
+expected final placement points.  Elsewhere the decision is listed unpriced (loss
+``None``), with whether the master agrees.
 
 Only what the seat could see is used: the review can be shown to that seat's player.
 """
@@ -22,9 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sanma.bots.base import Player
 from sanma.bots.ev import EVBot, priced_as
-from sanma.bots.learned import LearnedBot
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.errors import InvalidLog
 from sanma.engine.events import (
@@ -44,17 +40,16 @@ from sanma.engine.kyoku import LegalActions
 from sanma.engine.tiles import EAST, is_red, tile_name
 from sanma.engine.visibility import redact
 
-MasterFactory = Callable[[int], Player]
-PricerFactory = Callable[[int], EVBot]
+MasterFactory = Callable[[int], EVBot]
 Progress = Callable[[int, int], None]
 """Told ``(done, total)``: events of the log read so far, of all of them."""
 
-REVIEWER: Final = "policy-1+ev-calm-1"
-"""The master and the pricer a review's opinions are the opinions of, kept in every result
-(``"reviewer"``): a stored review of another version is computed again when asked
-(``store/reviews.py``).  Change it whenever either changes: the first part is the served
-weights' ``version`` (a test holds them together), the second the program's (``ev.py``, its
-models, what it prices; ``ev-calm-1`` prices only threatened and last-dealer-turn decisions)."""
+REVIEWER: Final = "ev-calm-2"
+"""The master a review's opinions are the opinions of, kept in every result (``"reviewer"``):
+a stored review of another version is computed again when asked (``store/reviews.py``).
+Change it whenever the master's decisions or values change (``ev.py``, its models, what it
+prices): ``ev-calm-1`` prices only threatened and last-dealer-turn decisions (session 8);
+``ev-calm-2`` keeps its caches between two events only (session 12)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +107,7 @@ def _order(d: Decision) -> tuple[float, int]:
 
 
 def review(
-    events: Sequence[Event],
-    seat: int,
-    master: MasterFactory | None = None,
-    progress: Progress | None = None,
-    pricer: PricerFactory | None = None,
+    events: Sequence[Event], seat: int, master: MasterFactory | None = None, progress: Progress | None = None
 ) -> Review:
     """Review ``seat``'s decisions in the match ``events`` (a full or redacted log);
     ``progress`` is told ``(events read, all events)`` as it goes (the server shows it)."""
@@ -124,8 +115,7 @@ def review(
         raise InvalidLog(f"a seat is 0, 1 or 2, not {seat}")
     if not events or not isinstance(events[0], MatchStarted):
         raise InvalidLog("a match log starts with MatchStarted")
-    bot = (master or (lambda s: LearnedBot(s)))(seat)
-    program = (pricer or (lambda s: EVBot(s)))(seat)
+    bot = (master or (lambda s: EVBot(s)))(seat)
     legality = SeatLegality(seat)
     out: list[Decision] = []
     hand_label = ""
@@ -136,7 +126,6 @@ def review(
         seen = redact(event, seat)
         legality.apply(seen)
         bot.observe(seen)
-        program.observe(seen)
         if isinstance(event, HandStarted):
             hand_label = f"{'E' if event.round_wind == EAST else 'S'}{event.dealer + 1}-{event.honba}"
         if legality.cue is None or legality.cue is cue:
@@ -148,19 +137,18 @@ def review(
         taken = taken_action(events, i, seat, legal)
         if taken is None:
             continue  # the log ends here
-        out.append(_decide(bot, program, legal, taken, i, hand_label))
+        out.append(_decide(bot, legal, taken, i, hand_label))
     if progress is not None:
         progress(len(events), len(events))
     return Review(seat, tuple(sorted(out, key=_order)))
 
 
-def _decide(bot: Player, program: EVBot, legal: LegalActions, taken: Action, index: int, hand: str) -> Decision:
+def _decide(bot: EVBot, legal: LegalActions, taken: Action, index: int, hand: str) -> Decision:
     red = bot.view.rules.red_fives if bot.view.rules is not None else True
     tiles = "".join(tile_name(t, red) for t in sorted(bot.view.hand))
     turn = len(bot.view.rivers[bot.seat])
     chosen = bot.decide(legal)
-    program.decide(legal)  # its own answer is not used: it prices the actions
-    values = dict(program.last_values)
+    values = dict(bot.last_values)
     loss: float | None = None
     if values:
         rep, mine = priced_as(taken, values), priced_as(chosen, values)

@@ -4,7 +4,7 @@ The HTTP API is a set of routers under ``/api`` (``server/api/``; the OpenAPI sc
 ``/api/openapi.json``, its pages at ``/api/docs`` from pinned local assets, ``api/docs.py``),
 the WebSocket is ``/ws`` and the browser client (``web/``) is served at ``/``.  Overrides
 (for tests): ``engine`` (a SQLAlchemy engine), ``make_bot`` (``(level, seat, seed) -> Player``;
-``registry.make_bot`` by default), ``seed_source`` (``() -> int``, the match seeds),
+``registry.live_bot`` by default), ``seed_source`` (``() -> int``, the match seeds),
 ``seat_source`` (``() -> int`` for ``"seat": "random"``).
 """
 
@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import Engine
 from starlette.staticfiles import StaticFiles
 
-from sanma.bots.registry import make_bot
+from sanma.bots.registry import live_bot
 from sanma.server import edge
 from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
@@ -58,7 +58,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     metrics = Metrics()  # the app's own registry: apps in one process (tests) do not share counts
     rooms = RoomRegistry(
         engine,
-        overrides.get("make_bot", make_bot),
+        overrides.get("make_bot", live_bot),
         bot_delay_s=settings.bot_delay_s,
         bot_budget_s=settings.bot_budget_s,
         host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
