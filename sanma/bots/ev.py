@@ -67,7 +67,7 @@ from sanma.bots.heuristics import (
 )
 from sanma.engine.actions import Action, Discard, Kan, Kita, Pass, Pon
 from sanma.engine.errors import SanmaError
-from sanma.engine.events import Event, HandStarted
+from sanma.engine.events import Event
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.settlement import noten_deltas
@@ -553,12 +553,14 @@ class EVBot(ExpertBot):
         self.last_expert: Action | None = None  # the Expert's answer to the last decision
 
     def observe(self, event: Event) -> None:
-        """Fold the event in; a new hand forgets the cached scores."""
+        """Fold the event in and forget the cached scores, waits and steps: they live between
+        two events only, so an answer never depends on what the bot was asked earlier (the
+        steps are ordered by what the seat sees, the scores by the table's state; kept over a
+        hand they changed 35 of 22,516 answers on real games)."""
         super().observe(event)
-        if isinstance(event, HandStarted):
-            self._scores.clear()
-            self._waits.clear()
-            self._steps.clear()
+        self._scores.clear()
+        self._waits.clear()
+        self._steps.clear()
 
     def waits_of(self, hand: Counts, melds: int) -> tuple[TileKind, ...]:
         """The waits of a 13-tile ``hand`` (cached for the hand)."""
