@@ -480,6 +480,26 @@ def _absorb(conn: Connection, account_id: str, previous_guest: str) -> None:
 # -- history -------------------------------------------------------------------------------
 
 
+def seats_of(conn: Connection, ids: list[str]) -> dict[str, list[HistorySeat]]:
+    """Who sat at each seat of the matches ``ids``, in seat order (one query)."""
+    seats: dict[str, list[HistorySeat]] = {i: [] for i in ids}
+    if ids:
+        for match_id, seat, guest, level, name in conn.execute(
+            select(
+                match_players.c.match_id,
+                match_players.c.seat,
+                match_players.c.guest_id,
+                match_players.c.bot_level,
+                accounts.c.display_name,
+            )
+            .outerjoin(accounts, accounts.c.guest_id == match_players.c.guest_id)
+            .where(match_players.c.match_id.in_(ids))
+            .order_by(match_players.c.match_id, match_players.c.seat)
+        ):
+            seats[match_id].append(HistorySeat(int(seat), guest, name, level))
+    return seats
+
+
 def history(engine: Engine, guest_id: str, limit: int = 50, offset: int = 0) -> list[HistoryEntry]:
     """The guest's finished matches (any seat, practice or room), newest first."""
     with engine.connect() as conn:
@@ -511,22 +531,7 @@ def history(engine: Engine, guest_id: str, limit: int = 50, offset: int = 0) -> 
             .mappings()
             .all()
         )
-        ids = [r["id"] for r in rows]
-        seats: dict[str, list[HistorySeat]] = {i: [] for i in ids}
-        if ids:
-            for match_id, seat, guest, level, name in conn.execute(
-                select(
-                    match_players.c.match_id,
-                    match_players.c.seat,
-                    match_players.c.guest_id,
-                    match_players.c.bot_level,
-                    accounts.c.display_name,
-                )
-                .outerjoin(accounts, accounts.c.guest_id == match_players.c.guest_id)
-                .where(match_players.c.match_id.in_(ids))
-                .order_by(match_players.c.match_id, match_players.c.seat)
-            ):
-                seats[match_id].append(HistorySeat(int(seat), guest, name, level))
+        seats = seats_of(conn, [r["id"] for r in rows])
     return [
         HistoryEntry(
             match_id=r["id"],

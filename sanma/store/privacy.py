@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, Select, and_, delete, insert, or_, select, update
 
-from sanma.store.accounts import AccountError
+from sanma.store.accounts import AccountError, seats_of
 from sanma.store.guests import token_hash
 from sanma.store.rooms import EMPTY, RoomRecord, _from_row, _seats_to_json
 from sanma.store.tables import (
@@ -136,23 +136,18 @@ def _matches(conn: Connection, guest_id: str) -> list[dict[str, Any]]:
         .mappings()
         .all()
     )
-    ids = [m["id"] for m in found]
-    seats: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
-    if ids:
-        for match_id, seat, guest, level, name in conn.execute(
-            select(
-                match_players.c.match_id,
-                match_players.c.seat,
-                match_players.c.guest_id,
-                match_players.c.bot_level,
-                accounts.c.display_name,
-            )
-            .outerjoin(accounts, accounts.c.guest_id == match_players.c.guest_id)
-            .where(match_players.c.match_id.in_(ids))
-            .order_by(match_players.c.match_id, match_players.c.seat)
-        ):
-            you = guest == guest_id
-            seats[match_id].append({"seat": int(seat), "you": you, "name": name if guest else None, "bot_level": level})
+    seats = {
+        match_id: [
+            {
+                "seat": h.seat,
+                "you": h.guest_id == guest_id,
+                "name": h.name if h.guest_id else None,
+                "bot_level": h.bot_level,
+            }
+            for h in held
+        ]
+        for match_id, held in seats_of(conn, [m["id"] for m in found]).items()
+    }
     out = []
     for m in found:
         row = {k: _iso(v) for k, v in m.items() if k not in ("seed", "guest_id", "rules", "result", "timers")}
