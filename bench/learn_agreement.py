@@ -22,7 +22,6 @@ day's (2026-01-22), on which nothing was tuned.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 from collections import Counter
@@ -32,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sanma.bots.base import Player
-from sanma.bots.registry import LEVELS, make_bot
+from sanma.arena import parse_player
+from sanma.bots.registry import LEVELS
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.events import Event
 from sanma.engine.formats import mjlog
@@ -44,15 +43,6 @@ from sanma.learn import dataset
 REPO = Path(__file__).resolve().parents[1]
 KINDS = ("all", "discard", "riichi", "riichi_declined", "call", "kita", "win", "nine_terminals")
 BIT = {name: 1 << i for i, name in enumerate(dataset.OPTIONS)}
-
-
-def build(level: str, seat: int, seed: int) -> Player:
-    if level.startswith("py:"):
-        module, _, cls = level[3:].partition(":")
-        player = getattr(importlib.import_module(module), cls)(seat, seed)
-        assert isinstance(player, Player)
-        return player
-    return make_bot(level, seat, seed)
 
 
 def answer_key(action: Action) -> tuple[str, int]:
@@ -101,7 +91,7 @@ class Asker:
 
     def __init__(self, levels: Sequence[str], seed: int) -> None:
         self.levels = list(levels)
-        self.bots = {level: [build(level, seat, seed + seat) for seat in range(3)] for level in levels}
+        self.bots = {level: [parse_player(level).factory(seat, seed + seat) for seat in range(3)] for level in levels}
         self.counts: Counter[str] = Counter()
 
     def observe(self, seat: int, event: Event) -> None:

@@ -271,9 +271,10 @@ def record_samples(record: tenhou6.RecordedGame, game: int, out: Samples, watche
     views = [SeatView(s) for s in range(SEATS)]
     start = MatchStarted(seed=0, rules=rules, wall_algorithm="mjlog")
     for seat, view in enumerate(views):
-        view.apply(redact(start, seat))
+        seen = redact(start, seat)
+        view.apply(seen)
         if watcher is not None:
-            watcher.observe(seat, redact(start, seat))
+            watcher.observe(seat, seen)
     for hand in record.hands:
         kyoku = tenhou6.start_kyoku(hand, rules)
         walk = _HandWalk(kyoku, views, out, game, hand.index, watcher)
