@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 
 from sanma.server import cosmetics, netaddr
-from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, app_object, services
+from sanma.server.api.deps import ERRORS, ApiError, AppServices, Guest, Services, app_object, services
 from sanma.server.bus import Bus
 from sanma.server.limits import SharedLimiter
 from sanma.server.mail import Lang, Mailer, Purpose, code_message, mailer_for, masked
@@ -322,6 +322,25 @@ async def _limit_codes(
         raise ApiError(429, "rate_limited", "too many codes asked for; wait and try again")
 
 
+async def _send_code(
+    request: Request,
+    app: Services,
+    accounts: AccountServices,
+    purpose: Purpose,
+    email: str,
+    guest: str | None,
+    owner: str | None,
+    lang: Lang,
+    deliver: bool = True,
+) -> Sent:
+    """Store a fresh one-time code for ``purpose`` (bound to ``owner``) and mail it to ``email``."""
+    code = store.new_code()
+    ttl, asker = accounts.settings.code_ttl_s, requester_of(request, guest)
+    await asyncio.to_thread(store.store_code, app.engine, purpose, email, owner, code, ttl, asker)
+    accounts.mail(purpose, email, code, lang, deliver=deliver)
+    return Sent(sent=True)
+
+
 async def _limit_checks(request: Request, accounts: AccountServices) -> None:
     if not await accounts.checks_by_client.hit(client_key(request)):
         raise ApiError(429, "rate_limited", "too many codes tried; wait and try again")
@@ -334,12 +353,7 @@ async def ask_link_code(body: EmailBody, guest: Guest, app: AppServices, account
     email = clean_email(body.email)
     account = await asyncio.to_thread(store.account_for_email, app.engine, email)
     await _limit_codes(request, accounts, email, guest, account)
-    code = store.new_code()
-    ttl = accounts.settings.code_ttl_s
-    asker = requester_of(request, guest)
-    await asyncio.to_thread(store.store_code, app.engine, "link", email, guest, code, ttl, asker)
-    accounts.mail("link", email, code, body.lang)
-    return Sent(sent=True)
+    return await _send_code(request, app, accounts, "link", email, guest, guest, body.lang)
 
 
 @router.post(
@@ -380,13 +394,9 @@ async def ask_recover_code(
     email = clean_email(body.email)
     account = await asyncio.to_thread(store.account_for_email, app.engine, email)
     await _limit_codes(request, accounts, email, guest, account)
-    code = store.new_code()
-    ttl = accounts.settings.code_ttl_s
-    asker = requester_of(request, guest)
     # Stored for an unknown address too (with no account): the same work, the same timing.
-    await asyncio.to_thread(store.store_code, app.engine, "recover", email, account, code, ttl, asker)
-    accounts.mail("recover", email, code, body.lang, deliver=account is not None)
-    return Sent(sent=True)
+    deliver = account is not None
+    return await _send_code(request, app, accounts, "recover", email, guest, account, body.lang, deliver)
 
 
 @router.post("/recover/verify", responses={400: {"description": "`bad_code`: wrong, expired, used or tried too often"}})
@@ -507,11 +517,7 @@ async def ask_delete_code(
     email = clean_email(body.email)
     await _linked(app, guest, email)
     await _limit_codes(request, accounts, email, guest, guest)
-    code = store.new_code()
-    ttl, asker = accounts.settings.code_ttl_s, requester_of(request, guest)
-    await asyncio.to_thread(store.store_code, app.engine, "delete", email, guest, code, ttl, asker)
-    accounts.mail("delete", email, code, body.lang)
-    return Sent(sent=True)
+    return await _send_code(request, app, accounts, "delete", email, guest, guest, body.lang)
 
 
 @router.post(
