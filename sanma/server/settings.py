@@ -69,6 +69,9 @@ class Settings:
     # none, another process sharing the database does), and how many may wait for one in all;
     # how many one client address may have queued or running (fresh guests cannot fill the queue).
     review_workers: int = 1
+    # Bots (server/botpool.py): worker processes where the tables' bots think, one per core
+    # but one (the event loop keeps a core); 0: in threads of this process instead.
+    bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     review_queue: int = 16
     reviews_per_address: int = 2
     # Log work (server/logwork.py): worker processes that open, check and render logs, how many
@@ -226,12 +229,13 @@ class Settings:
 
 
 def _ops_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
-    """``SANMA_METRICS_PORT`` (unset or 0: off), ``SANMA_METRICS_HOST`` and ``SANMA_LOG_FORMAT``
+    """``SANMA_BOT_WORKERS``, ``SANMA_METRICS_PORT`` (unset or 0: off), ``SANMA_METRICS_HOST`` and ``SANMA_LOG_FORMAT``
     (``text`` or ``json``)."""
     log_format = env.get("SANMA_LOG_FORMAT", "").strip().lower() or d.log_format
     if log_format not in ("text", "json"):
         raise SanmaError(f"SANMA_LOG_FORMAT={log_format!r} is not text or json")
     return {
+        "bot_workers": _number(env, "SANMA_BOT_WORKERS", d.bot_workers, int, 0, 64),
         "metrics_port": _number(env, "SANMA_METRICS_PORT", d.metrics_port, int, 0, 65535),
         "metrics_host": env.get("SANMA_METRICS_HOST") or d.metrics_host,
         "log_format": log_format,
