@@ -145,6 +145,9 @@ class Settings:
     metrics_host: str = "127.0.0.1"
     # "text" (lines for people) or "json" (one JSON object per line, for a log collector).
     log_format: str = "text"
+    # A bearer token (16 characters or more) that turns on the admin routes of the metrics port
+    # (``sanma admin``; docs/server.md, "Administration"); None: no admin routes.
+    admin_token: str | None = field(default=None, repr=False)
 
     @property
     def db_url(self) -> str:
@@ -239,7 +242,21 @@ def _ops_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
         "metrics_port": _number(env, "SANMA_METRICS_PORT", d.metrics_port, int, 0, 65535),
         "metrics_host": env.get("SANMA_METRICS_HOST") or d.metrics_host,
         "log_format": log_format,
+        "admin_token": _admin_token(env),
     }
+
+
+def _admin_token(env: Mapping[str, str]) -> str | None:
+    """``SANMA_ADMIN_TOKEN``: unset, or 16 characters or more, and only with ``SANMA_METRICS_PORT``
+    (the admin routes are served on that port)."""
+    token = env.get("SANMA_ADMIN_TOKEN") or None
+    if token is None:
+        return None
+    if len(token) < 16:
+        raise SanmaError("SANMA_ADMIN_TOKEN has at least 16 characters")
+    if not env.get("SANMA_METRICS_PORT", "").strip() or env["SANMA_METRICS_PORT"].strip() == "0":
+        raise SanmaError("SANMA_ADMIN_TOKEN needs SANMA_METRICS_PORT: the admin routes are served on that port")
+    return token
 
 
 def _account_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
