@@ -21,7 +21,7 @@ from sanma.engine.visibility import redact
 MATCHES = [(seed, ("default", "tenhou", "mahjongsoul")[seed % 3]) for seed in range(1, 7)]
 
 
-@pytest.mark.parametrize("level", ["expert", "master"])
+@pytest.mark.parametrize("level", ["beginner", "normal", "expert", "master"])
 @pytest.mark.parametrize(("seed", "rules"), MATCHES)
 def test_every_answer_equals_a_fresh_bots_that_saw_the_same_events(level: str, seed: int, rules: str) -> None:
     match = Match(seed, preset(rules).with_options(length="east"))

@@ -281,22 +281,6 @@ def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
     assert short.decide(legal) in legal
 
 
-def test_a_live_tables_master_thinks_under_the_wall_clock() -> None:
-    """The server's bots (``registry.live_bot``): the master gets ``LIVE_THINK_S`` of wall
-    clock, so a busy server shortens its horizon rather than let the default action stand in
-    at the server's bot budget; ``make_bot`` (the arena, the review, tests) stays without a
-    clock, so the same events give the same decisions."""
-    import time
-
-    from sanma.bots.registry import LIVE_THINK_S, live_bot, make_bot
-
-    live, plain = live_bot("master", 0, 5), make_bot("master", 0, 5)
-    assert isinstance(live, EVBot) and isinstance(plain, EVBot)
-    assert live.time_budget == LIVE_THINK_S and live.clock is time.perf_counter
-    assert plain.time_budget is None
-    assert type(live_bot("expert", 1, 5)) is ExpertBot  # the other levels take no clock
-
-
 def _own_discards(seed: int) -> Iterator[tuple[EVBot, EVBot, LegalActions, Action, bool, bool]]:
     """Every own-turn decision (not in riichi) of three masters in one East match: the bot
     before and after it, the legal actions, its answer, whether an opponent threatened and

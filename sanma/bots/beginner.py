@@ -25,6 +25,7 @@ from sanma.bots.heuristics import (
     winning_action,
 )
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon
+from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import discard_ukeire
 from sanma.engine.tiles import kind_of
@@ -43,10 +44,19 @@ class BeginnerBot(BotPlayer):
 
     def __init__(self, seat: int, seed: int = 0) -> None:
         super().__init__(seat, seed)
+        self.seen = 0  # events observed: with the seed, what the dice of a decision depend on
         self.rng = random.Random(seed)
+
+    def observe(self, event: Event) -> None:
+        super().observe(event)
+        self.seen += 1
 
     def decide(self, legal: LegalActions) -> Action:
         """One answer from the seat's view and the legal actions."""
+        # Fresh dice for each decision, drawn from the seed and the events seen: the answer
+        # depends on what the seat saw, never on what it was asked before (a bot rebuilt
+        # from its seat's events, in a new worker or a rebuilt room, plays on the same).
+        self.rng = random.Random(f"{self.seed}:{self.seen}")
         win = winning_action(legal)
         if win is not None:
             return win

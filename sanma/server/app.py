@@ -4,7 +4,7 @@ The HTTP API is a set of routers under ``/api`` (``server/api/``; the OpenAPI sc
 ``/api/openapi.json``, its pages at ``/api/docs`` from pinned local assets, ``api/docs.py``),
 the WebSocket is ``/ws`` and the browser client (``web/``) is served at ``/``.  Overrides
 (for tests): ``engine`` (a SQLAlchemy engine), ``make_bot`` (``(level, seat, seed) -> Player``;
-``registry.live_bot`` by default), ``seed_source`` (``() -> int``, the match seeds),
+``server/botpool.py``'s worker processes by default), ``seed_source`` (``() -> int``, the match seeds),
 ``seat_source`` (``() -> int`` for ``"seat": "random"``).
 """
 
@@ -23,11 +23,12 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import Engine
 from starlette.staticfiles import StaticFiles
 
-from sanma.bots.registry import live_bot
+from sanma.bots.registry import make_bot
 from sanma.server import edge
 from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
+from sanma.server.botpool import BotPool
 from sanma.server.logwork import LogBusy, LogWork
 from sanma.server.metrics import HttpCounter, Metrics, serve_metrics
 from sanma.server.reviewer import Reviewer
@@ -56,9 +57,11 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         raise TypeError(f"unknown overrides {sorted(unknown)}")
     engine: Engine = overrides.get("engine") or db.open_engine(settings.db_url)
     metrics = Metrics()  # the app's own registry: apps in one process (tests) do not share counts
+    # The bots think in worker processes (spawned by the first question, stopped with the app).
+    bots = BotPool(settings.bot_workers) if settings.bot_workers else None
     rooms = RoomRegistry(
         engine,
-        overrides.get("make_bot", live_bot),
+        overrides.get("make_bot", bots.make_bot if bots else make_bot),
         bot_delay_s=settings.bot_delay_s,
         bot_budget_s=settings.bot_budget_s,
         host=RoomHost.open(settings.redis_url, settings.node_id or None, lease_ttl_s=settings.lease_ttl_s),
@@ -100,6 +103,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
                 await reviewer.close()
                 await log_work.close()
                 await rooms.close()
+                if bots is not None:
+                    await bots.close()  # after the rooms: they release their bots as they stop
                 log.info("server stopped (node %s)", rooms.node, extra={"event": "server_stopped", "node": rooms.node})
 
     app = edge.EdgeApp(

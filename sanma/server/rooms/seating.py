@@ -18,7 +18,7 @@ from sanma.server.rooms.matchlog import SeatRecords
 from sanma.store.matches import MatchRecord
 
 BotFactory = Callable[[str, int, int], Player]
-"""``(level, seat, seed) -> Player``; ``sanma.bots.registry.live_bot`` by default (the master under a clock)."""
+"""``(level, seat, seed) -> Player``; ``BotPool.make_bot`` by default (``server/botpool.py``)."""
 
 # The bot level that plays a human seat on autoplay.
 STANDIN_LEVEL = "normal"

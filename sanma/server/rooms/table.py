@@ -10,7 +10,8 @@ Every step goes the same way (design.md, "The flow of one action"): a seat answe
 engine applies it, the new events get versions ``v`` (1, 2, ... = position in the log), are
 appended to the log, then go to every connection of every human seat, each redacted for
 its own seat, and to the bots.  Then the awaited seats are asked: a bot through
-``bots.base.ask`` in a worker thread, each human through a numbered prompt of its own.
+``botpool.answer`` (in a worker process, ``server/botpool.py``), each human through a
+numbered prompt of its own.
 
 The seat of a connection is given by the gateway (from the guest of the hello token) when
 it joins, and every answer counts for that seat only: a message never names its seat.
@@ -37,14 +38,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from sanma.bots.base import Answer, Player, ask
+from sanma.bots.base import Answer, Player
 from sanma.engine.actions import Action, Pass
 from sanma.engine.errors import IllegalAction
 from sanma.engine.events import Event, HandStarted
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
 from sanma.engine.visibility import redact
-from sanma.server import protocol
+from sanma.server import botpool, protocol
 from sanma.server.aids import prompt_aids
 from sanma.server.aio import cancel_and_wait
 from sanma.server.codec import action_to_wire, event_from_store, event_to_store, rules_from_json
@@ -428,9 +429,16 @@ class TableRoom:
         return self._task
 
     async def stop(self) -> None:
-        """Cancel the task (server shutdown); the stored log is already complete."""
+        """Cancel the task (server shutdown, or the room leaves memory); the stored log is
+        already complete."""
         self._audience.close()
         await cancel_and_wait(self._task)
+        self._release_bots()
+
+    def _release_bots(self) -> None:
+        """The bots and stand-ins are done (their worker drops them); a rebuilt room makes new ones."""
+        for bot in (*self._bots.values(), *self._standins.values()):
+            bot.close()
 
     def fail(self, exc: BaseException, detail: str) -> None:
         """The room stops here (it failed, or moved to another process): tell every connection."""
@@ -444,6 +452,7 @@ class TableRoom:
             while not self.match.finished:
                 await self._step()
                 played = True
+            self._release_bots()
             if played:
                 self.metrics.match(self.kind, "ended")
                 log.info(
@@ -475,7 +484,7 @@ class TableRoom:
         legal = self.match.legal_actions(seat)
         if self.bot_delay_s > 0 and Pass() not in legal:
             await asyncio.sleep(self.bot_delay_s)
-        answer = await asyncio.to_thread(ask, self._bots[seat], legal, self._bot_budget_s)
+        answer = await botpool.answer(self._bots[seat], legal, self._bot_budget_s)
         self._decided(seat, self._bots[seat], answer)
         await self._apply(seat, answer.action)
 
@@ -644,7 +653,7 @@ class TableRoom:
         action = legal.default
         standin = self._standins.get(seat)
         if human.auto and standin is not None:
-            answer = await asyncio.to_thread(ask, standin, legal, self._bot_budget_s)
+            answer = await botpool.answer(standin, legal, self._bot_budget_s)
             self._decided(seat, standin, answer)
             action = answer.action
         assert action is not None
