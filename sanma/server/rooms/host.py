@@ -35,13 +35,13 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sanma.server import protocol
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus, PubSub, Subscription, open_bus
 from sanma.server.metrics import Metrics
-from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
+from sanma.server.rooms import busframes
+from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, end_now, lease_key, room_channel
 from sanma.store.matches import MatchRecord
 
 log = logging.getLogger(__name__)
@@ -217,55 +217,69 @@ class RoomHost:
             await self.bus.leases.release(lease_key(match_id), self.node)
 
     async def _listen(self, match_id: str, served: _Served) -> None:
-        async for message in served.sub:
+        async for data in served.sub:
+            try:
+                message = busframes.parse(data)
+            except busframes.BadBusMessage as exc:  # logged and dropped: the listener reads on
+                log.warning("room %s: bus message refused (%s)", match_id, exc)
+                continue
             try:
                 await self._dispatch(match_id, served, message)
-            except Exception:  # a bad message never stops the listener
+            except Exception:  # a message the room cannot take never stops the listener
                 log.warning("room %s: bus message %r refused", match_id, message, exc_info=True)
 
-    async def _dispatch(self, match_id: str, served: _Served, message: dict[str, Any]) -> None:
-        op, node, conn = message.get("op"), message.get("node"), message.get("conn")
+    async def _dispatch(self, match_id: str, served: _Served, message: busframes.RoomMessage | busframes.Bar) -> None:
         room = served.room
-        if room is None or op == "probe":
+        if room is None:
             return
-        if op == "speed":
-            room.set_speed(str(message["speed"]))
-            return
-        if not isinstance(node, str) or not isinstance(conn, str):
-            raise ValueError("node and conn are strings")
-        key = (node, conn)
-        if op in ("join", "watch"):
-            if room.failed is not None and self._takeover is not None:
-                await self._takeover(match_id)  # rebuilt here from the log; serve() swapped the room
-                room = served.room
-                assert room is not None
-            box = served.outboxes.get(key) or BusOutbox(self._publisher, conn_channel(node, conn))
-            served.outboxes[key] = box
-            self._channels[box.channel] = (match_id, key)
-            if op == "watch":
-                room.watch(box, int(message["last_v"]))  # a friend room's only (the gateway checked)
+        match message:
+            case busframes.Probe():
                 return
-            seat = message.get("seat")
-            room.join(box, int(message["last_v"]), None if seat is None else int(seat))
-            return
-        known = served.outboxes.get(key)
-        if known is None:
+            case busframes.Speed(speed=speed):
+                room.set_speed(speed)
+                return
+            case busframes.End(reason=reason):
+                if not end_now(room, reason):
+                    log.warning("room %s: the operator's end was refused (this server cannot end a match)", match_id)
+                return
+            case busframes.Bar():
+                return  # not a room's message (it travels on ADMIN_CHANNEL)
+            case busframes.Join() | busframes.Watch():
+                await self._attach(match_id, served, message)
+                return
+        key = (message.node, message.conn)
+        box = served.outboxes.get(key)
+        if box is None:
             return  # a connection this room never saw join (it joined a previous room)
-        box = known
-        if op == "act":
-            room.submit(box, int(message["seq"]), dict(message["a"]))
-        elif op == "resync":
-            room.resync(box, int(message["from"]))
-        elif op == "next_hand":
-            room.next_hand(box, int(message["v"]))
-        elif op == "resume":
-            room.resume(box)
-        elif op == "leave":
-            served.outboxes.pop(key, None)
-            self._channels.pop(box.channel, None)
-            room.leave(box)
+        match message:
+            case busframes.Act(seq=seq, action=action):
+                room.submit(box, seq, action)
+            case busframes.Resync(from_v=from_v):
+                room.resync(box, from_v)
+            case busframes.NextHand(v=v):
+                room.next_hand(box, v)
+            case busframes.Resume():
+                room.resume(box)
+            case busframes.Leave():
+                served.outboxes.pop(key, None)
+                self._channels.pop(box.channel, None)
+                room.leave(box)
+
+    async def _attach(self, match_id: str, served: _Served, message: busframes.Join | busframes.Watch) -> None:
+        """Join a remote connection to the room (rebuilt here first when it had failed)."""
+        room = served.room
+        if room is not None and room.failed is not None and self._takeover is not None:
+            await self._takeover(match_id)  # rebuilt here from the log; serve() swapped the room
+            room = served.room
+        assert room is not None
+        key = (message.node, message.conn)
+        box = served.outboxes.get(key) or BusOutbox(self._publisher, conn_channel(*key))
+        served.outboxes[key] = box
+        self._channels[box.channel] = (match_id, key)
+        if isinstance(message, busframes.Watch):
+            room.watch(box, message.last_v)  # a friend room's only (the gateway checked)
         else:
-            raise ValueError(f"unknown op {op!r}")
+            room.join(box, message.last_v, message.seat)
 
     def _forget_outboxes(self, served: _Served) -> None:
         for box in served.outboxes.values():
@@ -359,7 +373,7 @@ class RoomHost:
             owner = await self.bus.leases.owner(lease_key(remote.id))
             if owner != remote.owner or owner is None:
                 await self._take_over(remote)
-            elif remote.orphaned and await self.bus.pubsub.publish(room_channel(remote.id), {"op": "probe"}) > 0:
+            elif remote.orphaned and await self._probe(remote.id) > 0:
                 await remote.rejoin()  # the owner listens now: ask again
         # Remote connections whose process stopped listening (it died): let them go now,
         # rather than at the room's next frame, which a pending prompt may hold back a while.
@@ -372,6 +386,10 @@ class RoomHost:
                 served.ended = True
                 await self.bus.sets.remove_member(LIVE_ROOMS, match_id)
         await self._adopt_orphans()
+
+    async def _probe(self, match_id: str) -> int:
+        """How many processes listen on the room's channel (a ``Probe`` that does nothing)."""
+        return await self.bus.pubsub.publish(room_channel(match_id), busframes.Probe().to_wire())
 
     async def _retake(self, match_id: str) -> bool:
         """A lease that lapsed without anybody taking it (the loop was held up past the TTL; with

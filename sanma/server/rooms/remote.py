@@ -1,10 +1,11 @@
 """A room run by another server process, reached over the bus (``docs/protocol.md``, "The room bus").
 
 ``RemoteRoom`` offers the gateway the same calls as a local room (``join``, ``submit``,
-``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``), so ``ws.py`` never knows where a room runs.  Each call
-becomes a message on ``room:<id>``; the owner's ``RoomHost`` turns it into the same call on
-the real room, whose frames (already redacted for the seat) come back on
-``conn:<node>:<conn>`` and are pushed to the local outbox in order.
+``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``), so ``ws.py`` never knows where
+a room runs.  Each call becomes a message on ``room:<id>`` (a class of ``busframes.py``); the
+owner's ``RoomHost`` turns it into the same call on the real room, whose frames (already
+redacted for the seat, JSON text) come back on ``conn:<node>:<conn>`` and are pushed to the
+local outbox in order.
 
 Should the owner die, ``RoomHost``'s watchdog takes the room over (from the durable log) and
 calls ``fail_over``: every connection joins the new room with the last version it was sent,
@@ -24,6 +25,7 @@ from typing import Any, Protocol
 from sanma.server import protocol
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import PubSub, Subscription
+from sanma.server.rooms import busframes
 from sanma.server.rooms.table import Outbox
 from sanma.store.matches import MatchRecord
 
@@ -80,6 +82,18 @@ class Room(Protocol):
 
     def resume(self, outbox: Outbox) -> None:
         """The connection's seat is taken back from autoplay."""
+
+
+def end_now(room: object, reason: str) -> bool:
+    """Ask a local room to end its match now, as for a normal end (``sanma admin end``; logged
+    with ``reason``); ``False``: the room cannot (its table has no ``end_now``)."""
+    # getattr, not the Room protocol: TableRoom.end_now comes with the table's own change; the
+    # protocol names it once every room has it.
+    end = getattr(room, "end_now", None)
+    if end is None:
+        return False
+    end(reason)
+    return True
 
 
 @dataclass(slots=True)
@@ -174,7 +188,7 @@ class RemoteRoom:
             return
         link = self._links.get(outbox)
         if link is not None:
-            self._send(lambda: self._call("act", link, seq=seq, a=action))
+            self._send(lambda: self._call(busframes.Act(self._node, link.conn, seq, action)))
 
     def resync(self, outbox: Outbox, from_v: int) -> None:
         """Forward a resync to the owner."""
@@ -183,14 +197,14 @@ class RemoteRoom:
             return
         link = self._links.get(outbox)
         if link is not None:
-            self._send(lambda: self._call("resync", link, **{"from": from_v}))
+            self._send(lambda: self._call(busframes.Resync(self._node, link.conn, from_v)))
 
     def set_speed(self, speed: str) -> None:
         """Forward the bots' pace to the owner."""
         if self._target is not None:
             self._target.set_speed(speed)
             return
-        self._send(lambda: self._call("speed", None, speed=speed))
+        self._send(lambda: self._call(busframes.Speed(self._node, speed)))
 
     def next_hand(self, outbox: Outbox, v: int) -> None:
         """Forward a seat's "Next hand" to the owner (as an answer travels)."""
@@ -199,7 +213,7 @@ class RemoteRoom:
             return
         link = self._links.get(outbox)
         if link is not None:
-            self._send(lambda: self._call("next_hand", link, v=v))
+            self._send(lambda: self._call(busframes.NextHand(self._node, link.conn, v)))
 
     def resume(self, outbox: Outbox) -> None:
         """Forward a seat's return from autoplay to the owner."""
@@ -208,7 +222,7 @@ class RemoteRoom:
             return
         link = self._links.get(outbox)
         if link is not None:
-            self._send(lambda: self._call("resume", link))
+            self._send(lambda: self._call(busframes.Resume(self._node, link.conn)))
 
     def leave(self, outbox: Outbox) -> None:
         """Tell the owner, then stop listening on the connection's channel."""
@@ -221,7 +235,7 @@ class RemoteRoom:
             return
 
         async def leave_then_close() -> None:
-            await self._call("leave", link)
+            await self._call(busframes.Leave(self._node, link.conn))
             await self._unlink(link)
 
         self._send(leave_then_close)
@@ -264,8 +278,8 @@ class RemoteRoom:
     def _join_call(self, link: _Link) -> Callable[[], Awaitable[None]]:
         """The call that attaches ``link`` on the owner (first, or again after a lost call)."""
         if link.watching:
-            return lambda: self._call("watch", link, last_v=link.last_v)
-        return lambda: self._call("join", link, last_v=link.last_v, seat=link.seat)
+            return lambda: self._call(busframes.Watch(self._node, link.conn, link.last_v))
+        return lambda: self._call(busframes.Join(self._node, link.conn, link.last_v, link.seat))
 
     async def close(self) -> None:
         """Stop relaying (server shutdown)."""
@@ -303,9 +317,8 @@ class RemoteRoom:
                 log.warning("remote room %s: bus call failed", self.id, exc_info=True)
                 self.orphaned = True
 
-    async def _call(self, op: str, link: _Link | None, **fields: Any) -> None:
-        message = {"op": op, "node": self._node, "conn": link.conn if link else None, **fields}
-        if await self._pubsub.publish(room_channel(self.id), message) == 0:
+    async def _call(self, message: busframes.RoomMessage) -> None:
+        if await self._pubsub.publish(room_channel(self.id), message.to_wire()) == 0:
             self.orphaned = True
 
     async def _relay(self, outbox: Outbox, link: _Link) -> None:
