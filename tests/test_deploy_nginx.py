@@ -335,15 +335,22 @@ class Seat:
         self.ws.close()
 
 
-def holder(nodes: tuple[Node, Node], counts: tuple[int, int]) -> Node | None:
-    """The node whose player sockets went up from ``counts`` by one, once the gauges show it."""
+def players_once(nodes: tuple[Node, Node], total: int) -> tuple[int, int]:
+    """Each node's player sockets, once they add up to ``total`` (a closed socket leaves the
+    gauge a moment after the close)."""
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        now = tuple(node.players() for node in nodes)
-        if sum(now) == sum(counts) + 1:
-            return nodes[0] if now[0] > counts[0] else nodes[1]
+    while True:
+        counts = (nodes[0].players(), nodes[1].players())
+        if sum(counts) == total:
+            return counts
+        assert time.monotonic() < deadline, f"player sockets {counts}, not {total} in all"
         time.sleep(0.05)
-    return None
+
+
+def holder(nodes: tuple[Node, Node], before: tuple[int, int]) -> Node:
+    """The node that holds the socket opened since the counts were ``before``."""
+    now = players_once(nodes, sum(before) + 1)
+    return nodes[0] if now[0] > before[0] else nodes[1]
 
 
 def test_a_friend_room_is_played_across_both_processes_through_nginx(deployment: Deployment) -> None:
@@ -363,16 +370,13 @@ def test_a_friend_room_is_played_across_both_processes_through_nginx(deployment:
 
     # Sticky-less balancing: each socket lands where round robin puts it; the friend's is
     # opened again until it is on the other process than the host's.
-    counts = (nodes[0].players(), nodes[1].players())
+    before = players_once(nodes, 0)
     seats = [Seat(nginx, "127.0.0.2", host, match)]
-    host_node = holder(nodes, counts)
-    assert host_node is not None, "no process counts the host's socket"
+    host_node = holder(nodes, before)
     for _ in range(6):
-        counts = (nodes[0].players(), nodes[1].players())
+        before = players_once(nodes, 1)  # the host's alone
         seat = Seat(nginx, "127.0.0.3", friend, match)
-        friend_node = holder(nodes, counts)
-        assert friend_node is not None, "no process counts the friend's socket"
-        if friend_node is not host_node:
+        if holder(nodes, before) is not host_node:
             seats.append(seat)
             break
         seat.close()
