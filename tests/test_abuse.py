@@ -229,7 +229,7 @@ def test_the_resync_attack_leaves_the_other_players_and_every_room_alone(live_fa
         ws_per_guest=100, ws_per_address=200, http_connections_per_address=200, rate_per_s=20.0, rate_burst=40
     )
     attacker = new_guest(live)
-    target = new_match(live, attacker, length="east-south")
+    target = new_match(live, attacker, length="east-south", level="normal")
     setup = Client(live, attacker, target)
     play_until(setup, 300)  # a match of some 300 events: the backlog every resync asks for
     setup.close()
