@@ -5,7 +5,8 @@ The generator (this process, asyncio + the ``websockets`` client) starts the ser
 are two processes), bots pacing at ``--pace`` seconds (``SANMA_BOT_DELAY``) and each
 simulated player answering every prompt ``--pace`` seconds after it arrives (the prompt's
 default: discard the drawn tile, or pass), so every seat acts about once per ``--pace``.
-A table is one practice match (one client, two Beginner bots) kept going: when its match
+A table is one practice match (one client, two bots of ``--level``, Beginner by default;
+``--bot-workers N``: the servers' ``SANMA_BOT_WORKERS``, 0 for bots in threads) kept going: when its match
 ends, the player starts another.
 
 ``ramp``: for each N in ``--steps``, grow to N concurrent tables, wait ``--warmup`` seconds,
@@ -105,10 +106,15 @@ class Node:
             time.sleep(0.1)
 
     def cpu_s(self) -> float:
+        """CPU seconds of the server and its worker processes (the bots think in them)."""
         if not self.alive:
             return 0.0
-        times = self.ps.cpu_times()
-        return float(times.user + times.system)
+        total = 0.0
+        for proc in (self.ps, *self.ps.children(recursive=True)):
+            with contextlib.suppress(psutil.Error):
+                times = proc.cpu_times()
+                total += times.user + times.system
+        return total
 
     def kill(self) -> None:
         self.alive = False
@@ -170,6 +176,7 @@ class Load:
         self.nodes = nodes
         self.pace_s = args.pace
         self.length = args.length
+        self.level = args.level
         self.kind = args.kind
         self.keep_events = keep_events
         self.tables: list[Table] = []
@@ -193,7 +200,7 @@ class Load:
         host = table.clients[0]
         options = {"length": self.length, "red_fives": True}
         if table.kind == "practice":
-            body = {**options, "level": "beginner", "seat": table.index % 3}
+            body = {**options, "level": self.level, "seat": table.index % 3}
             created = await self.post(table.owner, "/api/practice", host.token, body)
             table.match, table.seats = created["match"], {host.token: created["seat"]}
         else:
@@ -358,7 +365,14 @@ async def measure(load: Load, tables: int, warmup_s: float, window_s: float) -> 
 
 
 def start_nodes(
-    count: int, database_url: str, redis_url: str, pace_s: float, folder: Path, gc_freeze_s: float, root: Path = ROOT
+    count: int,
+    database_url: str,
+    redis_url: str,
+    pace_s: float,
+    folder: Path,
+    gc_freeze_s: float,
+    root: Path = ROOT,
+    bot_workers: int | None = None,
 ) -> list[Node]:
     env = {
         "SANMA_GC_FREEZE": str(gc_freeze_s),
@@ -377,6 +391,8 @@ def start_nodes(
         "SANMA_ROOMS_PER_ADDRESS_PER_H": "1000000",
         "SANMA_HTTP_CONNECTIONS_PER_ADDRESS": "1000000",
     }
+    if bot_workers is not None:  # else the server's default (an older server: its threads)
+        env["SANMA_BOT_WORKERS"] = str(bot_workers)
     nodes = [Node(f"node-{'ab'[i]}", env, folder, root) for i in range(count)]
     for node in nodes:
         node.wait_ready()
@@ -623,6 +639,10 @@ def main() -> int:
     parser.add_argument("--cross", action="store_true", help="players connect to the process not owning the room")
     parser.add_argument("--stop-ms", type=float, default=LATENCY_TARGET_MS * 3, help="stop ramping above this p99")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--level", default="beginner", help="the practice tables' bot level")
+    parser.add_argument(
+        "--bot-workers", type=int, help="the servers' SANMA_BOT_WORKERS (0: bots in threads; unset: the default)"
+    )
     parser.add_argument("--gc-freeze", type=float, default=0.0, help="the servers' SANMA_GC_FREEZE (0: off)")
     parser.add_argument(
         "--server-root",
@@ -641,12 +661,14 @@ def main() -> int:
             db.upgrade(engine)
             engine.dispose()
         redis_url = stack.enter_context(scratch_redis()) if nodes_wanted > 1 else ""
-        nodes = start_nodes(nodes_wanted, database_url, redis_url, args.pace, folder, args.gc_freeze, args.server_root)
+        nodes = start_nodes(
+            nodes_wanted, database_url, redis_url, args.pace, folder, args.gc_freeze, args.server_root, args.bot_workers
+        )
         try:
             cores = psutil.cpu_count()
             print(
-                f"{nodes_wanted} server process(es), {cores} cores, pace {args.pace} s, "
-                f"gc freeze {args.gc_freeze} s, logs in {folder}"
+                f"{nodes_wanted} server process(es), {cores} cores, pace {args.pace} s, bots {args.level}, "
+                f"bot workers {args.bot_workers}, gc freeze {args.gc_freeze} s, logs in {folder}"
             )
             if args.mode == "ramp":
                 out: Any = asyncio.run(ramp(args, nodes))
