@@ -4,11 +4,12 @@ for the test's, TLS with a throwaway self-signed certificate) in front of two re
 serve`` processes started with the shipped ``deploy/sanma.env`` on a scratch PostgreSQL
 (migrated with the documented ``alembic`` command) and a scratch ``redis-server``.
 
-Through nginx: plain HTTP moves to HTTPS, both processes answer by round robin, a body the
-server refuses gets the server's own JSON 413, the client address the server counts is the
-one nginx saw (a forged ``X-Forwarded-For`` is not believed), and a friend room is played
-to its end by two sockets that nginx put on different processes.  The clients connect from
-their own loopback addresses (127.0.0.x), so nginx sees them apart as it would see players.
+Through nginx: plain HTTP moves to HTTPS, both processes answer by round robin, a body over
+the server's limits gets the server's JSON 413 from nginx, the client address the server
+counts is the one nginx saw (a forged ``X-Forwarded-For`` is not believed), and a friend
+room is played to its end by two sockets that nginx put on different processes.  The
+clients connect from their own loopback addresses (127.0.0.x), so nginx sees them apart as
+it would see players.
 
 Skipped locally without nginx, openssl, redis-server or PostgreSQL; a failure in CI
 (``.ci/run`` installs them)."""
@@ -35,7 +36,8 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from sanma.server.api.replays import LOG_MAX_BYTES
+from sanma.server.api.replays import LOG_MAX_BYTES, LOG_PATHS
+from sanma.server.app import MAX_BODY_BYTES
 from tests.services import ROOT, ServeProcess, free_port, scratch_postgres, scratch_redis, unavailable, wait_for_port
 
 DEPLOY = ROOT / "deploy"
@@ -276,10 +278,22 @@ def test_http_moves_to_https_where_both_processes_answer(deployment: Deployment)
         answers = [client.get("/api/ready", headers=operator).json() for _ in range(4)]
         assert all(a["ok"] and a["bus"] == "redis" for a in answers)
         assert {a["node"] for a in answers} == {node.name for node in deployment.nodes}
-        # A log over the server's 2 MiB is refused by nginx, in the server's error shape.
-        big = client.post("/api/replays/open", content=b"x" * (LOG_MAX_BYTES + 1))
-        assert (big.status_code, big.json()["error"]) == (413, "too_large")
-        assert str(LOG_MAX_BYTES) in big.json()["detail"]
+
+
+def test_nginx_applies_the_servers_body_limits_in_its_error_shape(deployment: Deployment) -> None:
+    # A body over the server's limit is refused by nginx (the server's own refusal, sent before
+    # it reads the body, would be lost to the connection's reset: a 502); one at the limit
+    # reaches the server, which answers in JSON (here: no token).
+    limits = {"/api/account/name": MAX_BODY_BYTES, **dict.fromkeys(LOG_PATHS, LOG_MAX_BYTES)}
+    with deployment.nginx.client("127.0.0.8") as client:
+        for path, limit in limits.items():
+            over = client.post(path, content=b"x" * (limit + 1))
+            assert (over.status_code, over.json()) == (
+                413,
+                {"error": "too_large", "detail": f"the body is at most {limit} bytes"},
+            ), path
+            within = client.post(path, content=b"x" * limit)
+            assert within.status_code not in (413, 502) and within.json()["error"], (path, within.text)
 
 
 def test_the_server_counts_the_address_nginx_saw_not_a_forged_one(deployment: Deployment) -> None:
