@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("sanma.cli.serve_cmd", "run the game server (HTTP + WebSocket) on http://127.0.0.1:8000"),
     "backup": ("sanma.cli.backup_cmd", "copy the SQLite database while the server runs (checked)"),
     "restore": ("sanma.cli.restore_cmd", "put a backup in place of a stopped server's SQLite database"),
+    "admin": ("sanma.cli.admin_cmd", "list rooms and matches, end a match, close a room, bar or unbar a guest"),
 }
 
 

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from sanma.bots.registry import make_bot
 from sanma.server import edge
+from sanma.server.admin import Admin
 from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
@@ -83,13 +84,17 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     # Opening, checking and rendering logs (server/logwork.py): worker processes, spawned by the
     # first job, stopped with the app.
     log_work = LogWork(workers=settings.log_workers, queue_cap=settings.log_queue, cpu_s=settings.log_cpu_s)
+    # The operator's actions (server/admin.py): on the metrics port with SANMA_ADMIN_TOKEN; every
+    # process listens for the bars on the bus either way.
+    admin = Admin(rooms, settings.admin_token)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(db.upgrade, engine)
         rooms.start()  # scale-out: renew leases, watch remote rooms, adopt orphaned ones
+        admin.start()
         await reviewer.start()  # reviews left running by a previous run are queued again
-        async with _metered(metrics, engine, settings):
+        async with _metered(metrics, engine, settings, admin):
             log.info(
                 "server started on %s (node %s, %s bus)",
                 settings.url,
@@ -102,6 +107,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
             finally:
                 await reviewer.close()
                 await log_work.close()
+                await admin.close()
                 await rooms.close()
                 if bots is not None:
                     await bots.close()  # after the rooms: they release their bots as they stop
@@ -127,6 +133,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.state.reviews = reviewer
     app.state.log_work = log_work
     app.state.metrics = metrics
+    app.state.admin = admin
     app.add_exception_handler(LogBusy, _log_busy)
     app.include_router(practice.router)
     app.include_router(rooms_router)
@@ -154,15 +161,17 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
 
 
 @contextlib.asynccontextmanager
-async def _metered(metrics: Metrics, engine: Engine, settings: Settings) -> AsyncIterator[None]:
+async def _metered(metrics: Metrics, engine: Engine, settings: Settings, admin: Admin) -> AsyncIterator[None]:
     """While the app runs: the event loop's lag and the store's statements are measured, and
-    ``/metrics`` is served on its own port when ``SANMA_METRICS_PORT`` is set."""
+    ``/metrics`` is served on its own port when ``SANMA_METRICS_PORT`` is set (with the admin
+    routes when ``SANMA_ADMIN_TOKEN`` is)."""
     lag = asyncio.create_task(metrics.watch_loop(), name="metrics-loop-lag")
     listener = None
     try:
         with metrics.timing_store(engine):
             if settings.metrics_port:
-                listener = await serve_metrics(metrics, settings.metrics_host, settings.metrics_port)
+                answer = admin.answer if settings.admin_token else None
+                listener = await serve_metrics(metrics, settings.metrics_host, settings.metrics_port, answer)
             yield
     finally:
         if listener is not None:

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -211,16 +211,26 @@ def route_template(scope: dict[str, Any]) -> str:
     return "(none)" if str(scope.get("path", "")).startswith("/api") else "(web)"
 
 
-async def serve_metrics(metrics: Metrics, host: str, port: int) -> asyncio.Server:
-    """A listener on ``host:port`` that answers ``GET /metrics`` with the exposition (and 404
-    to anything else), on this event loop."""
+AdminAnswer = Callable[[str, str, str, bytes], Awaitable[tuple[int, bytes]]]
+"""``(method, path, authorization, body) -> (status, JSON body)``: the admin routes (server/admin.py)."""
+MAX_ADMIN_BODY = 4096
+
+
+async def serve_metrics(metrics: Metrics, host: str, port: int, admin: AdminAnswer | None = None) -> asyncio.Server:
+    """A listener on ``host:port`` that answers ``GET /metrics`` with the exposition, requests
+    under ``/admin/`` with ``admin`` when given (``SANMA_ADMIN_TOKEN``), and 404 to anything
+    else, on this event loop."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT_S)
-            method, target = ([*head.split(b"\r\n", 1)[0].split(b" "), b"", b""])[:2]
-            if method == b"GET" and target.split(b"?", 1)[0] == b"/metrics":
+            lines = head.split(b"\r\n")
+            method, target = ([*lines[0].split(b" "), b"", b""])[:2]
+            path = target.split(b"?", 1)[0]
+            if method == b"GET" and path == b"/metrics":
                 status, kind, body = "200 OK", CONTENT_TYPE_LATEST, metrics.exposition()
+            elif admin is not None and path.startswith(b"/admin/"):
+                status, kind, body = await _admin_answer(admin, reader, method, path, _headers(lines[1:]))
             else:
                 status, kind, body = "404 Not Found", "text/plain; charset=utf-8", b"not found\n"
             writer.write(
@@ -237,3 +247,39 @@ async def serve_metrics(metrics: Metrics, host: str, port: int) -> asyncio.Serve
                 await writer.wait_closed()
 
     return await asyncio.start_server(answer, host, port, limit=MAX_HEAD_BYTES)
+
+
+def _headers(lines: list[bytes]) -> dict[str, str]:
+    """A request head's header lines, by lower-case name."""
+    found: dict[str, str] = {}
+    for line in lines:
+        name, sep, value = line.partition(b":")
+        if sep:
+            found[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
+    return found
+
+
+async def _admin_answer(
+    admin: AdminAnswer, reader: asyncio.StreamReader, method: bytes, path: bytes, headers: dict[str, str]
+) -> tuple[str, str, bytes]:
+    """Read an admin request's body (``Content-Length``, small) and answer it."""
+    try:
+        length = int(headers.get("content-length", "0"))
+    except ValueError:
+        length = -1
+    if not 0 <= length <= MAX_ADMIN_BODY:
+        return "400 Bad Request", "application/json", b'{"error":"bad_body","detail":"a small JSON body"}'
+    body = await asyncio.wait_for(reader.readexactly(length), HEAD_TIMEOUT_S) if length else b""
+    code, answer = await admin(method.decode("latin-1"), path.decode("latin-1"), headers.get("authorization", ""), body)
+    return f"{code} {_REASONS.get(code, 'Error')}", "application/json", answer
+
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    409: "Conflict",
+    501: "Not Implemented",
+    503: "Service Unavailable",
+}

@@ -30,11 +30,13 @@ STALE_SEQ: Final = "stale_seq"
 ILLEGAL_ACTION: Final = "illegal_action"
 ROOM_FAILED: Final = "room_failed"
 TOO_MANY_SOCKETS: Final = "too_many_sockets"
+BARRED: Final = "barred"  # the server's operator barred the guest (``sanma admin bar``)
 
 # WebSocket close codes of the server's own (4000-4999 are the application's; docs/protocol.md).
 CLOSE_HELLO_TIMEOUT: Final = 4000  # no accepted hello within SANMA_HELLO_TIMEOUT seconds
 CLOSE_TOO_SLOW: Final = 4001  # the client read too slowly: its outgoing queue was full
 CLOSE_TOO_MANY: Final = 4002  # too many sockets for this guest or this address
+CLOSE_BARRED: Final = 4003  # the server's operator barred the guest (its open sockets too)
 CLOSE_FLOOD: Final = 1008  # policy violation: a long run of rate-limited frames
 
 

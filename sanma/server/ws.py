@@ -39,7 +39,7 @@ from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.rooms.matchlog import StoreSeatRecords
 from sanma.server.rooms.table import TableRoom, seating_for
 from sanma.server.settings import Settings
-from sanma.store.guests import guest_for_token
+from sanma.store.guests import signed_in
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,7 @@ class Connection:
         self.max_queue = max_queue
         self._metrics = metrics
         self.kind = "unjoined"  # then "player" or "watcher" (the sockets gauge, server/metrics.py)
+        self.guest: str | None = None  # whose socket, once a hello was accepted (an operator's bar closes it)
         self._queue: collections.deque[ServerFrame] = collections.deque()
         self._ready = asyncio.Event()
         self._ending = False  # close() asked: the writer stops once the queue is empty
@@ -246,6 +247,15 @@ class SocketBook:
             del counter[key]
 
 
+def close_guest(rooms: RoomRegistry, guest: str) -> int:
+    """Close every socket of ``guest`` on this process (``CLOSE_BARRED``: the operator barred
+    it; its next hello is refused); how many were open."""
+    mine = [conn for conn in socket_book(rooms).connections if conn.guest == guest]
+    for conn in mine:
+        conn.kick(protocol.CLOSE_BARRED, "barred by the server's operator")
+    return len(mine)
+
+
 _BOOKS: weakref.WeakKeyDictionary[RoomRegistry, SocketBook] = weakref.WeakKeyDictionary()
 
 
@@ -386,9 +396,12 @@ async def _join(
     hello: Hello, conn: Connection, session: _Session, rooms: RoomRegistry, settings: Settings, book: SocketBook
 ) -> None:
     engine = rooms.engine
-    guest = await asyncio.to_thread(guest_for_token, engine, hello.token)
-    if guest is None:
+    signed = await asyncio.to_thread(signed_in, engine, hello.token)
+    if signed is None:
         raise ProtocolError(protocol.UNAUTHORIZED, "unknown guest token")
+    if signed.barred:
+        raise _Refused(protocol.BARRED, "this guest was barred by the server's operator", protocol.CLOSE_BARRED)
+    guest = signed.id
     if book.by_guest[guest] >= settings.ws_per_guest:
         raise _Refused(protocol.TOO_MANY_SOCKETS, "too many sockets for this guest", protocol.CLOSE_TOO_MANY)
     try:
@@ -418,6 +431,7 @@ def _count_guest(book: SocketBook, session: _Session, guest: str, room: Room, co
         raise _Refused(protocol.TOO_MANY_SOCKETS, "too many sockets for this guest", protocol.CLOSE_TOO_MANY)
     book.by_guest[guest] += 1
     session.room, session.guest = room, guest
+    conn.guest = guest
     conn.resync_buckets = book.resync_buckets(guest, session.address)
 
 

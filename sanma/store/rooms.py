@@ -147,6 +147,13 @@ def get_room(engine: Engine, code: str) -> RoomRecord | None:
     return None if row is None else _from_row(row)
 
 
+def all_rooms(engine: Engine, limit: int = 500) -> list[RoomRecord]:
+    """The stored rooms, the most recently changed first (``sanma admin rooms``)."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(rooms).order_by(rooms.c.updated_at.desc()).limit(limit)).mappings().all()
+    return [_from_row(row) for row in rows]
+
+
 def room_of_match(engine: Engine, match_id: str) -> RoomRecord | None:
     """The room whose match is ``match_id``, or ``None``."""
     with engine.connect() as conn:

@@ -218,3 +218,16 @@ match_reviews = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
+
+# -- administration (issue 29, migration 0012) ------------------------------------------------
+
+# The guests an operator barred (``sanma admin bar``): their token is refused everywhere until
+# ``unbar`` deletes the row.  Not a foreign key: the bar outlives the guest's own deletion of
+# its data (an operator's record, not the guest's).
+guest_bars = Table(
+    "guest_bars",
+    metadata,
+    Column("guest_id", String(32), primary_key=True),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("barred_at", DateTime(timezone=True), nullable=False),
+)

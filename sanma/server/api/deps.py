@@ -76,14 +76,17 @@ _bearer = HTTPBearer(auto_error=False, description="the guest token from `POST /
 async def current_guest(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 ) -> str:
-    """The id of the guest whose token the request carries (401 otherwise)."""
+    """The id of the guest whose token the request carries (401 otherwise; 403 ``barred`` for a
+    guest the operator barred, ``sanma admin bar``)."""
     if credentials is None or not credentials.credentials:
         raise ApiError(401, "unauthorized", "send Authorization: Bearer <guest token>")
     engine = services(request).engine
-    guest = await asyncio.to_thread(guest_store.guest_for_token, engine, credentials.credentials.strip())
+    guest = await asyncio.to_thread(guest_store.signed_in, engine, credentials.credentials.strip())
     if guest is None:
         raise ApiError(401, "unauthorized", "unknown guest token")
-    return guest
+    if guest.barred:
+        raise ApiError(403, "barred", "this guest was barred by the server's operator")
+    return guest.id
 
 
 Guest = Annotated[str, Depends(current_guest)]
