@@ -84,6 +84,23 @@ def test_the_example_env_file_names_only_settings_the_server_reads() -> None:
     assert settings.db_url.startswith("postgresql+psycopg://") and settings.redis_url.startswith("redis://")
 
 
+def test_the_systemd_unit_is_one_systemd_reads_without_a_complaint(tmp_path: Path) -> None:
+    """``systemd-analyze verify`` on an instance of ``sanma@.service`` (its ``ExecStart``
+    pointed at this checkout's ``sanma``, which it checks is there): an unknown key or a bad
+    value is only a warning to systemd, so any output fails."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (a host without systemd): the unit is not checked")
+    unit = (DEPLOY / "systemd" / "sanma@.service").read_text()
+    assert "ExecStart=/opt/sanma/.venv/bin/sanma serve" in unit
+    sanma = Path(sys.executable).parent / "sanma"
+    (tmp_path / "sanma@.service").write_text(unit.replace("/opt/sanma/.venv/bin/sanma", str(sanma)))
+    checked = subprocess.run(
+        [analyze, "verify", "--man=no", "sanma@8001.service"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (checked.returncode, checked.stdout + checked.stderr) == (0, "")
+
+
 # -- nginx ---------------------------------------------------------------------------------------
 
 
