@@ -24,6 +24,8 @@ from sanma.server import protocol
 from sanma.server.metrics import Metrics, serve_metrics
 from sanma.server.rooms.table import TableRoom
 from sanma.server.settings import Settings
+from sanma.store import db
+from sanma.store.guests import SignedIn, bar_guest, create_guest, signed_in, unbar_guest
 from tests.services import free_port
 from tests.test_scaleout import Node, Player, database_url, new_practice, redis_url
 from tests.test_server import SEEDS, Client, LiveServer, new_guest, new_match
@@ -208,6 +210,26 @@ def test_no_admin_token_no_admin_routes() -> None:
         Settings.from_env({"SANMA_ADMIN_TOKEN": TOKEN})
     with pytest.raises(ValueError, match="16 characters"):
         Settings.from_env({"SANMA_ADMIN_TOKEN": "short", "SANMA_METRICS_PORT": "9100"})
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_bar_is_stored_and_lifted_on_sqlite_and_postgresql(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = f"sqlite:///{tmp_path / 'sanma.db'}" if kind == "sqlite" else request.getfixturevalue("database_url")
+    engine = db.open_engine(url)
+    try:
+        db.upgrade(engine)  # migration 0012 included
+        guest = create_guest(engine)
+        assert signed_in(engine, guest.token) == SignedIn(guest.id, barred=False)
+        assert bar_guest(engine, guest.id, "first") and bar_guest(engine, guest.id, "again")  # barred twice: fine
+        assert signed_in(engine, guest.token) == SignedIn(guest.id, barred=True)
+        assert not bar_guest(engine, "0" * 32, "")  # no such guest
+        assert unbar_guest(engine, guest.id) and not unbar_guest(engine, guest.id)
+        assert signed_in(engine, guest.token) == SignedIn(guest.id, barred=False)
+        assert signed_in(engine, "not a token") is None
+    finally:
+        engine.dispose()
 
 
 # -- two processes -------------------------------------------------------------------------------
