@@ -259,6 +259,9 @@ class BotPool:
         if not future.done() and link.alive:
             log.warning("bot worker %d held an answer %.0f s past its budget: restarted", link.generation, KILL_AFTER_S)
             link.stop()
+            await asyncio.wait({future}, timeout=KILL_AFTER_S)
+        if future.done() and not future.cancelled():
+            future.exception()  # the late answer, or the lost worker's error, is dropped here
 
     async def _link(self, slot: int) -> _Link:
         link = self._links[slot]
