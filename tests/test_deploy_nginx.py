@@ -298,9 +298,8 @@ def test_http_moves_to_https_where_both_processes_answer(deployment: Deployment)
 
 
 def test_nginx_applies_the_servers_body_limits_in_its_error_shape(deployment: Deployment) -> None:
-    # A body over the server's limit is refused by nginx (the server's own refusal, sent before
-    # it reads the body, would be lost to the connection's reset: a 502); one at the limit
-    # reaches the server, which answers in JSON (here: no token).
+    # A body over the server's limit is refused by nginx, so that it never travels to a server
+    # process; one at the limit reaches the server, which answers in JSON (here: no token).
     limits = {"/api/account/name": MAX_BODY_BYTES, **dict.fromkeys(LOG_PATHS, LOG_MAX_BYTES)}
     with deployment.nginx.client("127.0.0.8") as client:
         for path, limit in limits.items():

@@ -336,6 +336,7 @@ class _BodyLate(StarletteHTTPException):
 
 def _refusal(scope: Scope, status: int, code: str, detail: str) -> JSONResponse:
     """A refusal ``BodyLimit`` answers itself (before or around the app): the connection closes,
-    since the rest of the body is not read."""
+    since the rest of the body is not read (``serving.py`` reads and drops what still comes for
+    a moment first, so that the client is not reset before it reads this answer)."""
     _note(scope, code, detail)
     return JSONResponse(ApiError(status, code, detail).body(), status_code=status, headers={"connection": "close"})

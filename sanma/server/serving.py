@@ -8,7 +8,7 @@
   byte), so one client could hold a file descriptor for ever with half a header.
 - ``timeout_keep_alive`` (``SANMA_KEEP_ALIVE``) between requests, and the largest header
   block h11 buffers (``SANMA_MAX_HEADER_BYTES``).  The body's own deadline is the app's
-  (``app.BodyLimit``, ``SANMA_BODY_TIMEOUT`` and ``SANMA_BODY_MIN_RATE``).
+  (``edge.BodyLimit``, ``SANMA_BODY_TIMEOUT`` and ``SANMA_BODY_MIN_RATE``).
 - A cap on plain-HTTP connections open at once per client address
   (``SANMA_HTTP_CONNECTIONS_PER_ADDRESS``), counted here by the TCP peer before any byte is
   parsed: the refused connection gets a canned ``503 too_many_connections`` and is closed.
@@ -16,6 +16,11 @@
   meters see the clients behind it).  A connection stops counting when it becomes a WebSocket:
   those have their own caps per guest and per address (``server/ws.py``), and a player's
   socket should not use up the allowance of the page's own requests.
+- An answer that closes the connection while the client is still sending its body (a ``413``
+  of ``edge.BodyLimit``, sent before the body is read): closing a socket with unread bytes resets
+  the connection, and the client, or a proxy (nginx answers ``502``), may lose the answer.  The
+  rest is read and dropped after a half-close, for ``UNREAD_BODY_LINGER_S`` and up to
+  ``LINGER_BYTES`` at most, as for the cap's refusal.
 - The protocol's own refusals (a request h11 cannot parse, the cap) carry the security headers
   as every answer of the app does, and their log lines go through a ``ThrottledLog``.
 """
@@ -41,8 +46,15 @@ from sanma.server.ws import WebSocketProtocol
 
 log = logging.getLogger(__name__)
 # Seconds a connection refused by the per-address cap is read (and its bytes dropped) after
-# the 503, before it is closed (``DeadlineH11Protocol._admit``).
+# the 503, before it is closed (``DeadlineH11Protocol._admit``): its request is small.
 REFUSED_LINGER_S = 1.0
+# Seconds the rest of a body is read and dropped after an answer that did not wait for it
+# (``DeadlineH11Protocol.close_answered``): a proxy sends a body it buffered in milliseconds,
+# a client at the slowest rate a body may come (``SANMA_BODY_MIN_RATE``, 512 KiB/s) 1 MiB.
+UNREAD_BODY_LINGER_S = 2.0
+# The most bytes a lingering connection is read for: twice the largest body a route takes (a
+# 2 MiB log file); a client sending more is cut off (and may lose the answer).
+LINGER_BYTES = 4 * 1024 * 1024
 # uvicorn's line for a request h11 cannot parse, written once per such request: ours is throttled.
 _UVICORN_INVALID = "Invalid HTTP request received."
 
@@ -64,7 +76,8 @@ class DeadlineH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.logger = _ThrottledUvicornLog(self.logger, self)  # type: ignore[assignment]
         self._counted: str | None = None
-        self._refused: asyncio.TimerHandle | None = None
+        self._lingering: asyncio.TimerHandle | None = None  # answered: reading only to drop
+        self._linger_left = LINGER_BYTES
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -74,16 +87,39 @@ class DeadlineH11Protocol(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
-        if self._refused is not None:
-            return  # over the cap: read and dropped, so that the close does not reset the 503
+        if self._lingering is not None:  # dropped, so that the close does not reset the answer
+            self._linger_left -= len(data)
+            if self._linger_left < 0:
+                self.transport.close()
+            return
         if self._deadline is None and self._owed():
             self._arm()
         super().data_received(data)
         if not self._owed():  # the head is in (an upgrade to the WebSocket included)
             self._cancel()
 
+    def handle_events(self) -> None:
+        super().handle_events()
+        # A new request's cycle (its task has not run yet) closes through close_answered.
+        if self.cycle is not None and not isinstance(self.cycle.transport, _CycleTransport):
+            self.cycle.transport = _CycleTransport(self)  # type: ignore[assignment]
+
+    def close_answered(self) -> None:
+        """The request cycle's close, once its answer is written.  A client still sending the
+        body the app did not read gets a half-close (the answer is whole) and the rest of its
+        body is dropped as it comes, until it closes or ``UNREAD_BODY_LINGER_S`` has passed
+        or it sent ``LINGER_BYTES``; then the connection is closed."""
+        if self.conn.their_state is h11.SEND_BODY and self._lingering is None and not self.transport.is_closing():
+            self._linger(UNREAD_BODY_LINGER_S)
+        else:
+            self.transport.close()
+
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        if self._lingering is not None:
+            self._unset_keepalive_if_required()  # the linger's own bounds end it
+            self._cancel()
+            return
         if self.conn.their_state is h11.IDLE or not self._owed():
             self._cancel()  # kept alive: uvicorn's keep-alive timer runs until the next byte
         elif self._deadline is None:
@@ -92,8 +128,8 @@ class DeadlineH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel()
         self._release()
-        if self._refused is not None:
-            self._refused.cancel()
+        if self._lingering is not None:
+            self._lingering.cancel()
         super().connection_lost(exc)
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
@@ -135,12 +171,20 @@ class DeadlineH11Protocol(H11Protocol):
                 self.per_address,
             )
             self.transport.write(_OVER_CAP)
-            self.transport.write_eof()
-            self._refused = self.loop.call_later(REFUSED_LINGER_S, self.transport.close)
+            self._linger(REFUSED_LINGER_S)
             return False
         self.open_by_address[key] += 1
         self._counted = key
         return True
+
+    def _linger(self, seconds: float) -> None:
+        """Half-close after an answer, then read and drop what comes (``data_received``) until
+        the client closes (uvicorn closes on its end of file), ``seconds`` pass or more than
+        ``LINGER_BYTES`` come."""
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.flow.resume_reading()  # uvicorn pauses it while a body waits for the app
+        self._lingering = self.loop.call_later(seconds, self.transport.close)
 
     def _release(self) -> None:
         key, self._counted = self._counted, None
@@ -183,6 +227,20 @@ def _canned(status: int, reason: str, code: str, detail: str) -> bytes:
 _OVER_CAP = _canned(
     503, "Service Unavailable", "too_many_connections", "too many connections from this address; retry after one closes"
 )
+
+
+class _CycleTransport:
+    """The transport as a request's cycle (uvicorn's ``RequestResponseCycle``) holds it: the
+    protocol's own, but its ``close`` is ``DeadlineH11Protocol.close_answered``."""
+
+    def __init__(self, protocol: DeadlineH11Protocol) -> None:
+        self.protocol = protocol
+
+    def close(self) -> None:
+        self.protocol.close_answered()
+
+    def __getattr__(self, name: str) -> Any:  # write, is_closing, ...
+        return getattr(self.protocol.transport, name)
 
 
 class _ThrottledUvicornLog(logging.LoggerAdapter):  # type: ignore[type-arg]
