@@ -149,11 +149,14 @@ class HandAborted:
 @dataclass(frozen=True, slots=True)
 class MatchEnded:
     """The match is over: final points (deposits left went to first place), placements
-    1..3 and final scores, all in seat order."""
+    1..3 and final scores, all in seat order.  ``reason``: ``"rules"`` (the rules ended it)
+    or ``"operator"`` (``Match.end_now``: the hand in progress, if any, was abandoned); logs
+    stored before the field read as ``"rules"``."""
 
     points: tuple[int, ...]
     placements: tuple[int, ...]
     final_scores: tuple[float, ...]
+    reason: str = "rules"
 
 
 KyokuEvent = (

@@ -12,18 +12,20 @@ to the end of the match.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sanma.engine.actions import Action
 from sanma.engine.errors import IllegalAction, SanmaError
-from sanma.engine.events import Event, MatchEnded, MatchStarted
+from sanma.engine.events import Event, HandStarted, MatchEnded, MatchStarted
 from sanma.engine.kyoku import Kyoku, KyokuResult, LegalActions
 from sanma.engine.rules import DEFAULT, Rules
 from sanma.engine.tiles import EAST, SOUTH, TileKind
 from sanma.engine.wall import WALL_ALGORITHM, Deal, deal_from_seed
 
 SEATS = (0, 1, 2)
+OPERATOR = "operator"
+"""``MatchEnded.reason`` of a match ended by ``Match.end_now`` (the rules' own end: ``"rules"``)."""
 DealSource = Callable[[int], Deal]
 """Gives the deal of hand number ``hand_index`` (0-based, repeats included)."""
 
@@ -114,6 +116,13 @@ def _match_over(table: Table, result: KyokuResult, scores: tuple[int, int, int],
     return result.outcome != "aborted" and rank(scores)[0] == table.dealer
 
 
+def _deposits_to_first(scores: tuple[int, int, int], deposits: int) -> tuple[int, int, int]:
+    """The final points: the riichi deposits left on the table go to first place (spec 9)."""
+    first = rank(scores)[0]
+    s0, s1, s2 = (p + 1000 * deposits if s == first else p for s, p in enumerate(scores))
+    return s0, s1, s2
+
+
 def advance(table: Table, result: KyokuResult, rules: Rules) -> tuple[Table, bool]:
     """The table after a hand played at ``table`` ended with ``result``, and whether the
     match is over.  When it is over the returned table holds the final scores (deposits
@@ -124,9 +133,8 @@ def advance(table: Table, result: KyokuResult, rules: Rules) -> tuple[Table, boo
         table.scores[2] + result.deltas[2] - 1000 * result.riichi_paid[2],
     )
     if _match_over(table, result, scores, rules):
-        first = rank(scores)[0]
-        final = tuple(p + 1000 * result.deposits_left if s == first else p for s, p in enumerate(scores))
-        return replace(table, scores=(final[0], final[1], final[2]), deposits=0, honba=result.next_honba), True
+        final = _deposits_to_first(scores, result.deposits_left)
+        return replace(table, scores=final, deposits=0, honba=result.next_honba), True
     dealer, round_wind = table.dealer, table.round_wind
     if not result.dealer_repeats:
         dealer = (dealer + 1) % 3
@@ -134,6 +142,17 @@ def advance(table: Table, result: KyokuResult, rules: Rules) -> tuple[Table, boo
             round_wind = SOUTH
     nxt = Table(round_wind, dealer, result.next_honba, result.deposits_left, scores, table.hand_index + 1)
     return nxt, False
+
+
+def without_abandoned_hand(events: Sequence[Event]) -> list[Event]:
+    """``events`` without the hand an operator's end abandoned (``Match.end_now``: from the
+    last ``HandStarted`` to the ``MatchEnded``), for what reads only whole hands (the
+    tenhou.net/6 export, the review); the log as it is when no hand was abandoned."""
+    end = events[-1] if events else None
+    if not isinstance(end, MatchEnded) or end.reason != OPERATOR:
+        return list(events)
+    start = max(i for i, e in enumerate(events) if isinstance(e, HandStarted))
+    return [*events[:start], end]
 
 
 class Match:
@@ -204,6 +223,19 @@ class Match:
         self.events += new_events
         return new_events
 
+    def end_now(self) -> list[Event]:
+        """End the match where it stands (an operator's end): the hand in progress, if any, is
+        abandoned with no result (its riichi deposits stay on the table), and the match ends as
+        the rules end it, from the points as they are: deposits on the table go to first place.
+        Returns the ``MatchEnded`` (``reason`` ``"operator"``), or ``[]`` if the match had ended."""
+        if self.finished:
+            return []
+        final = _deposits_to_first(self.kyoku.scores, self.kyoku.deposits)
+        self.table = replace(self.table, scores=final, deposits=0)
+        ended = [self._end(reason=OPERATOR)]
+        self.events += ended
+        return list(ended)
+
     # -- copies and checks -----------------------------------------------------------
 
     def copy(self) -> Match:
@@ -254,10 +286,11 @@ class Match:
         self.kyoku = self._start_kyoku()
         return list(self.kyoku.events)
 
-    def _end(self) -> MatchEnded:
+    def _end(self, reason: str = "rules") -> MatchEnded:
         self.standings = standings(self.table.scores, self.rules)
         return MatchEnded(
             points=self.table.scores,
             placements=tuple(s.placement for s in self.standings),
             final_scores=tuple(s.final_score for s in self.standings),
+            reason=reason,
         )

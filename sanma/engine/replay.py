@@ -14,6 +14,9 @@ Which action each event implies:
 * in a decision window: the ``HandWon`` events that follow -> ``Ron`` for each winner;
   else a pon or open kan ``MeldCalled`` -> ``Pon``/``Kan`` for the caller; every other
   awaited seat passes.  (Passes leave no event of their own.)
+
+A ``MatchEnded`` where a step would start is an operator's end (``Match.end_now``): the
+hand in progress is abandoned and the engine's own ``MatchEnded`` must equal the logged one.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from sanma.engine.events import (
     HandAborted,
     HandWon,
     KitaDeclared,
+    MatchEnded,
     MatchStarted,
     MeldCalled,
     RiichiAccepted,
@@ -57,6 +61,9 @@ def replay(events: Sequence[Event], *, deals: DealSource | None = None) -> Match
             return match
         if match.finished:
             raise InvalidLog(f"event {pos}: the log goes on after the match ended")
+        if isinstance(events[pos], MatchEnded):
+            match.end_now()  # an operator's end between two steps; _expect_same checks it
+            continue
         for seat, action in implied_actions(match, events, pos):
             try:
                 match.apply(seat, action)

@@ -43,7 +43,7 @@ from pydantic import BaseModel, Field
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted, HandWon, KyokuEvent, MatchEnded, MatchStarted
 from sanma.engine.formats import mjlog, tenhou6
-from sanma.engine.match import standings
+from sanma.engine.match import standings, without_abandoned_hand
 from sanma.engine.replay import replay as replay_log
 from sanma.engine.rules import Rules
 from sanma.engine.visibility import HIDDEN_SEED, redact
@@ -391,9 +391,10 @@ def rule_name(rules: Rules) -> str:
 
 
 def tenhou6_job(match_id: str, stored: list[dict[str, Any]], rules: dict[str, Any], names: list[str]) -> bytes:
-    """An ended match as a tenhou.net/6 game (the engine's exporter, kita as ``f44``), JSON bytes."""
+    """An ended match as a tenhou.net/6 game (the engine's exporter, kita as ``f44``), JSON bytes.
+    A hand an operator's end abandoned is left out (Tenhou writes no hand without a result)."""
     parsed = rules_from_json(rules)
-    events = [event_from_store(e) for e in stored]
+    events = without_abandoned_hand([event_from_store(e) for e in stored])
     final = next((e for e in events if isinstance(e, MatchEnded)), None)
     game = tenhou6.export_game(
         split_hands(events),

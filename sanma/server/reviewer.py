@@ -60,9 +60,11 @@ def compute(key: Key, stored: list[dict[str, Any]], seat: int) -> dict[str, Any]
     """Review ``seat`` of the match whose stored events are ``stored`` (run in a worker);
     progress goes to the queue as ``(key, done, total)``."""
     from sanma.bots.review import review
+    from sanma.engine.match import without_abandoned_hand
     from sanma.server.codec import event_from_store
 
-    events = [event_from_store(e) for e in stored]
+    # A hand an operator's end abandoned has decisions nobody finished: it is not reviewed.
+    events = without_abandoned_hand([event_from_store(e) for e in stored])
     last = 0.0
 
     def tell(done: int, total: int) -> None:
