@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv/ in the repository root and install the project with its pinned
-# dependencies and test tools (idempotent: reinstalls only when a pin changes).
+# dependencies, its `postgresql` extra (the driver a deployment and the store tests use) and
+# the test tools (idempotent: reinstalls only when a pin changes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -15,6 +16,6 @@ mode=compat
 want=$( (cat pyproject.toml requirements-dev.txt constraints.txt; echo "$mode") | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-dev.txt \
-    -e . --config-settings editable_mode="$mode"
+    -e ".[postgresql]" --config-settings editable_mode="$mode"
   echo "$want" > "$stamp"
 fi
