@@ -20,15 +20,16 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from sanma.cli import main as sanma
+from sanma.engine.events import HandStarted, MatchEnded
 from sanma.server import protocol
 from sanma.server.metrics import Metrics, serve_metrics
-from sanma.server.rooms.table import TableRoom
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.guests import SignedIn, bar_guest, create_guest, signed_in, unbar_guest
 from tests.services import free_port
+from tests.test_hand_break import play_to_break
 from tests.test_scaleout import Node, Player, database_url, new_practice, redis_url
-from tests.test_server import SEEDS, Client, LiveServer, new_guest, new_match
+from tests.test_server import SEEDS, Client, LiveServer, full_log, new_guest, new_match
 
 TOKEN = "admin-token-0123456789"
 __all__ = ["database_url", "redis_url"]  # test_scaleout's fixtures, used by name
@@ -148,9 +149,6 @@ def test_close_a_friend_room(
     assert code not in line.getMessage() and code not in str(line.target)  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(
-    not hasattr(TableRoom, "end_now"), reason="TableRoom.end_now (the table's own change) is not there yet", strict=True
-)
 def test_end_a_match_shows_its_end_to_the_player(live: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
     token = new_guest(live)
     match = new_match(live, token, length="east")
@@ -160,9 +158,39 @@ def test_end_a_match_shows_its_end_to_the_player(live: LiveServer, capsys: pytes
     assert status == 0, out
     while client.next_prompt_or_end() is not None:
         pass
+    ended = client.events()[-1]["e"]
+    assert ended["reason"] == "operator" and sorted(ended["placements"]) == [1, 2, 3]
     assert admin_json(live, capsys, "matches")["matches"] == []
-    status, out = admin(live, capsys, "end", match)
-    assert status == 1 and "ended" in out
+    status, out = admin(live, capsys, "end", match)  # a second end: refused, the match has ended
+    assert status == 1 and "(ended)" in out
+    log = full_log(live.settings, match)  # the stored log replays
+    assert isinstance(log[-1], MatchEnded) and log[-1].reason == "operator"
+    client.close()
+
+
+def test_end_in_a_break_and_the_match_opens_everywhere(live: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ended while the player reads a hand's result: the held deal is stored and sent, then the
+    end; the replay, the tenhou.net/6 download (the abandoned hand left out) and the history
+    open the match."""
+    token = new_guest(live)
+    match = new_match(live, token, length="east")
+    client = Client(live, token, match)
+    brk, _ = play_to_break(client)
+    assert brk["t"] == "hand_break"
+    assert admin(live, capsys, "end", match, "--reason", "test")[0] == 0
+    assert client.next_prompt_or_end() is None
+    kinds = [f["e"]["type"] for f in client.events() if f["v"] > brk["v"]]
+    assert kinds[0] == "HandStarted" and kinds[-1] == "MatchEnded"  # the held deal, then the end
+    assert "TileDiscarded" not in kinds
+    log = full_log(live.settings, match)
+    assert isinstance(log[-1], MatchEnded) and isinstance(log[brk["v"]], HandStarted)
+    headers = {"Authorization": f"Bearer {token}"}
+    replayed = httpx.get(f"{live.http}/api/matches/{match}/replay", headers=headers)
+    assert replayed.status_code == 200 and replayed.json()["events"][-1]["type"] == "MatchEnded"
+    exported = httpx.get(f"{live.http}/api/matches/{match}/tenhou6", headers=headers)
+    assert exported.status_code == 200 and len(exported.json()["log"]) == 1  # the one whole hand
+    history = httpx.get(f"{live.http}/api/account/history", headers=headers)
+    assert history.status_code == 200 and match in history.text
     client.close()
 
 
@@ -264,6 +292,32 @@ def test_over_two_processes_a_bar_given_on_one_closes_the_socket_on_the_other(
         refused = json.loads(again.ws.recv(timeout=20))
         assert (refused["t"], refused["code"]) == ("error", protocol.BARRED)
         assert admin(url, capsys, "unbar", guest)[0] == 0
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_over_two_processes_an_end_asked_on_one_ends_the_match_the_other_owns(
+    database_url: str, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = free_port()
+    a = Node("node-a", database_url, redis_url, tmp_path)  # owns the match, no admin routes
+    try:
+        b = Node("node-b", database_url, redis_url, tmp_path, SANMA_METRICS_PORT=str(port), SANMA_ADMIN_TOKEN=TOKEN)
+    except BaseException:
+        a.stop()
+        raise
+    url = f"http://127.0.0.1:{port}"
+    try:
+        token, match = new_practice(a)
+        player = Player(a, token, match)
+        assert player.next_prompt_or_end() is not None
+        status, out = admin(url, capsys, "end", match, "--reason", "two processes")  # an End on the bus
+        assert status == 0, out
+        while player.next_prompt_or_end() is not None:
+            pass
+        assert all(m["match"] != match for m in admin_json(url, capsys, "matches")["matches"])
+        assert admin(url, capsys, "end", match)[0] == 1  # ended already
     finally:
         a.stop()
         b.stop()

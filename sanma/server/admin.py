@@ -22,7 +22,7 @@ from typing import Any
 from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Subscription
 from sanma.server.rooms import RoomRegistry, busframes
-from sanma.server.rooms.remote import end_now, lease_key, room_channel
+from sanma.server.rooms.remote import lease_key, room_channel
 from sanma.server.ws import close_guest
 from sanma.store import guests as guest_store
 from sanma.store import matches as match_store
@@ -145,8 +145,7 @@ class Admin:
         room = await self.rooms.get(match_id)  # here, rebuilt from the store if not in memory
         if room is None:
             raise AdminError(404, "no_match", f"no match {match_id!r}")
-        if not end_now(room, reason):
-            raise AdminError(501, "unsupported", "this server's tables cannot end a match yet")
+        room.end_now(reason)
 
     async def close_room(self, code: str, reason: str) -> dict[str, Any]:
         """Close a friend room: its match (if one is being played) ends, then the room is deleted;

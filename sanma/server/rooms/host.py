@@ -41,7 +41,7 @@ from sanma.server.aio import cancel_and_wait
 from sanma.server.bus import Bus, PubSub, Subscription, open_bus
 from sanma.server.metrics import Metrics
 from sanma.server.rooms import busframes
-from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, end_now, lease_key, room_channel
+from sanma.server.rooms.remote import RemoteRoom, Room, conn_channel, lease_key, room_channel
 from sanma.store.matches import MatchRecord
 
 log = logging.getLogger(__name__)
@@ -239,8 +239,7 @@ class RoomHost:
                 room.set_speed(speed)
                 return
             case busframes.End(reason=reason):
-                if not end_now(room, reason):
-                    log.warning("room %s: the operator's end was refused (this server cannot end a match)", match_id)
+                room.end_now(reason)
                 return
             case busframes.Bar():
                 return  # not a room's message (it travels on ADMIN_CHANNEL)

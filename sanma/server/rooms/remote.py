@@ -83,17 +83,8 @@ class Room(Protocol):
     def resume(self, outbox: Outbox) -> None:
         """The connection's seat is taken back from autoplay."""
 
-
-def end_now(room: object, reason: str) -> bool:
-    """Ask a local room to end its match now, as for a normal end (``sanma admin end``; logged
-    with ``reason``); ``False``: the room cannot (its table has no ``end_now``)."""
-    # getattr, not the Room protocol: TableRoom.end_now comes with the table's own change; the
-    # protocol names it once every room has it.
-    end = getattr(room, "end_now", None)
-    if end is None:
-        return False
-    end(reason)
-    return True
+    def end_now(self, reason: str) -> None:
+        """The operator ends the match now (``sanma admin end``; ``reason`` is for the log)."""
 
 
 @dataclass(slots=True)
@@ -198,6 +189,13 @@ class RemoteRoom:
         link = self._links.get(outbox)
         if link is not None:
             self._send(lambda: self._call(busframes.Resync(self._node, link.conn, from_v)))
+
+    def end_now(self, reason: str) -> None:
+        """Forward the operator's end to the owner (``End`` on the room's channel)."""
+        if self._target is not None:
+            self._target.end_now(reason)
+            return
+        self._send(lambda: self._call(busframes.End(reason)))
 
     def set_speed(self, speed: str) -> None:
         """Forward the bots' pace to the owner."""

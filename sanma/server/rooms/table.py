@@ -23,6 +23,11 @@ inside a still-open window are not in the log (passes leave no event) and are as
 Between hands the table takes a break (``rooms/handbreak.py``): the next hand's deal is held,
 unstored and unsent, until every human seat is ready or the room's countdown ends; nothing
 runs meanwhile (no bot, no prompt, no seat clock).
+
+An operator may end the match now (``end_now``, ``sanma admin end``): the task reads the
+request at the top of each step and after each bot's answer, so a bot thinking delays it by
+at most the bot budget; the hand in progress (or a break's held deal, stored and sent first)
+is abandoned and the match ends as a normal end does.
 """
 
 from __future__ import annotations
@@ -132,6 +137,13 @@ class _Wake:
     """Put in the inbox so the task looks at presence and deadlines again."""
 
 
+@dataclass(frozen=True, slots=True)
+class _End:
+    """The operator ends the match now (``sanma admin end``), for ``reason``."""
+
+    reason: str
+
+
 def _key(wire: dict[str, Any]) -> str:
     return repr(sorted(wire.items()))
 
@@ -183,7 +195,10 @@ class TableRoom:
             open_hands=plan.open_hands,
             clock=clock,
         )
-        self._inbox: asyncio.Queue[_Reply | _Ready | _Resume | _Wake] = asyncio.Queue()
+        self._inbox: asyncio.Queue[_Reply | _Ready | _Resume | _Wake | _End] = asyncio.Queue()
+        # The operator's end, once asked (``end_now``): a request the task reads at the top of
+        # each step and after each bot's answer (its ``_End`` item in the inbox only wakes it).
+        self._ending: _End | None = None
         self._task: asyncio.Task[None] | None = None
         self.failed: BaseException | None = None
         # Since when no connection has been attached (``None``: one is); the registry drops a
@@ -397,6 +412,14 @@ class TableRoom:
         """A connection takes its own seat back from autoplay."""
         self._inbox.put_nowait(_Resume(outbox))
 
+    def end_now(self, reason: str) -> None:
+        """The operator ends the match now (``sanma admin end``): the task abandons the hand in
+        progress, or the break, and ends the match from the points as they stand.  A second
+        call, or one after the end, changes nothing."""
+        if self._ending is None:
+            self._ending = _End(reason)
+            self._inbox.put_nowait(self._ending)
+
     # -- presence --------------------------------------------------------------------------
 
     def presence(self, seat: int) -> str:
@@ -465,6 +488,9 @@ class TableRoom:
             self.fail(exc, "the match stopped; reconnect to resume")
 
     async def _step(self) -> None:
+        if self._ending is not None:
+            await self._end(self._ending)
+            return
         if self._break is not None:
             await self._wait_break(self._break)
             return
@@ -477,7 +503,7 @@ class TableRoom:
             if self._humans[seat].prompt is None:
                 self._ask(seat, self.match.legal_actions(seat))
         answered = await self._next_answer()
-        if answered is not None:
+        if answered is not None and self._ending is None:
             await self._apply(*answered)
 
     async def _bot_turn(self, seat: int) -> None:
@@ -486,7 +512,8 @@ class TableRoom:
             await asyncio.sleep(self.bot_delay_s)
         answer = await botpool.answer(self._bots[seat], legal, self._bot_budget_s)
         self._decided(seat, self._bots[seat], answer)
-        await self._apply(seat, answer.action)
+        if self._ending is None:  # else the operator ended the match while the bot thought
+            await self._apply(seat, answer.action)
 
     def _decided(self, seat: int, bot: Player, answer: Answer) -> None:
         """Count a bot's decision; one log line when the default had to stand in for it."""
@@ -543,7 +570,7 @@ class TableRoom:
         self._take(item)
         return None
 
-    async def _next_item(self, timeout: float | None) -> _Reply | _Ready | _Resume | _Wake | None:
+    async def _next_item(self, timeout: float | None) -> _Reply | _Ready | _Resume | _Wake | _End | None:
         """The next item of the inbox, or ``None`` once ``timeout`` seconds passed."""
         # Not wait_for: a reply taken from the queue as the timeout fires must not be lost.
         getter = asyncio.ensure_future(self._inbox.get())
@@ -556,9 +583,10 @@ class TableRoom:
             return None
         return getter.result()
 
-    def _take(self, item: _Ready | _Resume | _Wake) -> None:
-        """What is not an answer: a "Next hand", a seat taken back from autoplay, a wake-up."""
-        if isinstance(item, _Wake):
+    def _take(self, item: _Ready | _Resume | _Wake | _End) -> None:
+        """What is not an answer: a "Next hand", a seat taken back from autoplay, a wake-up (an
+        ``_End`` only wakes the task: ``end_now`` has set ``_ending``)."""
+        if isinstance(item, _Wake | _End):
             return
         seat = self._audience.seat_of(item.outbox)
         if seat is None:
@@ -685,6 +713,26 @@ class TableRoom:
             if human.prompt is not None and s not in awaited:
                 human.prompt = None
                 human.clock.close()
+
+    async def _end(self, ending: _End) -> None:
+        """End the match now (``end_now``): open prompts close with their seats' clocks; a break's
+        held deal is stored and sent first (the log then replays as an end inside that hand)."""
+        held: list[Event] = []
+        if self._break is not None:
+            held, self._break = self._break.held, None
+        for human in self._humans.values():
+            if human.prompt is not None:
+                human.prompt = None
+                human.clock.close()
+        events = self.match.end_now()
+        if events:
+            log.info(
+                "room %s: the operator ends the match (%s)",
+                self.id,
+                ending.reason,
+                extra={"event": "match_end_asked", "match": self.id, "reason": ending.reason},
+            )
+            await self._publish(held + events)
 
     async def _publish(self, events: list[Event]) -> None:
         """Store ``events``, then send them to everyone and show them to the bots."""
