@@ -1,6 +1,7 @@
 """Why a match ended (issue 24): a match the engine ends by all-last (agari-yame: the last
 hand's dealer won or was tenpai and is then first) says so on the match-end panel; a match
-that ran its course, or ended on points below zero, says nothing more.
+that ran its course, or ended on points below zero, says nothing more; a match an operator
+ended (``sanma admin end``) says that.
 
 Real matches: the engine plays East and East-South matches between the demo's players
 (``sanma demo``), each a full event log; the browser folds that log as seat 0 receives it
@@ -95,6 +96,24 @@ def test_the_line_reads_in_both_languages(browser: Browser, live: LiveServer) ->
     id_ = page.evaluate(VERDICT, ["id", wire_log(match)])["line"]
     assert "dealer" in en.lower() and "all-last" in en
     assert "dealer" in id_.lower() and "all-last" in id_ and en != id_
+    page.close()
+
+
+def test_an_operators_end_says_so_in_both_languages(browser: Browser, live: LiveServer) -> None:
+    match = Match(5, Rules(length="east"))
+    for _ in range(12):  # a few moves into the first hand, then the operator ends it
+        seat = match.awaiting()[0]
+        default = match.legal_actions(seat).default
+        assert default is not None
+        match.apply(seat, default)
+    match.end_now()
+    page = open_page(browser, live, DESKTOP)
+    page.wait_for_selector("#play")
+    en = page.evaluate(VERDICT, ["en", wire_log(match)])
+    id_ = page.evaluate(VERDICT, ["id", wire_log(match)])
+    assert en["reason"] == id_["reason"] == "operator"
+    assert "operator" in en["line"] and "operator" in id_["line"].lower() and en["line"] != id_["line"]
+    assert page.errors == []  # type: ignore[attr-defined]
     page.close()
 
 

@@ -2,6 +2,7 @@
 // The engine (sanma/engine/match.py, _match_over) ends the match after its last hand's dealer
 // (seat 2 in the last round) won or was tenpai at the draw and is then first; without this
 // line the match-end panel appeared after a dealer's win as if the match had simply run out.
+// An operator's end (MatchEnded.reason "operator", docs/rules-notes.md) is said as well.
 import { html } from "./render/common.js";
 import { t } from "./i18n.js";
 
@@ -17,9 +18,11 @@ export function trackEnds(ends, e) {
   else if (END_TYPES.has(e.type)) ends.push(e);
 }
 
-/** "all_last" when `matchEnd` closed the match by all-last, else null. `rules`: the match's
- * (MatchStarted), `hand`: its last hand's table (state.js), `ends`: that hand's end events. */
+/** "operator" when a server operator ended the match (`sanma admin end`: the hand in play was
+ * abandoned), "all_last" when `matchEnd` closed the match by all-last, else null. `rules`: the
+ * match's (MatchStarted), `hand`: its last hand's table (state.js), `ends`: that hand's end events. */
 export function endReason(rules, hand, ends, matchEnd) {
+  if (matchEnd?.reason === "operator") return "operator";
   if (!rules || !hand || !matchEnd) return null;
   if (hand.roundWind !== LAST_ROUND[rules.length] || hand.dealer !== LAST_DEALER) return null;
   const dealer = hand.dealer;
