@@ -29,7 +29,7 @@ from sanma.store.guests import SignedIn, bar_guest, create_guest, signed_in, unb
 from tests.services import free_port
 from tests.test_hand_break import play_to_break
 from tests.test_scaleout import Node, Player, database_url, new_practice, redis_url
-from tests.test_server import SEEDS, Client, LiveServer, full_log, new_guest, new_match
+from tests.test_server import SEEDS, Client, LiveServer, answer, full_log, new_guest, new_match
 
 TOKEN = "admin-token-0123456789"
 __all__ = ["database_url", "redis_url"]  # test_scaleout's fixtures, used by name
@@ -153,7 +153,7 @@ def test_end_a_match_shows_its_end_to_the_player(live: LiveServer, capsys: pytes
     token = new_guest(live)
     match = new_match(live, token, length="east")
     client = Client(live, token, match)
-    client.until("prompt")
+    answer(client, client.until("prompt"))  # the bots play on while the end is asked
     status, out = admin(live, capsys, "end", match, "--reason", "stuck")
     assert status == 0, out
     while client.next_prompt_or_end() is not None:
