@@ -256,7 +256,7 @@ RIVER_EDGES = """() => { const edges = (sel, f) => { const xs = [...document.que
 
 # Its one hand runs to an exhaustive draw with a kita of yours: your river reaches a third row
 # while your kita takes a row of your area, with the turn timer on.
-LONG_HAND_SEED = 7
+LONG_HAND_SEED = 20
 
 
 def test_your_river_stays_in_view_late_in_a_hand_at_360x740(browser: Browser, tmp_path: Path) -> None:
