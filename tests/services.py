@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import httpx
 import pytest
@@ -38,6 +38,18 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI"):
         pytest.fail(f"CI must run this test: {reason}")
     pytest.skip(reason)
+
+
+def stop_process(proc: subprocess.Popen[Any], timeout_s: float = 10) -> None:
+    """Terminate ``proc`` and wait for it; kill it if it outlasts ``timeout_s``."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def wait_for_port(port: int, timeout_s: float = 15.0) -> None:
@@ -66,12 +78,7 @@ def scratch_redis() -> Iterator[str]:
         wait_for_port(port)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -154,11 +161,5 @@ class ServeProcess:
 
     def stop(self) -> None:
         """Terminate (then kill if it hangs) and close the log."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, timeout_s=15)
         self.log.close()

@@ -38,7 +38,16 @@ from websockets.sync.client import ClientConnection, connect
 
 from sanma.server.api.replays import LOG_MAX_BYTES, LOG_PATHS
 from sanma.server.app import MAX_BODY_BYTES
-from tests.services import ROOT, ServeProcess, free_port, scratch_postgres, scratch_redis, unavailable, wait_for_port
+from tests.services import (
+    ROOT,
+    ServeProcess,
+    free_port,
+    scratch_postgres,
+    scratch_redis,
+    stop_process,
+    unavailable,
+    wait_for_port,
+)
 
 DEPLOY = ROOT / "deploy"
 SITE = DEPLOY / "nginx" / "sanma.conf"
@@ -189,12 +198,7 @@ def run_nginx(upstreams: tuple[int, int]) -> Iterator[Nginx]:
         tls = ssl.create_default_context(cafile=str(cert))
         yield Nginx(f"http://127.0.0.1:{http_port}", f"https://127.0.0.1:{https_port}", tls, log, folder)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         shutil.rmtree(folder, ignore_errors=True)
 
 
