@@ -33,7 +33,8 @@ second on each, reading everything (issue 15's resync attack); a window is measu
 the attack and one after it.  Rooms stopped (``room_failed`` frames, "lease lost" in the
 server's log) are counted.
 
-``--gc-freeze S`` runs the servers with ``SANMA_GC_FREEZE=S`` (``server/gcpolicy.py``);
+``--gc-freeze S`` runs the servers with ``SANMA_GC_FREEZE=S`` (``server/gcpolicy.py``; 30 as the
+server's default, 0 for the interpreter's collector);
 ``--pg-dir /dev/shm`` keeps PostgreSQL's files in memory (no disk fsync in the latency).
 """
 
@@ -643,7 +644,7 @@ def main() -> int:
     parser.add_argument(
         "--bot-workers", type=int, help="the servers' SANMA_BOT_WORKERS (0: bots in threads; unset: the default)"
     )
-    parser.add_argument("--gc-freeze", type=float, default=0.0, help="the servers' SANMA_GC_FREEZE (0: off)")
+    parser.add_argument("--gc-freeze", type=float, default=30.0, help="the servers' SANMA_GC_FREEZE (0: off)")
     parser.add_argument(
         "--server-root",
         type=Path,

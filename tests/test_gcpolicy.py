@@ -1,4 +1,4 @@
-"""``server/gcpolicy.py``: off by default; on, it freezes the heap periodically and still
+"""``server/gcpolicy.py``: on by default (every 30 s), off with ``SANMA_GC_FREEZE=0``; on, it freezes the heap periodically and still
 reclaims cyclic garbage at each full collection.  Run in a child process, so that this test
 process's own collector is left alone."""
 
@@ -35,9 +35,10 @@ print("ok")
 """
 
 
-def test_off_by_default():
-    assert Settings().gc_freeze_s == 0.0
-    assert Settings.from_env({"SANMA_GC_FREEZE": "30"}).gc_freeze_s == 30.0
+def test_on_by_default_and_off_when_set_to_zero():
+    # 300 Expert tables meet p99 < 100 ms only with the policy on (docs/benchmarks.md)
+    assert Settings().gc_freeze_s == 30.0
+    assert Settings.from_env({"SANMA_GC_FREEZE": "0"}).gc_freeze_s == 0.0
     assert gcpolicy.start(0, 900) is None
 
 

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(settings)
         from sanma.server import gcpolicy
 
-        gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # off unless SANMA_GC_FREEZE is set
+        gcpolicy.start(settings.gc_freeze_s, settings.gc_collect_s)  # on by default; SANMA_GC_FREEZE=0 turns it off
         if settings.log_format == "text":  # JSON lines: the app logs "server started" instead
             print(f"Sanma server on {settings.url} (database {settings.db_url})", flush=True)
         from sanma.server.serving import serve

@@ -63,7 +63,7 @@ class Settings:
     practice_idle_s: float = 600.0
     # sanma serve's garbage-collector policy (server/gcpolicy.py): freeze the heap every so many
     # seconds (0 = Python's default collector), and thaw and collect it in full every so many.
-    gc_freeze_s: float = 0.0
+    gc_freeze_s: float = 30.0
     gc_collect_s: float = 900.0
     # The master's reviews (server/reviewer.py): worker processes of this server (0: it computes
     # none, another process sharing the database does), and how many may wait for one in all;
