@@ -575,9 +575,10 @@ def _attack_process(url: str, token: str, match: str, v: int, sockets: int, per_
     out.put((stats["sent"], stats["frames"], stats["closed"], errors))
 
 
-def lease_losses(folder: Path) -> int:
-    """Lines of "lease lost" in the servers' logs (rooms stopped by a stalled loop)."""
-    return sum(p.read_text(errors="replace").count("lease lost") for p in folder.glob("node-*.log"))
+def log_lines(folder: Path, text: str) -> int:
+    """Lines with ``text`` in the servers' logs: "lease lost" (rooms stopped by a stalled
+    loop) or "taken again" (a lease that lapsed in a stall, taken back at the next tick)."""
+    return sum(p.read_text(errors="replace").count(text) for p in folder.glob("node-*.log"))
 
 
 async def attack(args: argparse.Namespace, nodes: list[Node], folder: Path) -> dict[str, Any]:
@@ -680,8 +681,13 @@ def main() -> int:
         finally:
             for node in nodes:
                 node.stop()
-    if args.mode == "attack":  # the servers' logs, complete now that they stopped
-        out["lease_lost_lines"] = lease_losses(folder)
+    # the servers' logs, complete now that they stopped
+    lost, retaken = log_lines(folder, "lease lost"), log_lines(folder, "taken again")
+    leases = {"lease_lost_lines": lost, "lease_retaken_lines": retaken}
+    print(f"leases lost {lost}, lapsed and taken again {retaken}", flush=True)
+    if isinstance(out, dict):
+        out.update(leases)
+    if args.mode == "attack":
         out["log_bytes"] = sum(p.stat().st_size for p in folder.glob("node-*.log"))
         print(json.dumps({k: v for k, v in out.items() if k not in ("before", "during", "after")}), flush=True)
     if args.json:

@@ -19,10 +19,17 @@ from sanma.engine.rules import preset
 from sanma.engine.visibility import redact
 
 MATCHES = [(seed, ("default", "tenhou", "mahjongsoul")[seed % 3]) for seed in range(1, 7)]
+# The master prices every decision (about 10 ms, and the fresh bot prices it again): three
+# matches, one per rule preset, rather than six.
+CASES = [
+    (level, seed, rules)
+    for level in ("beginner", "normal", "expert", "master")
+    for seed, rules in MATCHES
+    if level != "master" or seed <= 3
+]
 
 
-@pytest.mark.parametrize("level", ["beginner", "normal", "expert", "master"])
-@pytest.mark.parametrize(("seed", "rules"), MATCHES)
+@pytest.mark.parametrize(("level", "seed", "rules"), CASES)
 def test_every_answer_equals_a_fresh_bots_that_saw_the_same_events(level: str, seed: int, rules: str) -> None:
     match = Match(seed, preset(rules).with_options(length="east"))
     bots = [make_bot(level, seat, seed) for seat in range(3)]

@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
@@ -91,11 +90,6 @@ class PubSub(Protocol):
 class Leases(Protocol):
     """Keys with one owner and a time to live."""
 
-    # Whether ``renew_many_blocking`` works: leases can be renewed from a thread of their own,
-    # off the event loop (``rooms/host.py``).  The in-process leases have no need: nobody else
-    # can take a lease of its process.
-    renews_from_threads: bool
-
     async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
         """Take the lease ``key`` for ``owner`` if nobody holds it (atomic)."""
 
@@ -104,9 +98,6 @@ class Leases(Protocol):
 
     async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
         """``renew`` each key (in one round trip where the bus can); the results in order."""
-
-    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """``renew_many`` from a plain thread (blocking; its own connection)."""
 
     async def release(self, key: str, owner: str) -> bool:
         """Give the lease up, only if ``owner`` holds it."""
@@ -263,8 +254,6 @@ class MemoryPubSub(_LocalChannels):
 class MemoryLeases:
     """Leases of a process alone, expiring on the monotonic clock."""
 
-    renews_from_threads = False
-
     def __init__(self) -> None:
         self._leases: dict[str, tuple[str, float]] = {}
 
@@ -299,10 +288,6 @@ class MemoryLeases:
     async def renew_many(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
         """See ``Leases.renew_many``."""
         return [await self.renew(key, owner, ttl_s) for key in keys]
-
-    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """Not needed in one process (``renews_from_threads`` is false)."""
-        raise NotImplementedError("the in-process leases are renewed on the event loop")
 
     async def release(self, key: str, owner: str) -> bool:
         """See ``Leases.release``."""
@@ -451,16 +436,10 @@ class RedisLeases:
     """Leases on Redis: ``SET key owner NX PX ttl``; renew and release run as Lua scripts that
     first check the owner."""
 
-    renews_from_threads = True
-
-    def __init__(self, client: Any, url: str, timeouts: tuple[float, float]) -> None:
+    def __init__(self, client: Any) -> None:
         self._redis = client
         self._renew = client.register_script(_RENEW_LUA)
         self._release = client.register_script(_RELEASE_LUA)
-        self._url = url
-        self._timeouts = timeouts  # (command, connect) seconds, for the renewer thread's client
-        self._blocking: Any = None  # a synchronous client for the renewer thread, made on first use
-        self._blocking_lock = threading.Lock()
 
     async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
         """See ``Leases.acquire``."""
@@ -481,29 +460,6 @@ class RedisLeases:
             results = await pipe.execute()
         return [bool(r) for r in results]
 
-    def renew_many_blocking(self, keys: list[str], owner: str, ttl_s: float) -> list[bool]:
-        """See ``Leases.renew_many_blocking`` (a synchronous client of its own, one pipeline)."""
-        if not keys:
-            return []
-        ttl_ms = _ttl_ms(ttl_s)
-        with self._blocking_lock:
-            client, script = self._blocking_client()
-            pipe = client.pipeline(transaction=False)
-            for key in keys:
-                script(keys=[key], args=[owner, ttl_ms], client=pipe)
-            return [bool(r) for r in pipe.execute()]
-
-    def _blocking_client(self) -> tuple[Any, Any]:
-        if self._blocking is None:
-            import redis
-
-            command_s, connect_s = self._timeouts
-            client = redis.Redis.from_url(
-                self._url, decode_responses=True, socket_timeout=command_s, socket_connect_timeout=connect_s
-            )
-            self._blocking = (client, client.register_script(_RENEW_LUA))
-        return self._blocking  # type: ignore[no-any-return]
-
     async def release(self, key: str, owner: str) -> bool:
         """See ``Leases.release``."""
         return bool(await self._release(keys=[key], args=[owner]))
@@ -518,12 +474,6 @@ class RedisLeases:
         if not keys:
             return []
         return [None if v is None else str(v) for v in await self._redis.mget(keys)]
-
-    def close(self) -> None:
-        """Close the renewer thread's client, if one was made."""
-        if self._blocking is not None:
-            with contextlib.suppress(Exception):
-                self._blocking[0].close()
 
 
 class RedisSets:
@@ -559,7 +509,7 @@ class RedisBus(Bus):
         )
         self._listener = aioredis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=connect_timeout_s)
         self.pubsub = self._pubsub = RedisPubSub(self._redis, self._listener)
-        self.leases = self._leases = RedisLeases(self._redis, url, (command_timeout_s, connect_timeout_s))
+        self.leases = RedisLeases(self._redis)
         self.sets = RedisSets(self._redis)
         self.buckets = RedisBuckets(self._redis)
 
@@ -576,7 +526,6 @@ class RedisBus(Bus):
         for client in (self._listener, self._redis):
             with contextlib.suppress(Exception):
                 await client.aclose()
-        self._leases.close()
 
 
 def open_bus(url: str | None) -> Bus:

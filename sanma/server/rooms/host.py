@@ -31,8 +31,6 @@ import os
 import random
 import secrets
 import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -153,13 +151,6 @@ class RoomHost:
         self._takeover: Takeover | None = None
         self._lost: Lost | None = None
         self._current: Current | None = None
-        # Redis: a thread renews the leases as well, so that an event loop held up past the TTL
-        # (a burst of work, a long collection) does not lose them; it stops renewing once the
-        # loop has not ticked for ``stall_limit_s`` (the process is wedged: let others take over).
-        self.stall_limit_s = max(60.0, 6 * lease_ttl_s)
-        self._heartbeat = time.monotonic()
-        self._renewer: threading.Thread | None = None
-        self._renewer_stop = threading.Event()
 
     @classmethod
     def open(cls, redis_url: str | None, node: str | None = None, *, lease_ttl_s: float = 10.0) -> RoomHost:
@@ -320,28 +311,10 @@ class RoomHost:
     def _start_keeper(self) -> None:
         if self._keeper is None:
             self._keeper = asyncio.create_task(self._keep(), name="room-host-keeper")
-        if self._renewer is None and self.bus.leases.renews_from_threads:
-            self._renewer = threading.Thread(target=self._renew_in_thread, name="room-host-renewer", daemon=True)
-            self._renewer.start()
-
-    def _renew_in_thread(self) -> None:
-        """The renewer thread: every tick, renew the leases of the rooms this process owns, off
-        the event loop (a lease lost meanwhile is found by the keeper's tick, on the loop)."""
-        while not self._renewer_stop.wait(self.tick_s):
-            if time.monotonic() - self._heartbeat > self.stall_limit_s:
-                continue  # the loop is wedged: let the leases lapse
-            try:
-                keys = [lease_key(m) for m in list(self._served)]
-                if keys:
-                    self.bus.leases.renew_many_blocking(keys, self.node, self.lease_ttl_s)
-            except Exception:
-                log.warning("room host: renewing leases from the thread failed", exc_info=True)
 
     async def _keep(self) -> None:
         while True:
-            self._heartbeat = time.monotonic()
             await asyncio.sleep(self.tick_s)
-            self._heartbeat = time.monotonic()
             try:
                 await self.tick()
             except asyncio.CancelledError:
@@ -445,9 +418,6 @@ class RoomHost:
     async def close(self) -> None:
         """Stop the keeper, give every lease back (so others take the rooms at once), close the bus."""
         await cancel_and_wait(self._keeper)
-        self._renewer_stop.set()
-        if self._renewer is not None:
-            await asyncio.to_thread(self._renewer.join, 10.0)
         for remote in list(self._remotes):
             await remote.close()
         self._remotes.clear()
