@@ -2,7 +2,7 @@
 a small driver doing the same work with the ``mahjong`` 2.1.0 package (bench only).
 
 One run writes the two input files (seeded: ``--score`` score lines of random winning hands
-from tests/test_scoring_oracle.py's generator, ``--shanten`` shanten lines: 13-tile tenpai
+from tests/fixtures/scoring.py's generator, ``--shanten`` shanten lines: 13-tile tenpai
 hands (one tile out of a winning hand, so their waits are listed), 13- and 14-tile hands of
 seeded draw/discard play-outs, some with pons), then runs each command in a fresh process per
 file, ours and the driver's in turn, ``--repeat`` times, and keeps each side's least CPU time
@@ -180,7 +180,7 @@ def score_lines(n: int, seed: int) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from sanma.engine.errors import InvalidHand
     from sanma.engine.tiles import EAST, check_copies, kind_name, parse, tile_name, tiles_to_mpsz
-    from tests.test_scoring_oracle import random_win
+    from tests.fixtures.scoring import random_win
 
     rng = random.Random(seed)
     winds = "ESW"
@@ -219,7 +219,7 @@ def shanten_lines(n: int, seed: int) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from sanma.engine.shanten import shanten
     from sanma.engine.tiles import KIND_COUNT, kinds_to_mpsz, tiles_to_mpsz
-    from tests.test_scoring_oracle import random_win
+    from tests.fixtures.scoring import random_win
 
     rng = random.Random(seed)
     out: list[str] = []

@@ -1,6 +1,6 @@
 """Benchmark: our ``score_win`` against ``mahjong``'s ``HandCalculator.estimate_hand_value``.
 
-Both get the same corpus of seeded random winning sanma hands (tests/test_scoring_oracle.py's
+Both get the same corpus of seeded random winning sanma hands (tests/fixtures/scoring.py's
 generator), each in its own input form built before timing; nothing is cached between calls.
 
     .venv/bin/python bench/bench_scoring.py [--hands N] [--repeat R] [--chunk C]
@@ -22,7 +22,8 @@ from mahjong.hand_calculating.hand import HandCalculator
 from sanma.engine.errors import NoYaku
 from sanma.engine.rules import DEFAULT
 from sanma.engine.scoring import score_win
-from tests.test_scoring_oracle import oracle_args, random_win
+from tests.fixtures.scoring import random_win
+from tests.test_scoring_oracle import oracle_args
 
 
 def main() -> None:

@@ -113,7 +113,7 @@ def test_each_line_is_answered_before_the_next_is_sent() -> None:
 def _request_lines(count: int, seed: int) -> list[str]:
     """Score requests of random winning hands (as bench/bench_cli.py writes them), each also
     once with one field broken, so that every check of the request runs."""
-    from tests.test_scoring_oracle import random_win
+    from tests.fixtures.scoring import random_win
 
     rng = random.Random(seed)
     broken: list[object] = [None, True, 1, -1, 2.5, "x", "", [], {}, ["1z"], [1], "0z", "5m", "11z", "1p2", [[1]]]

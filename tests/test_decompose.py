@@ -16,7 +16,7 @@ from sanma.engine.decompose import (
     standard_readings,
 )
 from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS, counts_of_kinds, parse
-from tests.test_scoring_oracle import random_win
+from tests.fixtures.scoring import random_win
 
 
 def _counts(mpsz: str) -> list[int]:

@@ -77,7 +77,7 @@ def test_score_values_are_the_fields_of_score_win() -> None:
     import random
 
     from sanma.engine.scoring import score_values
-    from tests.test_scoring_oracle import random_win
+    from tests.fixtures.scoring import random_win
 
     rng = random.Random(77)
     for _ in range(300):

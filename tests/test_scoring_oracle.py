@@ -9,172 +9,24 @@ differences listed (by name) in ``KNOWN_DIFFERENCES`` and docs/scoring.md.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from sanma.engine.errors import NoYaku
-from sanma.engine.hand import Meld, MeldType
+from sanma.engine.hand import MeldType
 from sanma.engine.rules import DEFAULT
-from sanma.engine.scoring import Score, WinContext, score_win
+from sanma.engine.scoring import Score, score_win
 from sanma.engine.tiles import (
     EAST,
-    KIND_COUNT,
-    NORTH,
     P1,
-    P5,
-    S1,
-    S5,
-    SOUTH,
-    TERMINAL_HONOR_KINDS,
-    WEST,
     Tile,
     TileKind,
-    assign_tiles,
-    kind_of,
 )
+from tests.fixtures.scoring import Win, random_win
 
 # Rule differences between sanma-rules.md and the oracle, by name (see docs/scoring.md).
 KNOWN_DIFFERENCES: dict[str, str] = {}
-
-_SUIT_GROUPS = (
-    tuple(range(KIND_COUNT)),
-    (0, 1, *range(20, 27)),
-    (*range(P1, P1 + 9), *range(20, 27)),
-    (*range(S1, S1 + 9), *range(20, 27)),
-    tuple(range(P1, P1 + 9)),
-    TERMINAL_HONOR_KINDS,
-    (S1 + 1, S1 + 2, S1 + 3, S1 + 5, S1 + 7, 25),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Win:
-    """One generated winning hand in our API's input form."""
-
-    concealed: tuple[Tile, ...]
-    win_tile: Tile
-    melds: tuple[Meld, ...]
-    ctx: WinContext
-
-
-def _standard_kinds(rng: random.Random, pool: tuple[TileKind, ...]) -> tuple[list[list[TileKind]], TileKind] | None:
-    avail = [4] * KIND_COUNT
-    sets: list[list[TileKind]] = []
-    starts = [k for k in pool if (P1 <= k < P1 + 7 or S1 <= k < S1 + 7) and k + 2 in pool]
-    for _ in range(60):
-        if len(sets) == 4:
-            break
-        if starts and rng.random() < 0.55:
-            k = rng.choice(starts)
-            if avail[k] and avail[k + 1] and avail[k + 2]:
-                for j in (k, k + 1, k + 2):
-                    avail[j] -= 1
-                sets.append([k, k + 1, k + 2])
-        else:
-            k = rng.choice(pool)
-            if avail[k] >= 3:
-                avail[k] -= 3
-                sets.append([k, k, k])
-    pairs = [k for k in pool if avail[k] >= 2]
-    if len(sets) < 4 or not pairs:
-        return None
-    return sets, rng.choice(pairs)
-
-
-def _physical(rng: random.Random, kinds: list[TileKind]) -> list[Tile]:
-    items = []
-    red_used = set()
-    for k in kinds:
-        # four fives must include the red one
-        red = k in (P5, S5) and k not in red_used and (rng.random() < 0.4 or kinds.count(k) == 4)
-        if red:
-            red_used.add(k)
-        items.append((k, red))
-    return assign_tiles(items)
-
-
-def random_win(rng: random.Random) -> Win:
-    """A random complete sanma hand with random but possible flags (may have no yaku)."""
-    while True:
-        form = rng.random()
-        melds_kinds: list[tuple[MeldType, TileKind]] = []
-        if form < 0.08:
-            pairs = rng.sample(rng.choice(_SUIT_GROUPS[:5]), 7)
-            concealed_kinds = [k for k in pairs for _ in range(2)]
-        elif form < 0.11:
-            extra = rng.choice(TERMINAL_HONOR_KINDS)
-            concealed_kinds = [*TERMINAL_HONOR_KINDS, extra]
-        else:
-            made = _standard_kinds(rng, rng.choice(_SUIT_GROUPS))
-            if made is None:
-                continue
-            sets, pair = made
-            concealed_kinds = [pair, pair]
-            total = [0] * KIND_COUNT
-            for s in sets:
-                for k in s:
-                    total[k] += 1
-            total[pair] += 2
-            for s in sets:
-                if s[0] == s[1] and rng.random() < 0.35:
-                    kan = total[s[0]] < 4 and rng.random() < 0.4
-                    mtype = rng.choice((MeldType.ANKAN, MeldType.DAIMINKAN, MeldType.KAKAN)) if kan else MeldType.PON
-                    if kan:
-                        total[s[0]] += 1
-                    melds_kinds.append((mtype, s[0]))
-                else:
-                    concealed_kinds.extend(s)
-        meld_kinds = [k for mtype, k in melds_kinds for _ in range(3 if mtype is MeldType.PON else 4)]
-        tiles = _physical(rng, concealed_kinds + meld_kinds)
-        concealed = tiles[: len(concealed_kinds)]
-        melds = []
-        pos = len(concealed_kinds)
-        for mtype, _ in melds_kinds:
-            n = 3 if mtype is MeldType.PON else 4
-            melds.append(Meld(mtype, tuple(tiles[pos : pos + n])))
-            pos += n
-        rng.shuffle(concealed)
-        return Win(tuple(concealed), rng.choice(concealed), tuple(melds), _random_ctx(rng, concealed, melds))
-
-
-def _random_ctx(rng: random.Random, concealed: list[Tile], melds: list[Meld]) -> WinContext:
-    menzen = not any(m.is_open for m in melds)
-    kans = sum(m.is_kan for m in melds)
-    norths = sum(kind_of(t) == NORTH for t in concealed) + sum(len(m.tiles) for m in melds if m.kind == NORTH)
-    kita = rng.randint(0, 4 - norths) if norths < 4 and rng.random() < 0.4 else 0
-    tsumo = rng.random() < 0.5
-    riichi = menzen and rng.random() < 0.5
-    double_riichi = riichi and rng.random() < 0.1
-    ippatsu = riichi and rng.random() < 0.3
-    rinshan = tsumo and (kans > 0 or kita > 0) and rng.random() < 0.25
-    haitei = tsumo and not rinshan and rng.random() < 0.08
-    houtei = not tsumo and rng.random() < 0.08
-    chankan = not tsumo and not houtei and rng.random() < 0.05
-    seat = rng.choice((EAST, SOUTH, WEST))
-    first = tsumo and not melds and not kita and not riichi and rng.random() < 0.02
-    indicators = tuple(rng.randrange(KIND_COUNT) for _ in range(1 + kans))
-    ura = tuple(rng.randrange(KIND_COUNT) for _ in range(1 + kans)) if riichi else ()
-    return WinContext(
-        tsumo=tsumo,
-        riichi=riichi and not double_riichi,
-        double_riichi=double_riichi,
-        ippatsu=ippatsu,
-        rinshan=rinshan,
-        chankan=chankan,
-        haitei=haitei,
-        houtei=houtei,
-        tenhou=first and seat == EAST,
-        chiihou=first and seat != EAST,
-        seat_wind=seat,
-        round_wind=rng.choice((EAST, SOUTH)),
-        dora_indicators=indicators,
-        ura_indicators=ura,
-        kita=kita,
-        honba=rng.randint(0, 3),
-        deposits=rng.randint(0, 2),
-    )
 
 
 # --- the oracle -------------------------------------------------------------------------

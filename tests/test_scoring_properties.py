@@ -12,7 +12,7 @@ from sanma.engine.errors import NoYaku
 from sanma.engine.rules import DEFAULT
 from sanma.engine.scoring import Score, score_win
 from sanma.engine.tiles import EAST, KIND_COUNT
-from tests.test_scoring_oracle import Win, random_win
+from tests.fixtures.scoring import Win, random_win
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
