@@ -24,7 +24,7 @@ from sanma.engine.wall import deal_from_seed
 from sanma.server import logwork, reviewer
 from sanma.server.codec import event_from_store, event_to_store, rules_to_json
 from sanma.server.rooms.handbreak import replay_stored
-from tests.test_match import ONE_HAND, TENHOU, scripted_deal, tenhou_deal
+from tests.fixtures.match import ONE_HAND, TENHOU, scripted_deal, tenhou_deal
 
 TENPAI_ON_NORTH = "789p123s456s789s4z"  # 13 tiles waiting on a North (tanki)
 NINE_KINDS = "19m19p19s1234567z"  # nine terminals on the first draw

@@ -3,9 +3,6 @@ one-hand match), final standings, and whole matches from scripted deals."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
-
 import pytest
 
 from sanma.engine.actions import Discard, NineTerminals, Pass, Tsumo
@@ -14,12 +11,17 @@ from sanma.engine.events import HandAborted, HandStarted, HandWon, MatchEnded, M
 from sanma.engine.kyoku import KyokuResult
 from sanma.engine.match import Match, Table, advance, rank, standings
 from sanma.engine.rules import DEFAULT, PRESETS, Rules
-from sanma.engine.tiles import EAST, SOUTH, TILE_COUNT, Tile, parse_tiles
-from sanma.engine.wall import Deal
+from sanma.engine.tiles import EAST, SOUTH
+from tests.fixtures.match import (
+    ONE_HAND,
+    chiihou_deal,
+    play_defaults_until_a_win,
+    scripted_deal,
+    tenhou_deal,
+)
 
 EAST_SOUTH = DEFAULT
 EAST_ONLY = DEFAULT.with_options(length="east")
-ONE_HAND = DEFAULT.with_options(length="one-hand")
 
 
 def result(
@@ -175,41 +177,6 @@ def test_standings_follow_the_preset() -> None:
 # -- whole matches from scripted deals -------------------------------------------------------
 
 
-def scripted_deal(hands: dict[int, str], draws: Sequence[str] = (), fill_seed: int = 0) -> Deal:
-    """A full 108-tile deal: the given hands (mpsz) and first live draws, the rest shuffled."""
-    specs = [hands.get(s, "") for s in range(3)] + list(draws)
-    fixed = parse_tiles("".join(specs))
-    rest = [t for t in range(TILE_COUNT) if t not in fixed]
-    random.Random(fill_seed).shuffle(rest)
-    it = iter(fixed)
-    counts = [len(parse_tiles(spec)) for spec in specs]
-    chosen = [[next(it) for _ in range(n)] for n in counts]
-    out_hands: list[tuple[Tile, ...]] = []
-    for s in range(3):
-        need = 13 - len(chosen[s])
-        out_hands.append(tuple(chosen[s] + rest[:need]))
-        rest = rest[need:]
-    live = [t for group in chosen[3:] for t in group]
-    need = 55 - len(live)
-    live += rest[:need]
-    rest = rest[need:]
-    return Deal(
-        hands=(out_hands[0], out_hands[1], out_hands[2]),
-        live=tuple(live),
-        replacements=tuple(rest[:4]) + tuple(reversed(live[-4:])),
-        dora_indicators=tuple(rest[4:9]),
-        ura_indicators=tuple(rest[9:14]),
-    )
-
-
-TENHOU = "123p456p789p123s5s"  # 13 tiles waiting on 5s: a first draw of 5s wins
-GARBAGE = "19m19p19s1234z"  # 10 kinds, no pair: nothing to win, nothing to call
-
-
-def tenhou_deal(dealer: int) -> Deal:
-    return scripted_deal({dealer: TENHOU}, ["5s"])
-
-
 def test_match_seed_must_not_be_negative() -> None:
     with pytest.raises(SanmaError):
         Match(-1)
@@ -247,28 +214,6 @@ def test_one_hand_match_replays_nine_terminals_then_ends_without_uma() -> None:
     assert match.standings is not None
     scores = [s.final_score for s in match.standings]
     assert scores == [(p - 35000) / 1000 for p in match.scores]  # no uma in a one-hand match
-
-
-def chiihou_deal(dealer: int, winner: int) -> Deal:
-    """``winner`` (not the dealer) wins on its first draw; everyone before it tsumogiris a
-    tile nobody can use."""
-    hands = {s: GARBAGE for s in range(3)}
-    hands[winner] = TENHOU
-    order = [(dealer + i) % 3 for i in range(3)]
-    draws = ["5z" if s != winner else "5s" for s in order[: order.index(winner) + 1]]
-    return scripted_deal(hands, draws)
-
-
-def play_defaults_until_a_win(match: Match) -> None:
-    """Tsumogiri and pass until someone can tsumo; then tsumo."""
-    while True:
-        seat = match.awaiting()[0]
-        legal = match.legal_actions(seat)
-        if Tsumo() in legal:
-            match.apply(seat, Tsumo())
-            return
-        assert legal.default is not None
-        match.apply(seat, legal.default)
 
 
 def test_east_match_all_last_dealer_win_in_first_ends_it() -> None:

@@ -12,8 +12,8 @@ from sanma.engine.match import Match
 from sanma.engine.replay import replay
 from sanma.engine.rules import DEFAULT, PRESETS
 from sanma.engine.visibility import redact_all
-from tests.test_match import chiihou_deal, play_defaults_until_a_win, tenhou_deal
-from tests.test_selfplay import RandomPlayer
+from tests.fixtures.match import chiihou_deal, play_defaults_until_a_win, tenhou_deal
+from tests.fixtures.selfplay import RandomPlayer
 
 
 def played(seed: int, length: str = "east") -> tuple[Match, list[Match]]:

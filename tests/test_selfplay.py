@@ -10,7 +10,6 @@ log replays to the same state.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterator
 
@@ -37,43 +36,15 @@ from sanma.engine.kyoku import Kyoku
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
 from sanma.engine.rules import DEFAULT, Rules
-from sanma.engine.shanten import shanten
-from sanma.engine.tiles import TILE_COUNT, counts_of_tiles, kind_of
+from sanma.engine.tiles import TILE_COUNT, kind_of
 from sanma.engine.view import SeatView
 from sanma.engine.visibility import HIDDEN, HIDDEN_SEED, redact
-
-VIEWERS: tuple[int | None, ...] = (0, 1, 2, None)
-
-
-class RandomPlayer:
-    """Random legal actions, biased towards ending hands and towards variety."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def choose(self, match: Match, seat: int) -> Action:
-        legal = list(match.legal_actions(seat))
-        rng = self.rng
-        for kind, chance in ((Tsumo, 0.95), (Ron, 0.95), (NineTerminals, 0.5), (Kita, 0.8), (Kan, 0.5), (Pon, 0.35)):
-            options = [a for a in legal if isinstance(a, kind)]
-            if options and rng.random() < chance:
-                return rng.choice(options)
-        riichi = [a for a in legal if isinstance(a, Discard) and a.riichi]
-        if riichi and rng.random() < 0.7:
-            return rng.choice(riichi)
-        discards = [a for a in legal if isinstance(a, Discard) and not a.riichi]
-        if not discards:
-            return Pass() if Pass() in legal else rng.choice(legal)
-        if rng.random() < 0.75:
-            return min(discards, key=lambda d: (_shanten_after(match.kyoku, seat, d), rng.random()))
-        return rng.choice(discards)
-
-
-def _shanten_after(kyoku: Kyoku, seat: int, discard: Discard) -> int:
-    hand = list(kyoku.hand(seat))
-    hand.remove(discard.tile)
-    return shanten(counts_of_tiles(hand), len(kyoku.melds(seat)))
-
+from tests.fixtures.selfplay import (
+    VIEWERS,
+    RandomPlayer,
+    check_views,
+    public_tiles,
+)
 
 # -- the checks --------------------------------------------------------------------------------
 
@@ -110,65 +81,6 @@ def check_points(match: Match) -> None:
     assert total == 105_000
 
 
-def revealed_tiles(kyoku: Kyoku) -> set[int]:
-    """Tiles a hand's end showed to everyone."""
-    out: set[int] = set()
-    for e in kyoku.events:
-        if isinstance(e, HandWon):
-            out |= {*e.hand, e.tile, *e.ura_indicators}
-        elif isinstance(e, HandDrawn):
-            out |= {t for h in e.tenpai_hands for t in h}
-        elif isinstance(e, HandAborted):
-            out |= set(e.hand)
-    return out
-
-
-def public_tiles(kyoku: Kyoku) -> set[int]:
-    out = set(kyoku.dora_indicators()) | revealed_tiles(kyoku)
-    for s in range(3):
-        out |= set(kyoku.river(s)) | set(kyoku.kita_tiles(s))
-        out |= {t for m in kyoku.melds(s) for t in m.tiles}
-    return out
-
-
-def view_tiles(view: SeatView) -> set[int]:
-    """Every tile id a view holds, field by field (the field list is pinned so that a new
-    field must be classified here)."""
-    tile_fields = {"hand", "drawn", "melds", "rivers", "kita", "dora_indicators", "results", "final"}
-    other_fields = {
-        "seat",
-        "rules",
-        "hand_number",
-        "round_wind",
-        "dealer",
-        "honba",
-        "deposits",
-        "scores",
-        "hand_sizes",
-        "riichi",
-        "live_left",
-        "turn",
-    }
-    assert set(SeatView.__slots__) == tile_fields | other_fields
-    out = set(view.hand) | set(view.dora_indicators)
-    if view.drawn is not None:
-        out.add(view.drawn)
-    for s in range(3):
-        out |= {t for m in view.melds[s] for t in m.tiles}
-        out |= {r.tile for r in view.rivers[s]}
-        out |= set(view.kita[s])
-    for e in view.results:
-        if isinstance(e, HandWon):
-            out |= {*e.hand, e.tile, *e.ura_indicators}
-            out |= {t for m in e.melds for t in m.tiles}
-        elif isinstance(e, HandDrawn):
-            out |= {t for h in e.tenpai_hands for t in h}
-        else:
-            out |= set(e.hand)
-    out.discard(HIDDEN)
-    return out
-
-
 def event_tiles(event: Event) -> set[int]:
     """Every tile id an event carries (hidden ones excluded)."""
     if isinstance(event, HandStarted):
@@ -199,27 +111,6 @@ def check_sent(kyoku: Kyoku, sent: list[Event], viewer: int | None) -> None:
         assert event_tiles(event) <= allowed, f"seat {viewer} was sent {event!r}"
         if isinstance(event, MatchStarted):
             assert event.seed == HIDDEN_SEED
-
-
-def check_views(match: Match, views: dict[int | None, SeatView]) -> None:
-    """Each view holds only its own and public tiles, and its own hand is the engine's."""
-    k = match.kyoku
-    public = public_tiles(k)
-    shown = revealed_tiles(k)
-    for viewer, view in views.items():
-        own = set(k.hand(viewer)) if viewer is not None else set()
-        seen = view_tiles(view)
-        assert seen <= own | public, f"seat {viewer} sees {sorted(seen - own - public)}"
-        for other in range(3):
-            if other != viewer:
-                secret = set(k.hand(other)) - shown
-                assert not (seen & secret), f"seat {viewer} sees seat {other}'s concealed tiles"
-        if viewer is not None:
-            assert view.concealed() == k.hand(viewer)
-        assert tuple(view.scores) == match.scores and view.deposits == match.deposits
-        if not match.finished:
-            assert view.live_left == k.live_left
-            assert view.dora_indicators == list(k.dora_indicators())
 
 
 def illegal_actions(match: Match, seat: int) -> Iterator[Action]:

@@ -10,7 +10,7 @@ from sanma.engine.match import Match
 from sanma.engine.rules import DEFAULT
 from sanma.engine.view import SeatView
 from sanma.engine.visibility import redact, redact_all
-from tests.test_selfplay import VIEWERS, RandomPlayer, check_views
+from tests.fixtures.selfplay import VIEWERS, RandomPlayer, check_views
 
 
 def check_against_engine(view: SeatView, match: Match) -> None:

@@ -9,7 +9,7 @@ from sanma.engine.match import Match
 from sanma.engine.rules import DEFAULT
 from sanma.engine.tiles import TILE_COUNT
 from sanma.engine.visibility import HIDDEN, HIDDEN_SEED, is_hidden, redact, redact_all
-from tests.test_selfplay import VIEWERS, RandomPlayer
+from tests.fixtures.selfplay import VIEWERS, RandomPlayer
 
 
 @pytest.fixture(scope="module")
