@@ -29,7 +29,7 @@ from sanma.engine.rules import PRESETS, Rules
 from sanma.engine.shanten import shanten
 from sanma.engine.tiles import counts_of_tiles
 from sanma.engine.visibility import redact
-from tests.test_mjai_format import match_rules, played
+from tests.fixtures.mjai import match_rules, played
 
 PYTHON = sys.executable
 

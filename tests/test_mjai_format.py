@@ -9,14 +9,13 @@ holds, and that ``SeatLegality`` finds exactly the engine's legal actions at eve
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from sanma.engine.actions import Action, Discard, Kan, Kita, Pass, Pon, Ron, Tsumo
+from sanma.engine.actions import Action, Discard, Pass, Pon
 from sanma.engine.events import (
     DoraRevealed,
     Event,
@@ -48,62 +47,15 @@ from sanma.engine.formats.mjai import (
 from sanma.engine.formats.mjai_legal import SeatLegality
 from sanma.engine.hand import Meld
 from sanma.engine.kyoku import LegalActions
-from sanma.engine.match import Match
-from sanma.engine.rules import PRESETS, Rules
-from sanma.engine.shanten import shanten
-from sanma.engine.tiles import KIND_COUNT, P5, S5, TILE_COUNT, Tile, counts_of_tiles, is_red, kind_of
+from sanma.engine.tiles import KIND_COUNT, P5, S5, TILE_COUNT, Tile, is_red, kind_of
 from sanma.engine.view import SeatView
 from sanma.engine.visibility import HIDDEN, is_hidden, redact
+from tests.fixtures.mjai import match_rules, play, played
 
 MATCHES = 24
 
 
 # -- seeded play ---------------------------------------------------------------------------------
-
-
-def choose(rng: random.Random, match: Match, seat: int) -> Action:
-    """A random policy that leans to wins, calls, kans, kita and riichi, so all events occur."""
-    legal = match.legal_actions(seat)
-    actions = list(legal)
-    wins = [a for a in actions if isinstance(a, Tsumo | Ron)]
-    if wins and rng.random() < 0.8:
-        return wins[0]
-    bold = [a for a in actions if isinstance(a, Pon | Kan | Kita) or (isinstance(a, Discard) and a.riichi)]
-    if bold and rng.random() < 0.5:
-        return rng.choice(bold)
-    discards = [a for a in actions if isinstance(a, Discard) and not a.riichi]
-    if discards and rng.random() < 0.8:
-        hand, melds = match.kyoku.hand(seat), len(match.kyoku.melds(seat))
-
-        def after(d: Discard) -> int:
-            return shanten(counts_of_tiles(t for t in hand if t != d.tile), melds)
-
-        best = min(after(d) for d in discards)
-        return rng.choice([d for d in discards if after(d) == best])
-    return rng.choice(actions)
-
-
-def match_rules(seed: int) -> Rules:
-    """Alternate presets and red fives; East matches keep the suite quick."""
-    return PRESETS[("default", "tenhou")[seed % 2]].with_options(length="east", red_fives=seed % 3 != 0)
-
-
-def play(seed: int) -> Iterator[Match]:
-    """A seeded match, yielded before each action (the caller may look at every decision)."""
-    rng = random.Random(seed)
-    match = Match(seed, match_rules(seed))
-    while not match.finished:
-        yield match
-        seat = rng.choice(match.awaiting())
-        match.apply(seat, choose(rng, match, seat))
-    yield match
-
-
-def played(seed: int) -> Match:
-    """The finished match of ``seed``."""
-    *_, match = play(seed)
-    assert match.finished
-    return match
 
 
 def wire(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
