@@ -8,25 +8,17 @@ from collections.abc import Sequence
 import pytest
 
 from sanma.bots.base import Player, ask
-from sanma.bots.heuristics import BotPlayer, know
+from sanma.bots.heuristics import know
 from sanma.bots.registry import make_bot
-from sanma.engine.actions import Action, Discard, Kita, Pass, Pon, Ron, Tsumo
-from sanma.engine.events import (
-    Event,
-    HandStarted,
-    MatchStarted,
-    RiichiAccepted,
-    TileDiscarded,
-    TileDrawn,
-)
+from sanma.engine.actions import Discard, Kita, Pass, Pon, Ron, Tsumo
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten
-from sanma.engine.tiles import EAST, Tile, assign_tiles, kind_of, parse, parse_kind
-from sanma.engine.visibility import HIDDEN, redact
-from sanma.engine.wall import WALL_ALGORITHM
-from tests.test_kyoku import make_deal
+from sanma.engine.tiles import kind_of, parse_kind
+from sanma.engine.visibility import redact
+from tests.fixtures.bots import bot_with, turn_legal, view_events
+from tests.fixtures.kyoku import make_deal
 
 LEVELS = ("beginner", "normal", "expert")
 
@@ -81,53 +73,6 @@ def test_registry_builds_each_level() -> None:
 
 
 # -- scripted positions -------------------------------------------------------------------------
-
-
-def view_events(
-    hand: str,
-    drawn: str | None,
-    others: Sequence[tuple[int, str, bool]] = (),
-    *,
-    seat: int = 0,
-    dealer: int = 1,
-    dora: str = "1z",
-) -> tuple[list[Event], list[Tile], Tile | None]:
-    """Redacted events for ``seat``: its 13-tile ``hand``, the other seats' discards
-    ``(seat, tile, riichi)`` in order, then its own draw."""
-    items = list(parse(hand)) + [parse(t)[0] for _, t, _ in others] + list(parse(dora))
-    items += list(parse(drawn)) if drawn else []
-    tiles = assign_tiles(items)
-    mine = tiles[:13]
-    played = tiles[13 : 13 + len(others)]
-    indicator = tiles[13 + len(others)]
-    draw_tile = tiles[14 + len(others)] if drawn else None
-    hidden = (HIDDEN,) * 13
-    hands = tuple(tuple(mine) if s == seat else hidden for s in range(3))
-    events: list[Event] = [
-        MatchStarted(seed=-1, rules=Rules(length="east"), wall_algorithm=WALL_ALGORITHM),
-        HandStarted(EAST, dealer, 0, 0, (35000, 35000, 35000), hands, indicator, "", 55),  # type: ignore[arg-type]
-    ]
-    for (s, _, riichi), tile in zip(others, played, strict=True):
-        events += [TileDrawn(s, HIDDEN), TileDiscarded(s, tile, tsumogiri=True, riichi=riichi)]
-        if riichi:
-            events.append(RiichiAccepted(s))
-    if draw_tile is not None:
-        events.append(TileDrawn(seat, draw_tile))
-    return events, mine, draw_tile
-
-
-def turn_legal(hand: Sequence[Tile], extra: Sequence[Action] = ()) -> LegalActions:
-    """A turn's legal actions: every tile may go, plus ``extra``."""
-    discards = tuple(Discard(t) for t in sorted(hand))
-    return LegalActions((*discards, *extra), Discard(hand[-1]), frozenset((t, False) for t in hand))
-
-
-def bot_with(level: str, events: Sequence[Event], seat: int = 0) -> BotPlayer:
-    bot = make_bot(level, seat, 1)
-    assert isinstance(bot, BotPlayer)
-    for e in events:
-        bot.observe(e)
-    return bot
 
 
 @pytest.mark.parametrize("level", LEVELS)

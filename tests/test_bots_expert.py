@@ -10,7 +10,7 @@ from sanma.bots.heuristics import discard_options, efficient_discard, know, tenp
 from sanma.engine.actions import Discard
 from sanma.engine.shanten import shanten, waits
 from sanma.engine.tiles import KIND_COUNT, kind_of
-from tests.test_bots import bot_with, turn_legal, view_events
+from tests.fixtures.bots import bot_with, turn_legal, view_events
 
 
 def _shanten_without(tiles: list[int], tile: int) -> int:

@@ -7,12 +7,9 @@ in a fixed order, so every scenario is deterministic.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
-
 import pytest
 
-from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
+from sanma.engine.actions import Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.errors import IllegalAction
 from sanma.engine.events import (
     DoraRevealed,
@@ -28,141 +25,37 @@ from sanma.engine.events import (
 from sanma.engine.furiten import kan_keeps_readings
 from sanma.engine.hand import MeldType
 from sanma.engine.kyoku import Kyoku, KyokuResult
-from sanma.engine.rules import DEFAULT, PRESETS, Rules
+from sanma.engine.rules import DEFAULT, PRESETS
 from sanma.engine.shanten import waits
 from sanma.engine.tiles import (
-    EAST,
     TILE_COUNT,
-    Tile,
-    assign_tiles,
     counts_of_kinds,
     is_red,
     kind_of,
     parse,
     parse_kind,
-    parse_one,
 )
-from sanma.engine.wall import Deal
+from tests.fixtures.kyoku import (
+    ITTSU_4Z,
+    ITTSU_7Z,
+    ITTSU_9S,
+    N1_NO_P,
+    NEUTRAL0,
+    NEUTRAL1,
+    NEUTRAL2,
+    PAO_HANDS,
+    _feed_three_dragons,
+    act,
+    autoplay,
+    discard,
+    make_deal,
+    pass_all,
+    start,
+    tile,
+    turn,
+)
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def make_deal(
-    hands: Sequence[str],
-    draws: str = "",
-    reps: str = "",
-    dora: str = "",
-    ura: str = "",
-    *,
-    live_size: int = 55,
-    red_fives: bool = True,
-) -> Deal:
-    """A full 108-tile deal from mpsz: ``draws`` is space-separated tokens in draw order,
-    each an mpsz group or ``?`` (one filler tile)."""
-    slots: list[tuple[int, bool] | None] = []
-    for token in draws.split():
-        slots += [None] if token == "?" else list(parse(token))
-    known = [p for h in hands for p in parse(h)]
-    known += [s for s in slots if s is not None]
-    rep_items, dora_items, ura_items = (
-        parse(reps) if reps else [],
-        parse(dora) if dora else [],
-        parse(ura) if ura else [],
-    )
-    tiles = assign_tiles(known + rep_items + dora_items + ura_items, red_fives)
-    assert len(rep_items) <= 4
-    it = iter(tiles)
-    hand_tiles = tuple(tuple(next(it) for _ in parse(h)) for h in hands)
-    assert all(len(h) == 13 for h in hand_tiles)
-    slot_tiles = [None if s is None else next(it) for s in slots]
-    rep_tiles = [next(it) for _ in rep_items]
-    dora_tiles = [next(it) for _ in dora_items]
-    ura_tiles = [next(it) for _ in ura_items]
-    leftover = sorted(set(range(TILE_COUNT)) - set(tiles))
-    random.Random(7).shuffle(leftover)
-    filler = iter(leftover)
-    live = [t if t is not None else next(filler) for t in slot_tiles]
-    rep_tiles += [next(filler) for _ in range(4 - len(rep_tiles))]
-    dora_tiles += [next(filler) for _ in range(5 - len(dora_tiles))]
-    ura_tiles += [next(filler) for _ in range(5 - len(ura_tiles))]
-    live += list(filler)
-    assert len(live) == 55
-    return Deal(
-        hands=(hand_tiles[0], hand_tiles[1], hand_tiles[2]),
-        live=tuple(live),
-        replacements=tuple(rep_tiles) + tuple(reversed(live[-4:])),
-        dora_indicators=tuple(dora_tiles),
-        ura_indicators=tuple(ura_tiles),
-        live_size=live_size,
-    )
-
-
-def start(
-    hands: Sequence[str],
-    draws: str = "",
-    reps: str = "",
-    dora: str = "1z",
-    ura: str = "",
-    *,
-    rules: Rules = DEFAULT,
-    live_size: int = 55,
-    honba: int = 0,
-    deposits: int = 0,
-    scores: tuple[int, int, int] = (35_000, 35_000, 35_000),
-    dealer: int = 0,
-) -> Kyoku:
-    """Start a hand (East round) on a scripted deal; the dora indicator defaults to 1z."""
-    deal = make_deal(hands, draws, reps, dora, ura, live_size=live_size, red_fives=rules.red_fives)
-    k = Kyoku.start(deal, rules=rules, round_wind=EAST, dealer=dealer, honba=honba, deposits=deposits, scores=scores)
-    k.check_invariants()
-    return k
-
-
-def tile(k: Kyoku, seat: int, name: str) -> Tile:
-    """A physical tile of ``name`` in the seat's hand (``0p`` asks for the red five)."""
-    kind, red = parse_one(name)
-    for t in k.hand(seat):
-        if kind_of(t) == kind and is_red(t, k.rules.red_fives) == red:
-            return t
-    raise AssertionError(f"seat {seat} holds no {name}: {k.hand(seat)}")
-
-
-def act(k: Kyoku, seat: int, action: Action) -> None:
-    k.apply(seat, action)
-    k.check_invariants()
-
-
-def discard(k: Kyoku, seat: int, name: str | None = None, riichi: bool = False) -> None:
-    """Discard ``name`` (default: the tile just drawn)."""
-    if name is None:
-        default = k.legal_actions(seat).default
-        assert isinstance(default, Discard)
-        act(k, seat, Discard(default.tile, riichi))
-    else:
-        act(k, seat, Discard(tile(k, seat, name), riichi))
-
-
-def pass_all(k: Kyoku) -> None:
-    """Every awaited seat in a window passes."""
-    while k.result is None and k.awaiting() and Pass() in k.legal_actions(k.awaiting()[0]):
-        act(k, k.awaiting()[0], Pass())
-
-
-def turn(k: Kyoku, seat: int, name: str | None = None, riichi: bool = False) -> None:
-    """``seat`` (the seat on turn) discards, then any window is passed."""
-    assert k.awaiting() == (seat,), k.awaiting()
-    discard(k, seat, name, riichi)
-    pass_all(k)
-
-
-def autoplay(k: Kyoku) -> KyokuResult:
-    """Default actions (tsumogiri, pass) until the hand ends."""
-    while k.result is None:
-        seat = k.awaiting()[0]
-        default = k.legal_actions(seat).default
-        assert default is not None
-        act(k, seat, default)
-    return k.result
 
 
 def yaku_names(result: KyokuResult, index: int = 0) -> set[str]:
@@ -173,17 +66,9 @@ def kinds(text: str) -> tuple[int, ...]:
     return tuple(k for k, _ in parse(text))
 
 
-# Noten hands that leave each other room (never five copies of a kind together).
-NEUTRAL0 = "19m2468p2468s135z"
-NEUTRAL1 = "19m1357p1357s246z"
-NEUTRAL2 = "1359p1359s13567z"
 N0_NO_2P = "19m468p2468s1357z"
-N1_NO_P = "19m6789p6789s246z"
 N2_LOW_P = "5689p1359s13577z"
 N1_NO_15P = "2357p23578s2467z"
-ITTSU_9S = "123456789p1239s"  # tanki 9s, ittsu (closed: 2 han)
-ITTSU_7Z = "123456789p123s7z"  # tanki 7z
-ITTSU_4Z = "123456789p123s4z"  # tanki North
 
 
 def test_make_deal_uses_every_tile_once() -> None:
@@ -765,22 +650,6 @@ def test_haitei_and_houtei() -> None:
 
 
 # -- pao -----------------------------------------------------------------------------------------
-
-PAO_HANDS = ["19m2468p246s7z135z", "55z66z77z123p9s1m4s7s", "1359p1359s136z8s2z"]
-
-
-def _feed_three_dragons(k: Kyoku) -> None:
-    """Seat 0 feeds 5z, seat 2 feeds 6z, seat 0 feeds the third dragon 7z to seat 1."""
-    discard(k, 0, "5z")
-    act(k, 1, Pon(parse_kind("5z")))
-    turn(k, 1, "1m")
-    discard(k, 2, "6z")
-    act(k, 1, Pon(parse_kind("6z")))
-    turn(k, 1, "4s")
-    turn(k, 2)
-    discard(k, 0, "7z")
-    act(k, 1, Pon(parse_kind("7z")))
-    turn(k, 1, "7s")
 
 
 def test_pao_tsumo_liable_seat_pays_everything() -> None:

@@ -29,7 +29,7 @@ from sanma.engine.kyoku import Kyoku
 from sanma.engine.rules import DEFAULT
 from sanma.engine.tiles import NORTH, dora_of, kind_of, parse_kind
 from sanma.engine.wall import LIVE_WALL_SIZE, deal_from_seed
-from tests.test_kyoku import (
+from tests.fixtures.kyoku import (
     ITTSU_4Z,
     ITTSU_7Z,
     ITTSU_9S,
@@ -46,7 +46,7 @@ from tests.test_kyoku import (
     tile,
     turn,
 )
-from tests.test_kyoku_selfplay import _play
+from tests.fixtures.kyoku_selfplay import _play
 
 # NEUTRAL0 with its 5z swapped for a North: seat 0 may declare kita.
 N0_NORTH = "19m2468p2468s134z"

@@ -32,7 +32,7 @@ from sanma.engine.rules import PRESETS
 from sanma.engine.scoring import Payments, Score
 from sanma.engine.tiles import EAST, NORTH, kind_of, parse_kind
 from sanma.engine.visibility import redact_all
-from tests.test_kyoku import N1_NO_P, NEUTRAL0, NEUTRAL1, NEUTRAL2, act, autoplay, pass_all, start
+from tests.fixtures.kyoku import N1_NO_P, NEUTRAL0, NEUTRAL1, NEUTRAL2, act, autoplay, pass_all, start
 
 TENHOU = PRESETS["tenhou"]
 

@@ -16,7 +16,7 @@ from sanma.engine.kyoku import Kyoku
 from sanma.engine.rules import PRESETS
 from sanma.engine.tiles import EAST, kind_of
 from sanma.engine.wall import deal_from_seed
-from tests.test_kyoku_selfplay import _choose
+from tests.fixtures.kyoku_selfplay import _choose
 
 
 def _check_windows(seed: int, seen: Counter[str]) -> None:

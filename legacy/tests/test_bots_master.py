@@ -43,7 +43,7 @@ from sanma.engine.rules import Rules
 from sanma.engine.shanten import shanten
 from sanma.engine.tiles import KIND_COUNT, kind_of, parse_kind
 from sanma.engine.visibility import HIDDEN, redact
-from tests.test_bots import turn_legal, view_events
+from tests.fixtures.bots import turn_legal, view_events
 
 
 def play_master(seed: int, rules: Rules, samples: int = 12, **switches: bool) -> tuple[Match, list[str], MasterBot]:
