@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect as connect_async
 
 from sanma.server import protocol, ws
 from sanma.server.settings import Settings
-from tests.test_server import SEEDS, Client, LiveServer, choose, free_port, new_guest, new_match
+from tests.fixtures.server import SEEDS, Client, LiveServer, choose, free_port, new_guest, new_match
 
 
 def wait_until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "the condition") -> Any:

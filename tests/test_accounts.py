@@ -24,8 +24,8 @@ from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store.matches import load_events
+from tests.fixtures.server import Client, LiveServer, full_log, new_guest, new_match, play_to_end
 from tests.services import ServeProcess, free_port, scratch_postgres
-from tests.test_server import Client, LiveServer, full_log, new_guest, new_match, play_to_end
 
 XSS = "<img src=x onerror=f()>"
 

@@ -17,8 +17,8 @@ from playwright.sync_api import Browser, Page
 from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
-from tests.test_server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import (  # noqa: F401
     DESKTOP,
     PHONE,

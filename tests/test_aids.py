@@ -23,7 +23,7 @@ from sanma.engine.visibility import redact
 from sanma.server.codec import action_to_wire, wire_tile
 from sanma.server.protocol import ProtocolError, Speed, parse_client_frame
 from sanma.server.settings import Settings
-from tests.test_server import Client, LiveServer, free_port, full_log, new_guest, new_match
+from tests.fixtures.server import Client, LiveServer, free_port, full_log, new_guest, new_match
 
 # A seed whose one-hand match (human at seat 0, Beginner bots, ``eager_choice``) has
 # riichi offers, wait previews, a no-yaku complete hand and discard furiten (found by a

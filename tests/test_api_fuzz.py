@@ -16,8 +16,8 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
 from sanma.server.settings import Settings
+from tests.fixtures.server import LiveServer
 from tests.services import free_port
-from tests.test_server import LiveServer
 
 EXAMPLES = 15
 

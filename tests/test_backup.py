@@ -29,8 +29,8 @@ from sanma.store.accounts import get_account, set_display_name
 from sanma.store.backup import before_restore, check, lock_path, serving_lock, take
 from sanma.store.guests import create_guest, guest_for_token
 from sanma.store.matches import append_events, create_match, get_match, load_events
+from tests.fixtures.server import Client, new_guest, new_match, play_to_end
 from tests.services import ROOT, ServeProcess, _pg_tool, free_port, scratch_postgres, unavailable
-from tests.test_server import Client, new_guest, new_match, play_to_end
 
 HEAD = ScriptDirectory.from_config(db.alembic_config("sqlite://")).get_current_head()
 

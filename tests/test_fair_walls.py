@@ -252,14 +252,14 @@ def test_verify_wall_checks_values(tmp_path: Path) -> None:
 
 def _settings(tmp_path: Path):  # type: ignore[no-untyped-def]
     from sanma.server.settings import Settings
-    from tests.test_server import free_port
+    from tests.fixtures.server import free_port
 
     return Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
 
 
 @pytest.fixture
 def live(tmp_path: Path):  # type: ignore[no-untyped-def]
-    from tests.test_server import SEEDS, LiveServer
+    from tests.fixtures.server import SEEDS, LiveServer
 
     server = LiveServer(_settings(tmp_path), seed_source=lambda: SEEDS[1])
     yield server
@@ -381,7 +381,7 @@ def _every_hand_verifies(got: list[Frame], stored: list[dict[str, Any]], seat: i
 
 
 def test_a_practice_match_shows_nothing_before_its_end_and_every_hand_verifies_after(live) -> None:  # type: ignore[no-untyped-def]
-    from tests.test_server import Client, new_guest, new_match, play_to_end
+    from tests.fixtures.server import Client, new_guest, new_match, play_to_end
 
     token = new_guest(live)
     match = new_match(live, token, length="east")
@@ -411,8 +411,8 @@ def test_a_practice_match_shows_nothing_before_its_end_and_every_hand_verifies_a
 
 
 def test_a_friend_room_shows_no_seat_and_no_watcher_anything_before_the_end(tmp_path: Path) -> None:
+    from tests.fixtures.server import SEEDS, LiveServer
     from tests.test_rooms import Api, Player
-    from tests.test_server import SEEDS, LiveServer
 
     live = LiveServer(_settings(tmp_path), seed_source=lambda: SEEDS[0])
     try:
@@ -448,7 +448,7 @@ def test_two_matches_of_one_seed_get_their_own_salts_and_a_restart_keeps_them(tm
     """The same seed twice: the same walls, other salts, so other commitments.  A room rebuilt
     from the store after the server stopped sends the commitments it sent before, and the
     reveal at the end opens them."""
-    from tests.test_server import SEEDS, Client, LiveServer, answer, new_guest, new_match, play_to_end
+    from tests.fixtures.server import SEEDS, Client, LiveServer, answer, new_guest, new_match, play_to_end
 
     settings = _settings(tmp_path)
     live = LiveServer(settings, seed_source=lambda: SEEDS[1])

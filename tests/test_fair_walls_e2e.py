@@ -19,7 +19,7 @@ from sanma.engine.visibility import redact
 from sanma.engine.wall import deal_from_seed, shuffled_tiles
 from sanma.server.codec import event_to_wire
 from sanma.server.rooms.fairwalls import new_salt
-from tests.test_server import LiveServer
+from tests.fixtures.server import LiveServer
 from tests.test_web_e2e import DESKTOP, open_page, start_match, step
 from tests.test_web_e2e import browser as browser
 from tests.test_web_e2e import live as live

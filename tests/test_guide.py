@@ -41,7 +41,7 @@ __all__ = ["browser", "live"]  # the fixtures, used by name
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
 
-    from tests.test_server import LiveServer
+    from tests.fixtures.server import LiveServer
 
 GUIDE = Path(__file__).resolve().parents[1] / "web" / "src" / "guide" / "examples.json"
 EXAMPLES: list[dict[str, Any]] = json.loads(GUIDE.read_text(encoding="utf-8"))["examples"]

@@ -14,8 +14,8 @@ from sanma.engine.replay import replay
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import event_count
+from tests.fixtures.server import SEEDS, Client, LiveServer, answer, free_port, full_log, new_guest, new_match
 from tests.test_rooms import Api, Player
-from tests.test_server import SEEDS, Client, LiveServer, answer, free_port, full_log, new_guest, new_match
 
 HAND_ENDS = ("HandWon", "HandDrawn", "HandAborted")
 

@@ -17,7 +17,7 @@ import pytest
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import event_count
-from tests.test_server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page, shots, start_match, step
 
 __all__ = ["browser", "shots"]  # the fixtures, used by name

@@ -342,7 +342,7 @@ def test_practice_creation_is_metered_by_rate(serve):
 
 
 def test_practice_matches_running_at_once_are_metered(serve):
-    from tests.test_server import Client, play_to_end
+    from tests.fixtures.server import Client, play_to_end
 
     server = serve(
         SANMA_PRACTICE_LIVE_PER_GUEST="2",
@@ -580,7 +580,7 @@ def test_every_refusal_has_the_security_headers_and_the_error_shape(serve):
 
 def test_an_unexpected_fault_answers_500_in_our_shape_and_logs_one_traceback(tmp_path, caplog):
     from sanma.server.settings import Settings
-    from tests.test_server import LiveServer, free_port
+    from tests.fixtures.server import LiveServer, free_port
 
     live = LiveServer(Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0))
     try:

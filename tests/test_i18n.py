@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.fixtures.server import LiveServer, free_port
 from tests.test_replay_viewer_e2e import ended_match_in_history, open_history, page_for
 from tests.test_replays import shared_logs
-from tests.test_server import LiveServer, free_port
 from tests.test_web_e2e import browser  # noqa: F401 - the fixture is used by name
 
 WEB = Path(__file__).resolve().parents[1] / "web"

@@ -21,8 +21,8 @@ from sanma.engine.actions import Action
 from sanma.engine.kyoku import LegalActions
 from sanma.server.settings import Settings
 from sanma.store.guests import token_hash
+from tests.fixtures.server import SEEDS, Client, LiveServer, new_guest, new_match, play_to_end
 from tests.services import ServeProcess, free_port
-from tests.test_server import SEEDS, Client, LiveServer, new_guest, new_match, play_to_end
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 

@@ -33,8 +33,8 @@ from sanma.engine.rules import preset
 from sanma.engine.tiles import EAST, NORTH, P1, WHITE, kind_of
 from sanma.engine.wall import Deal
 from sanma.server.settings import Settings
+from tests.fixtures.server import LiveServer, new_guest
 from tests.services import free_port
-from tests.test_server import LiveServer, new_guest
 
 # 136-indices: 4 * tile34 + copy (1m 0-3, 9m 32-35, 1p 36.., 1s 72.., East 108.., North 120.., White 124..)
 NINE_KINDS = "0,32,36,68,72,104,108,112,116,41,61,81,97"

@@ -17,10 +17,10 @@ from playwright.sync_api import Page
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store.guests import create_guest
+from tests.fixtures.server import LiveServer
 from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
 from tests.test_accounts_e2e import fresh_page, live, open_account  # noqa: F401
 from tests.test_privacy_store import room_match
-from tests.test_server import LiveServer
 from tests.test_web_e2e import DESKTOP, PHONE, assert_no_overflow, browser, shots  # noqa: F401
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.server.settings import Settings
-from tests.test_server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import DESKTOP, browser, open_page, start_match, step  # noqa: F401
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ __all__ = ["browser", "live", "shots"]  # the fixtures, used by name
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
 
-    from tests.test_server import LiveServer
+    from tests.fixtures.server import LiveServer
 
 ALL_LAST_SEED, RAN_ITS_COURSE_SEED = 0, 2  # East matches of the demo's players
 LINE = "#replay-result .match-end [data-testid=end-reason]"

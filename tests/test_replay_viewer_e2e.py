@@ -24,8 +24,8 @@ from sanma.engine.rules import DEFAULT
 from sanma.server.api.replays import split_hands
 from sanma.server.settings import Settings
 from sanma.store import db
+from tests.fixtures.server import LiveServer, free_port, new_match
 from tests.test_replays import shared_logs, store_ended
-from tests.test_server import LiveServer, free_port, new_match
 from tests.test_web_e2e import DESKTOP, PHONE, browser, shots  # noqa: F401 - the fixtures are used by name
 
 # An East match of random legal play (tests/test_replays.py) whose hand 3 is a riichi, tsumo,

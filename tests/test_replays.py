@@ -28,8 +28,8 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import matches as store
 from sanma.store.guests import create_guest
+from tests.fixtures.server import LiveServer, new_guest, new_match
 from tests.services import free_port, scratch_postgres
-from tests.test_server import LiveServer, new_guest, new_match
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "testdata"
 LOG_DIRS = ("tenhou3p_json", "mjsoul3p_json")

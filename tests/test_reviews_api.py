@@ -27,9 +27,9 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import matches as match_store
 from sanma.store import reviews as store
+from tests.fixtures.server import LiveServer, new_guest
 from tests.services import free_port
 from tests.test_replays import any_engine, guest_token, postgres_url, store_ended  # noqa: F401 (fixtures)
-from tests.test_server import LiveServer, new_guest
 
 ORDER = ("queued", "running", "done")
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sanma.server.settings import Settings
-from tests.test_server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import DESKTOP, browser, open_page
 
 __all__ = ["browser"]  # the fixture, used by name
@@ -76,9 +76,7 @@ def room_with_two_bots(page: Page) -> None:
     page.wait_for_selector("#room-code-shown")
     for seat in ("1", "2"):
         page.click(f'[data-room-cmd=add-bot][data-seat="{seat}"]')
-        page.wait_for_function(
-            "(n) => document.querySelectorAll('.room-seat.bot').length >= n", arg=int(seat)
-        )
+        page.wait_for_function("(n) => document.querySelectorAll('.room-seat.bot').length >= n", arg=int(seat))
     page.click("[data-room-cmd=start]")
     page.wait_for_selector(".hand.my-turn .hand-tile", timeout=20_000)
     page.wait_for_selector("#turn-timer", timeout=20_000)

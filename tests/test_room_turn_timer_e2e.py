@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.server.settings import Settings
-from tests.test_server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
 
 __all__ = ["browser"]  # the fixture, used by name

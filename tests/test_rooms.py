@@ -25,15 +25,7 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import rooms as room_store
 from sanma.store.matches import get_match, players_of
-from tests.test_server import (
-    SEEDS,
-    LiveServer,
-    check_frames_against_log,
-    choose,
-    free_port,
-    full_log,
-    new_guest,
-)
+from tests.fixtures.server import SEEDS, LiveServer, check_frames_against_log, choose, free_port, full_log, new_guest
 
 
 @pytest.fixture

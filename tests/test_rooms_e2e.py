@@ -16,7 +16,7 @@ import pytest
 
 from sanma.engine.events import MatchEnded
 from sanma.server.settings import Settings
-from tests.test_server import SEEDS, LiveServer, free_port, full_log
+from tests.fixtures.server import SEEDS, LiveServer, free_port, full_log
 from tests.test_web_e2e import ACTIONABLE, DESKTOP, PHONE, assert_no_overflow, browser, open_page, shots, step
 
 __all__ = ["browser", "shots"]  # the fixtures, used by name

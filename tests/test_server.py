@@ -5,10 +5,7 @@ version with the same prompt; bad frames get error frames and the match goes on.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,54 +13,23 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
-from sanma.engine.events import HandStarted, MatchEnded, MatchStarted, TileDrawn
+from sanma.engine.events import MatchEnded
 from sanma.engine.replay import replay
-from sanma.engine.visibility import redact
-from sanma.server.app import create_app
-from sanma.server.codec import action_to_wire, event_from_store, event_to_wire
-from sanma.server.serving import uvicorn_config
 from sanma.server.settings import Settings
-from sanma.store import db
-from sanma.store.matches import load_events
-
-SEEDS = (20261130, 987654321987654321)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class LiveServer:
-    """uvicorn serving ``create_app(settings)`` in a thread, configured as ``sanma serve`` does
-    (``server/serving.py``: its HTTP and WebSocket protocols)."""
-
-    def __init__(self, settings: Settings, **overrides: Any) -> None:
-        self.settings = settings
-        self.app = create_app(settings, **overrides)
-        self.server = uvicorn.Server(uvicorn_config(self.app, settings, lifespan="on"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            assert self.thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.02)
-        self.http = f"http://{settings.host}:{settings.port}"
-        self.ws = f"ws://{settings.host}:{settings.port}/ws"
-
-    def run(self, coro: Any, timeout: float = 30) -> Any:
-        """Run a coroutine on the server's event loop (from the test's thread); its result."""
-        loop = self.server.servers[0].get_loop()
-        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
-        assert not self.thread.is_alive()
+from tests.fixtures.server import (
+    SEEDS,
+    Client,
+    LiveServer,
+    answer,
+    check_frames_against_log,
+    free_port,
+    full_log,
+    new_guest,
+    new_match,
+    play_to_end,
+)
 
 
 @pytest.fixture
@@ -76,126 +42,6 @@ def server(settings: Settings) -> Iterator[LiveServer]:
     live = LiveServer(settings, seed_source=lambda: SEEDS[0])
     yield live
     live.stop()
-
-
-def new_guest(live: LiveServer) -> str:
-    r = httpx.post(f"{live.http}/api/guest")
-    assert r.status_code == 201
-    return str(r.json()["token"])
-
-
-def new_match(live: LiveServer, token: str, **options: Any) -> str:
-    body = {"length": "one-hand", "red_fives": True, "level": "beginner", **options}
-    r = httpx.post(f"{live.http}/api/practice", json=body, headers={"Authorization": f"Bearer {token}"})
-    assert r.status_code == 201, r.text
-    return str(r.json()["match"])
-
-
-class Client:
-    """One WebSocket connection; keeps every frame received."""
-
-    def __init__(self, live: LiveServer, token: str, match: str, last_v: int = 0) -> None:
-        self.ws: ClientConnection = connect(live.ws, max_size=None, legacy=True)
-        self.frames: list[dict[str, Any]] = []
-        self.send({"t": "hello", "token": token, "match": match, "last_v": last_v})
-
-    def send(self, frame: dict[str, Any] | str | bytes) -> None:
-        self.ws.send(frame if isinstance(frame, str | bytes) else json.dumps(frame))
-
-    def recv(self) -> dict[str, Any]:
-        frame = json.loads(self.ws.recv(timeout=20))
-        self.frames.append(frame)
-        return frame
-
-    def until(self, t: str) -> dict[str, Any]:
-        while True:
-            frame = self.recv()
-            if frame["t"] == t:
-                return frame
-
-    def next_prompt_or_end(self) -> dict[str, Any] | None:
-        """The next prompt, or None once MatchEnded arrived."""
-        while True:
-            frame = self.recv()
-            if frame["t"] == "prompt":
-                return frame
-            if frame["t"] == "event" and frame["e"]["type"] == "MatchEnded":
-                return None
-            if frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
-                self.send({"t": "next_hand", "v": frame["v"]})
-                continue
-            assert frame["t"] in ("event", "welcome", "fair_match", "fair_hand", "fair_reveal", "fair_seed"), frame
-
-    def events(self) -> list[dict[str, Any]]:
-        return [f for f in self.frames if f["t"] == "event"]
-
-    def close(self) -> None:
-        self.ws.close()
-
-
-def choose(prompt: dict[str, Any]) -> dict[str, Any]:
-    """A win when offered, else the default."""
-    for action in prompt["legal"]:
-        if action["type"] in ("tsumo", "ron"):
-            return dict(action)
-    return dict(prompt["default"])
-
-
-def answer(client: Client, prompt: dict[str, Any]) -> None:
-    client.send({"t": "act", "seq": prompt["seq"], "a": choose(prompt)})
-
-
-def play_to_end(client: Client, prompt: dict[str, Any] | None, pace_s: float = 0.0) -> None:
-    """Answer every prompt until the match ends; ``pace_s`` keeps a rate-limited client under
-    its limit however fast the server and bots answer."""
-    while prompt is not None:
-        time.sleep(pace_s)
-        answer(client, prompt)
-        prompt = client.next_prompt_or_end()
-
-
-def full_log(settings: Settings, match: str) -> list[Any]:
-    engine = db.open_engine(settings.db_url)
-    try:
-        stored = [event_from_store(e) for e in load_events(engine, match)]
-    finally:
-        engine.dispose()
-    # The engine's own events (the store keeps no fu breakdown cache; replay recomputes it).
-    return replay(stored).events
-
-
-def check_frames_against_log(client: Client, settings: Settings, match: str, seat: int) -> list[Any]:
-    """Every event frame is the full log's event redacted for ``seat``, v = position; every
-    prompt lists exactly the engine's legal actions at that point."""
-    log = full_log(settings, match)
-    events = client.events()
-    seen: dict[int, dict[str, Any]] = {}
-    for frame in events:
-        v = frame["v"]
-        expected = event_to_wire(redact(log[v - 1], seat), True)
-        assert frame["e"] == expected
-        seen.setdefault(v, frame["e"])
-        assert seen[v] == frame["e"]
-    assert sorted(seen) == list(range(1, len(log) + 1))
-    # The hidden parts really are hidden.
-    for v, event in enumerate(log, start=1):
-        wire = seen[v]
-        if isinstance(event, MatchStarted):
-            assert wire["seed"] is None
-        if isinstance(event, HandStarted):
-            for s in range(3):
-                assert (set(wire["hands"][s]) == {"?"}) == (s != seat)
-        if isinstance(event, TileDrawn):
-            assert (wire["tile"] == "?") == (event.seat != seat)
-    for prompt in (f for f in client.frames if f["t"] == "prompt"):
-        state = replay(log[: prompt["v"]])
-        legal = state.legal_actions(seat)
-        assert prompt["legal"] == [action_to_wire(a, True) for a in legal]
-        assert prompt["default"] == action_to_wire(legal.default, True)  # type: ignore[arg-type]
-        aids = prompt["aids"]
-        assert set(aids) == {"waits", "yaku_waits", "furiten", "why_not", "discard_waits"}
-        assert set(aids["yaku_waits"]) <= {kind for kind, _ in aids["waits"]}
-    return log
 
 
 def test_answers_carry_the_security_headers(server):

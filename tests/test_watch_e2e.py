@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_rooms import Api, Player, choose
-from tests.test_server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page, shots
 
 __all__ = ["browser", "shots"]  # the fixtures, used by name

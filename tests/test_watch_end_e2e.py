@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.fixtures.server import LiveServer
 from tests.test_rooms import Player
-from tests.test_server import LiveServer
 from tests.test_watch_e2e import ADDRESSED, PORTRAIT, live, panel_text, room_with_bots, watch
 from tests.test_web_e2e import DESKTOP, browser, shots
 

@@ -29,7 +29,7 @@ __all__ = ["browser", "live"]  # the fixtures, used by name
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
 
-    from tests.test_server import LiveServer
+    from tests.fixtures.server import LiveServer
 
 RULES = Path(__file__).resolve().parents[1] / "web" / "src" / "rules"
 

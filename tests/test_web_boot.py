@@ -17,7 +17,7 @@ from tests.test_web_e2e import browser, live, start_match  # noqa: F401 - the fi
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
 
-    from tests.test_server import LiveServer
+    from tests.fixtures.server import LiveServer
 
 # When the first hand tile the player may click entered the page (performance.now()).
 FIRST_CLICKABLE = """

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_server import LiveServer
+from tests.fixtures.server import LiveServer
 from tests.test_web_e2e import DESKTOP, open_page
 from tests.test_web_e2e import browser as browser
 from tests.test_web_e2e import live as live

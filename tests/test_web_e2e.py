@@ -24,8 +24,8 @@ from sanma.engine.events import TileDiscarded
 from sanma.engine.replay import replay
 from sanma.server.codec import action_to_wire, wire_tile
 from sanma.server.settings import Settings
+from tests.fixtures.server import SEEDS, LiveServer, free_port, full_log
 from tests.test_aids import AIDS_SEED, eager_choice, expected_aids
-from tests.test_server import SEEDS, LiveServer, free_port, full_log
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

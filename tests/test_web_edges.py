@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.server import SEEDS, LiveServer, free_port
 from tests.test_rooms_e2e import set_name
-from tests.test_server import SEEDS, LiveServer, free_port
 from tests.test_web_e2e import DESKTOP, PHONE, browser, hand_labels, open_page, start_match
 
 __all__ = ["browser"]  # the fixture, used by name

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sanma.server.settings import Settings
-from tests.test_server import LiveServer, free_port
+from tests.fixtures.server import LiveServer, free_port
 from tests.test_web_e2e import ACTIONABLE, browser, live, start_match, step
 
 __all__ = ["browser", "live"]  # the fixtures, used by name

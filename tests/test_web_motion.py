@@ -20,8 +20,8 @@ from sanma.engine.actions import Discard
 from sanma.engine.replay import replay
 from sanma.server.codec import action_to_wire, wire_tile
 from sanma.server.settings import Settings
+from tests.fixtures.server import LiveServer, free_port, full_log
 from tests.test_aids import AIDS_SEED, eager_choice
-from tests.test_server import LiveServer, free_port, full_log
 from tests.test_web_e2e import ACTIONABLE, DESKTOP, browser, live, start_match, step
 
 __all__ = ["browser", "live"]  # the fixtures, used by name

@@ -27,7 +27,7 @@ __all__ = ["browser", "live"]  # the fixtures, used by name
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
 
-    from tests.test_server import LiveServer
+    from tests.fixtures.server import LiveServer
 
 HAND = ["1m", "9m", "1p", "2p", "3p", "4p", "4p", "6s", "7s", "8s", "5z", "5z", "5z"]
 

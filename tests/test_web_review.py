@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page
 
+from tests.fixtures.server import LiveServer
 from tests.test_i18n import DICTS, VISIBLE_TEXTS, outside_dictionaries
 from tests.test_replay_viewer_e2e import ended_match_in_history, guest_of, open_history, page_for
 from tests.test_replay_viewer_e2e import live as live  # the fixture: a server with a loose rate limit
-from tests.test_server import LiveServer
 from tests.test_web_e2e import browser, shots  # noqa: F401 - the fixtures are used by name
 from tests.test_web_layout import VIEWPORTS
 

@@ -27,7 +27,7 @@ __all__ = ["browser", "live"]  # the fixtures, used by name
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
 
-    from tests.test_server import LiveServer
+    from tests.fixtures.server import LiveServer
 
 
 # A choice saved by an earlier visit (set before the page's own scripts run, once).
