@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 from sanma.server.settings import Settings  # noqa: E402
-from tests.test_server import SEEDS, LiveServer, free_port  # noqa: E402
-from tests.test_web_e2e import ACTIONABLE, CHROMIUM, CHROMIUM_ARGS, start_match, step  # noqa: E402
-from tests.test_web_layout import VIEWPORTS  # noqa: E402  (name: (width, height, touch))
+from tests.fixtures.browser import ACTIONABLE, CHROMIUM, CHROMIUM_ARGS, start_match, step  # noqa: E402
+from tests.fixtures.layout import VIEWPORTS  # noqa: E402  (name: (width, height, touch))
+from tests.fixtures.server import SEEDS, LiveServer, free_port  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 FLAT = {"desktop-1280": "desktop", "landscape-844": "phone"}  # the names docs/web.md links

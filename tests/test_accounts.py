@@ -10,13 +10,11 @@ import re
 import time
 from collections.abc import Iterator
 from email import message_from_bytes
-from email.message import Message
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from aiosmtpd.controller import Controller
 from sqlalchemy import text
 
 from sanma.server.codec import event_to_wire
@@ -24,48 +22,11 @@ from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store.matches import load_events
+from tests.fixtures.accounts import Inbox, auth, get, link, post
 from tests.fixtures.server import Client, LiveServer, full_log, new_guest, new_match, play_to_end
 from tests.services import ServeProcess, free_port, scratch_postgres
 
 XSS = "<img src=x onerror=f()>"
-
-
-class Inbox:
-    """aiosmtpd handler: keeps every message received."""
-
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-        self.port = 0
-
-    async def handle_DATA(self, _server: Any, _session: Any, envelope: Any) -> str:
-        self.messages.append(message_from_bytes(envelope.content))
-        return "250 OK"
-
-    def wait_for(self, to: str, count: int = 1, timeout_s: float = 10.0) -> Message:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            found = [m for m in self.messages if m["To"] == to]
-            if len(found) >= count:
-                return found[count - 1]
-            assert time.monotonic() < deadline, f"no mail #{count} to {to}"
-            time.sleep(0.02)
-
-    def code(self, to: str, count: int = 1) -> str:
-        body = self.wait_for(to, count).get_payload(decode=True)
-        assert isinstance(body, bytes)
-        match = re.search(rb"\b(\d{8})\b", body)
-        assert match, body
-        return match.group(1).decode()
-
-
-@pytest.fixture
-def inbox() -> Iterator[Inbox]:
-    handler = Inbox()
-    handler.port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=handler.port)
-    controller.start()
-    yield handler
-    controller.stop()
 
 
 @pytest.fixture
@@ -88,25 +49,6 @@ def server(settings: Settings) -> Iterator[LiveServer]:
     live = LiveServer(settings)
     yield live
     live.stop()
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def post(live: LiveServer, path: str, token: str | None = None, body: Any = None) -> httpx.Response:
-    return httpx.post(f"{live.http}{path}", json=body, headers=auth(token) if token else {}, timeout=30)
-
-
-def get(live: LiveServer, path: str, token: str) -> httpx.Response:
-    return httpx.get(f"{live.http}{path}", headers=auth(token), timeout=30)
-
-
-def link(live: LiveServer, inbox: Inbox, token: str, email: str, nth: int = 1) -> dict[str, Any]:
-    assert post(live, "/api/account/email", token, {"email": email}).status_code == 202
-    r = post(live, "/api/account/email/verify", token, {"email": email, "code": inbox.code(email, nth)})
-    assert r.status_code == 200, r.text
-    return dict(r.json())
 
 
 # -- profile --------------------------------------------------------------------------------

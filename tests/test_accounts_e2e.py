@@ -7,65 +7,21 @@ browser; recover the account on a fresh browser context with a mailed code."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
 
-from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
-from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
-from tests.test_web_e2e import (  # noqa: F401
-    DESKTOP,
-    PHONE,
-    assert_no_overflow,
-    browser,
-    play_to_match_end,
-    shots,
-    start_match,
-)
+from tests.fixtures.account_pages import fresh_page, open_account
+from tests.fixtures.account_pages import live as live  # the account pages' live (mail to inbox), not conftest's
+from tests.fixtures.browser import DESKTOP, PHONE, assert_no_overflow, play_to_match_end, start_match
+from tests.fixtures.server import LiveServer
 
 XSS = "<img src=x onerror=f()>"
 INDIGO = "rgb(58, 79, 184)"  # back-indigo's first colour, #3a4fb8
-
-
-@pytest.fixture
-def live(tmp_path: Path, inbox: Inbox) -> Iterator[LiveServer]:  # noqa: F811
-    settings = Settings(
-        port=free_port(),
-        data_dir=tmp_path / "data",
-        bot_delay_s=0.0,
-        rate_per_s=200.0,
-        rate_burst=400,
-        smtp_host="127.0.0.1",
-        smtp_port=inbox.port,
-        smtp_starttls=False,
-    )
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
-
-
-def fresh_page(browser: Browser, live: LiveServer, lang: str = "en", viewport: dict[str, int] = DESKTOP) -> Page:  # noqa: F811
-    context = browser.new_context(viewport=viewport, accept_downloads=True)  # type: ignore[arg-type]
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.add_init_script(f"localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', '{lang}')")
-    page.goto(live.http + "/")
-    page.wait_for_selector("#play")
-    return page
-
-
-def open_account(page: Page, tab: str = "profile") -> None:
-    page.click("#account-btn")
-    page.wait_for_selector("#account-panel")
-    page.click(f"[data-acct-tab={tab}]")
 
 
 def close_account(page: Page) -> None:
@@ -88,7 +44,7 @@ def wait_for_back(page: Page, color: str) -> None:
     )
 
 
-def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):  # noqa: F811
+def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):
     page = fresh_page(browser, live)
     # No e-mail linked yet: the button warns once the profile has loaded.
     page.wait_for_function("() => document.querySelector('#account-btn .warn-sign')")
@@ -244,10 +200,10 @@ def assert_row_tools_apart(page: Page) -> None:
     ],
 )
 def test_account_screens(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     live: LiveServer,
     tmp_path: Path,
-    shots: Path,  # noqa: F811
+    shots: Path,
     viewport: dict[str, int],
     name: str,
     lang: str,

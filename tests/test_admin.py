@@ -26,13 +26,12 @@ from sanma.server.metrics import Metrics, serve_metrics
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.guests import SignedIn, bar_guest, create_guest, signed_in, unbar_guest
+from tests.fixtures.hand_break import play_to_break
+from tests.fixtures.scaleout import Node, Player, new_practice
 from tests.fixtures.server import SEEDS, Client, LiveServer, answer, full_log, new_guest, new_match
 from tests.services import free_port
-from tests.test_hand_break import play_to_break
-from tests.test_scaleout import Node, Player, database_url, new_practice, redis_url
 
 TOKEN = "admin-token-0123456789"
-__all__ = ["database_url", "redis_url"]  # test_scaleout's fixtures, used by name
 
 
 @pytest.fixture

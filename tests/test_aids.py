@@ -6,115 +6,18 @@ frame (``speed``) is validated and honoured (instant: no bot delay)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sanma.engine.actions import Action, Discard, Kita, Pon, Ron, Tsumo
-from sanma.engine.events import Event, TileDrawn
-from sanma.engine.kyoku import Kyoku, LegalActions
+from sanma.engine.events import TileDrawn
 from sanma.engine.replay import replay
-from sanma.engine.shanten import discard_ukeire
-from sanma.engine.tiles import counts_of_tiles, kind_name, kind_of
-from sanma.engine.view import SeatView
-from sanma.engine.visibility import redact
-from sanma.server.codec import action_to_wire, wire_tile
+from sanma.server.codec import action_to_wire
 from sanma.server.protocol import ProtocolError, Speed, parse_client_frame
 from sanma.server.settings import Settings
+from tests.fixtures.aids import AIDS_SEED, eager_choice, expected_aids
 from tests.fixtures.server import Client, LiveServer, free_port, full_log, new_guest, new_match
-
-# A seed whose one-hand match (human at seat 0, Beginner bots, ``eager_choice``) has
-# riichi offers, wait previews, a no-yaku complete hand and discard furiten (found by a
-# search over seeds, scripts-free: the first of 1.. that has all four).
-AIDS_SEED = 4
-
-
-def visible_counts(view: SeatView) -> list[int]:
-    """Copies of each kind a seat's own view shows (a called tile counted once)."""
-    seen = set(view.hand) | set(view.dora_indicators)
-    for s in range(3):
-        seen.update(r.tile for r in view.rivers[s])
-        seen.update(view.kita[s])
-        for meld in view.melds[s]:
-            seen.update(meld.tiles)
-    counts = [0] * 27
-    for tile in seen:
-        if tile >= 0:
-            counts[kind_of(tile)] += 1
-    return counts
-
-
-def eager_choice(kyoku: Kyoku, seat: int, legal: LegalActions) -> Action:
-    """A simple player that reaches tenpai often: wins when it may, calls every pon and
-    kita, never declares riichi, and discards for the lowest shanten, then the most
-    unseen tiles that improve it, then the highest kind."""
-    actions = list(legal)
-    for cls in (Tsumo, Ron, Pon, Kita):
-        chosen = [a for a in actions if isinstance(a, cls)]
-        if chosen:
-            return chosen[0]
-    discards = [a for a in actions if isinstance(a, Discard) and not a.riichi]
-    if not discards:
-        assert legal.default is not None
-        return legal.default
-    hand = kyoku.hand(seat)
-    counts = counts_of_tiles(hand)
-    seen = _engine_seen(kyoku, seat)
-    options = discard_ukeire(counts, len(kyoku.melds(seat)), [seen[k] - counts[k] for k in range(27)])
-
-    def rank(a: Discard) -> tuple[int, int, int, int]:
-        shanten, improving = options[kind_of(a.tile)]
-        return (shanten, -sum(improving.values()), -kind_of(a.tile), a.tile)
-
-    return min(discards, key=rank)
-
-
-def _engine_seen(kyoku: Kyoku, seat: int) -> list[int]:
-    seen = set(kyoku.hand(seat)) | set(kyoku.dora_indicators())
-    for s in range(3):
-        seen.update(kyoku.river(s))
-        seen.update(kyoku.kita_tiles(s))
-        for meld in kyoku.melds(s):
-            seen.update(meld.tiles)
-    counts = [0] * 27
-    for tile in seen:
-        counts[kind_of(tile)] += 1
-    return counts
-
-
-def expected_aids(log: Sequence[Event], v: int, seat: int) -> dict[str, Any]:
-    """The aids of a prompt at version ``v``, from the engine's answers: ``win_status`` now,
-    and ``win_status`` after each legal discard (applied to a copy); unseen counts from the
-    seat's own folded view of its redacted events."""
-    match = replay(list(log[:v]))
-    kyoku = match.kyoku
-    view = SeatView.fold([redact(e, seat) for e in log[:v]], seat)
-    visible = visible_counts(view)
-
-    def unseen(kinds: Sequence[int]) -> list[list[Any]]:
-        return [[kind_name(k), 4 - visible[k]] for k in kinds]
-
-    status = kyoku.win_status(seat)
-    preview: dict[str, Any] = {}
-    for action in match.legal_actions(seat):
-        if not isinstance(action, Discard) or action.riichi:
-            continue
-        after = kyoku.copy()
-        after.apply(seat, action)
-        left = after.win_status(seat)
-        if left.waits:
-            river = {kind_of(t) for t in after.river(seat)}
-            furiten = any(k in river for k in left.waits)
-            preview[wire_tile(action.tile, True)] = {"waits": unseen(left.waits), "furiten": furiten}
-    return {
-        "waits": unseen(status.waits),
-        "yaku_waits": [kind_name(k) for k in kyoku.yaku_waits(seat)],
-        "furiten": status.furiten,
-        "why_not": status.reason if status.complete else None,
-        "discard_waits": preview,
-    }
 
 
 @pytest.fixture

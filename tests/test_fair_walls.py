@@ -411,8 +411,8 @@ def test_a_practice_match_shows_nothing_before_its_end_and_every_hand_verifies_a
 
 
 def test_a_friend_room_shows_no_seat_and_no_watcher_anything_before_the_end(tmp_path: Path) -> None:
+    from tests.fixtures.rooms import Api, Player
     from tests.fixtures.server import SEEDS, LiveServer
-    from tests.test_rooms import Api, Player
 
     live = LiveServer(_settings(tmp_path), seed_source=lambda: SEEDS[0])
     try:

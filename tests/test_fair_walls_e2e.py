@@ -6,10 +6,7 @@ only says the wall was committed to and the match-end panel checks every hand.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from sanma.engine import fairness as fair
 from sanma.engine.events import HandStarted
@@ -19,21 +16,10 @@ from sanma.engine.visibility import redact
 from sanma.engine.wall import deal_from_seed, shuffled_tiles
 from sanma.server.codec import event_to_wire
 from sanma.server.rooms.fairwalls import new_salt
-from tests.fixtures.server import LiveServer
-from tests.test_web_e2e import DESKTOP, open_page, start_match, step
-from tests.test_web_e2e import browser as browser
-from tests.test_web_e2e import live as live
+from tests.fixtures.browser import start_match, step
+from tests.fixtures.fair_walls import page as page  # a loaded page that fails on page errors
 
 SEEDS = (0, 1, 56, 20261130, 987654321987654321, 2**64 - 1)
-
-
-@pytest.fixture
-def page(browser: Any, live: LiveServer) -> Iterator[Any]:
-    page = open_page(browser, live, DESKTOP)
-    page.wait_for_function("() => document.readyState === 'complete'")
-    yield page
-    assert not page.errors  # type: ignore[attr-defined]
-    page.close()
 
 
 def _js(page: Any, body: str, arg: Any) -> Any:

@@ -34,9 +34,7 @@ from sanma.engine.tiles import (
     parse_tiles,
     to_mpsz,
 )
-from tests.test_web_e2e import DESKTOP, browser, live, open_page
-
-__all__ = ["browser", "live"]  # the fixtures, used by name
+from tests.fixtures.browser import DESKTOP, open_page
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser

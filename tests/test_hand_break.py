@@ -14,10 +14,9 @@ from sanma.engine.replay import replay
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import event_count
-from tests.fixtures.server import SEEDS, Client, LiveServer, answer, free_port, full_log, new_guest, new_match
-from tests.test_rooms import Api, Player
-
-HAND_ENDS = ("HandWon", "HandDrawn", "HandAborted")
+from tests.fixtures.hand_break import play_to_break
+from tests.fixtures.rooms import Api, Player
+from tests.fixtures.server import SEEDS, Client, LiveServer, free_port, full_log, new_guest, new_match
 
 
 @pytest.fixture
@@ -31,21 +30,6 @@ def stored(settings: Settings, match: str) -> int:
         return event_count(engine, match)
     finally:
         engine.dispose()
-
-
-def play_to_break(client: Client) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Answer every prompt (wins when offered) until the first hand ends; then the frame that
-    follows its result, and every frame after the result up to it."""
-    while True:
-        frame = client.recv()
-        if frame["t"] == "prompt":
-            answer(client, frame)
-        elif frame["t"] == "event" and frame["e"]["type"] in HAND_ENDS:
-            break
-    after: list[dict[str, Any]] = []
-    while (frame := client.recv())["t"] not in ("hand_break", "event"):
-        after.append(frame)
-    return frame, after
 
 
 def test_practice_deals_the_next_hand_only_after_next_hand(settings):

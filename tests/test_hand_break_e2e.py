@@ -17,10 +17,8 @@ import pytest
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import event_count
+from tests.fixtures.browser import DESKTOP, PHONE, open_page, start_match, step
 from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page, shots, start_match, step
-
-__all__ = ["browser", "shots"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -195,8 +193,9 @@ def test_autoplay_is_announced_and_a_tap_takes_the_seat_back(browser: Browser, t
 
 
 def test_a_watchers_panel_deals_nothing_and_closes_with_the_deal(browser: Browser, tmp_path: Path) -> None:
-    from tests.test_rooms import Api, Player, choose
-    from tests.test_watch_e2e import watch
+    from tests.fixtures.rooms import Api, Player
+    from tests.fixtures.server import choose
+    from tests.fixtures.watch import watch
 
     live = serve(tmp_path, turn_s=60.0, bank_s=0.0)
     try:

@@ -425,7 +425,7 @@ def test_the_api_pages_come_from_here_under_the_content_policy(serve):
 
 
 def test_the_api_pages_render_in_chromium_with_nothing_refused(serve):
-    from tests.test_web_e2e import CHROMIUM, CHROMIUM_ARGS, _missing, sync_playwright
+    from tests.fixtures.browser import CHROMIUM, CHROMIUM_ARGS, _missing, sync_playwright
 
     if sync_playwright is None:
         _missing("playwright is not installed")

@@ -14,14 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.fixtures.i18n import DICTS, PLACEHOLDER, VISIBLE_TEXTS, WEB, outside_dictionaries
+from tests.fixtures.replay_viewer import ended_match_in_history, open_history, page_for
+from tests.fixtures.replays import shared_logs
 from tests.fixtures.server import LiveServer, free_port
-from tests.test_replay_viewer_e2e import ended_match_in_history, open_history, page_for
-from tests.test_replays import shared_logs
-from tests.test_web_e2e import browser  # noqa: F401 - the fixture is used by name
-
-WEB = Path(__file__).resolve().parents[1] / "web"
-DICTS = {lang: json.loads((WEB / "src" / "i18n" / f"{lang}.json").read_text(encoding="utf-8")) for lang in ("en", "id")}
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def test_both_languages_have_every_key_with_the_same_placeholders():
@@ -100,56 +96,6 @@ def test_indonesian_speaks_to_the_player_as_kamu_everywhere():
 
 # -- what the browser shows ----------------------------------------------------------------------
 
-VISIBLE_TEXTS = """roots => {
-  const out = [];
-  for (const sel of roots) {
-    const root = document.querySelector(sel);
-    if (!root) continue;
-    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      const el = n.parentElement;
-      if (!n.textContent.trim() || el.closest('svg, .hist-when, option, [data-user-text]')) continue;
-      const box = el.getBoundingClientRect();
-      if (!box.width || !box.height || getComputedStyle(el).visibility === 'hidden') continue;
-      out.push(n.textContent.trim());
-    }
-  }
-  return out;
-}"""
-
-
-def _templates(lang: str) -> list[re.Pattern[str]]:
-    out = []
-    for value in DICTS[lang].values():
-        parts = PLACEHOLDER.split(value)
-        if not re.search(r"[^\W\d_]", "".join(parts[::2])):
-            continue  # a text that is only placeholders ("{name}") would match anything
-        pattern = "".join(re.escape(p) if i % 2 == 0 else ".+?" for i, p in enumerate(parts))
-        out.append(re.compile(pattern, re.S))
-    return out
-
-
-SYMBOLS = re.compile(r"^[\W\d_]+|[\W\d_]+$")  # arrows, icons, numbers, punctuation around a text
-
-
-def outside_dictionaries(texts: list[str], lang: str, data: set[str]) -> list[str]:
-    """The texts that are neither a dictionary text (placeholders filled) nor data."""
-    templates = _templates(lang)
-    bad = []
-    for text in texts:
-        if any(p.fullmatch(text) or p.fullmatch(SYMBOLS.sub("", text)) for p in templates):
-            continue
-        for part in re.split(r" · |\n", text):
-            part = part.strip()
-            word = SYMBOLS.sub("", part)
-            if not re.search(r"[^\W\d_]", word) or word in data or part in data:
-                continue
-            # An icon before a text ("⬇ tenhou.net/6 file"), or only numbers and marks around it.
-            forms = {part, word, re.sub(r"^[\W\d_]+", "", part)}
-            if not any(p.fullmatch(f) for p in templates for f in forms):
-                bad.append(part)
-    return bad
-
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
@@ -164,7 +110,7 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 @pytest.mark.parametrize("lang", ["en", "id"])
-def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(browser, live, lang):  # noqa: F811
+def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(browser, live, lang):
     page = page_for(browser, live)
     page.evaluate("l => localStorage.setItem('sanma.lang', l)", lang)
     page.reload()
@@ -214,7 +160,7 @@ def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(br
 
 
 @pytest.mark.parametrize("lang", ["en", "id"])
-def test_every_visible_text_of_the_start_screen_and_the_table_is_translated(browser, live, lang):  # noqa: F811
+def test_every_visible_text_of_the_start_screen_and_the_table_is_translated(browser, live, lang):
     page = page_for(browser, live)
     page.evaluate("l => localStorage.setItem('sanma.lang', l)", lang)
     page.reload()

@@ -20,7 +20,7 @@ from sanma.engine.view import SeatView
 from sanma.engine.visibility import redact
 from sanma.learn import dataset
 from sanma.learn import encode as enc
-from tests.test_mjlog import DEALER, NINE_TERMINALS_HAND, RON_HAND, SEAT2_WHITES, game_xml
+from tests.fixtures.mjlog import DEALER, NINE_TERMINALS_HAND, RON_HAND, SEAT2_WHITES, game_xml
 
 GAME = game_xml(NINE_TERMINALS_HAND, RON_HAND)
 

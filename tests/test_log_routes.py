@@ -36,10 +36,10 @@ from sanma.engine.rules import DEFAULT
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.guests import create_guest
+from tests.fixtures.replays import hands_of, played_match, store_ended
+from tests.fixtures.rooms import Api
 from tests.fixtures.server import Client, LiveServer, choose, new_guest, new_match
 from tests.services import ServeProcess, free_port
-from tests.test_replays import hands_of, played_match, store_ended
-from tests.test_rooms import Api
 
 SECURITY = {"x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "no-referrer"}
 

@@ -33,43 +33,16 @@ from sanma.engine.rules import preset
 from sanma.engine.tiles import EAST, NORTH, P1, WHITE, kind_of
 from sanma.engine.wall import Deal
 from sanma.server.settings import Settings
+from tests.fixtures.mjlog import (
+    GAME,
+    KITA_121,
+    NINE_TERMINALS_HAND,
+    PON_WHITE_FROM_0,
+    RON_HAND,
+    game_xml,
+)
 from tests.fixtures.server import LiveServer, new_guest
 from tests.services import free_port
-
-# 136-indices: 4 * tile34 + copy (1m 0-3, 9m 32-35, 1p 36.., 1s 72.., East 108.., North 120.., White 124..)
-NINE_KINDS = "0,32,36,68,72,104,108,112,116,41,61,81,97"
-SEAT1_TANKI_5S = "40,44,48,49,53,56,57,60,64,76,80,84,89"  # 234p 456p 678p 234s 5s
-DEALER = "120,121,127,90,0,32,41,61,81,97,108,112,116"  # two Norths, a White, a 5s
-SEAT2_WHITES = "124,125,126,1,33,37,69,73,105,109,113,128,132"  # three Whites
-PON_WHITE_FROM_0 = ((31 * 3 + 2) << 9) | (0 << 5) | 0x08 | 2  # 125 126 + called 127, copy 0 unused
-KITA_121 = (121 << 8) | 0x20
-
-NINE_TERMINALS_HAND = (
-    '<INIT seed="0,0,0,1,2,93" ten="350,350,350,0" oya="0" '
-    f'hai0="{NINE_KINDS}" hai1="{SEAT1_TANKI_5S}" hai2="{SEAT2_WHITES}" hai3=""/>'
-    '<T120/><RYUUKYOKU type="yao9" ba="0,0" sc="350,0,350,0,350,0,0,0"/>'
-)
-RON_HAND = (
-    '<INIT seed="0,1,0,3,4,93" ten="350,350,350,0" oya="0" '
-    f'hai0="{DEALER}" hai1="{SEAT1_TANKI_5S}" hai2="{SEAT2_WHITES}" hai3=""/>'
-    f'<T2/><N who="0" m="{KITA_121}"/><T3/><D120/>'  # kita of North 121, then discard North 120
-    "<U34/><E34/><V35/><F35/>"
-    f'<T42/><D127/><N who="2" m="{PON_WHITE_FROM_0}"/><F128/>'
-    "<T43/><D43/><U45/><E45/><V46/><F124/>"  # seat 2 discards the White it kept
-    '<T47/><D90/><AGARI ba="1,0" hai="40,44,48,49,53,56,57,60,64,76,80,84,89,90" machi="90" ten="40,1300,0" '
-    'yaku="8,1" doraHai="93" who="1" fromWho="0" sc="350,-15,350,15,350,0,0,0" '
-    'owari="335,-21.5,365,23.5,350,-2.0,0,0"/>'  # a ron pays 200 a honba in sanma
-)
-HEAD = '<mjloggm ver="2.3"><SHUFFLE seed="" ref=""/><GO type="{type}" lobby="0"/>'
-NAMES = '<UN n0="%41%6C%69%63%65" n1="Bob" n2="%E5%A4%A9" n3="" dan="18,18,18,0" rate="2000,2000,2000,0" sx="M,M,M,C"/>'
-
-
-def game_xml(*hands: str, game_type: int = 185) -> str:
-    return HEAD.format(type=game_type) + NAMES + '<TAIKYOKU oya="0"/>' + "".join(hands) + "</mjloggm>"
-
-
-GAME = game_xml(NINE_TERMINALS_HAND, RON_HAND)
-
 
 # -- pieces ---------------------------------------------------------------------------------------
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import httpx
 
-from tests.test_mjlog import GAME
-from tests.test_replay_viewer_e2e import guest_of, live, open_history, page_for  # noqa: F401 - the fixture by name
-from tests.test_web_e2e import browser  # noqa: F401 - the fixture is used by name
+from tests.fixtures.mjlog import GAME
+from tests.fixtures.replay_viewer import guest_of, open_history, page_for
+from tests.fixtures.replay_viewer import live as live  # the replay viewer's live, not conftest's
 
 
-def test_a_packed_mjlog_opens_in_the_viewer_and_is_kept_as_text(browser, live, tmp_path: Path):  # noqa: F811
+def test_a_packed_mjlog_opens_in_the_viewer_and_is_kept_as_text(browser, live, tmp_path: Path):
     page = page_for(browser, live)
     open_history(page)
     assert ".mjlog" in (page.get_attribute("#log-file", "accept") or "")

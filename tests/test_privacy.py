@@ -17,10 +17,9 @@ from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store import matches as match_store
+from tests.fixtures.accounts import Inbox, get, link, post
+from tests.fixtures.privacy import room_match
 from tests.fixtures.server import LiveServer, free_port, new_guest
-from tests.test_accounts import Inbox, get, link, post
-from tests.test_accounts import inbox as inbox  # the fixture
-from tests.test_privacy_store import room_match
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ from playwright.sync_api import Page
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store.guests import create_guest
+from tests.fixtures.account_pages import fresh_page, open_account
+from tests.fixtures.account_pages import live as live  # the account pages' live (mail to inbox), not conftest's
+from tests.fixtures.browser import PHONE, assert_no_overflow
+from tests.fixtures.privacy import room_match
 from tests.fixtures.server import LiveServer
-from tests.test_accounts import Inbox, inbox  # noqa: F401 - the fixture is used by name
-from tests.test_accounts_e2e import fresh_page, live, open_account  # noqa: F401
-from tests.test_privacy_store import room_match
-from tests.test_web_e2e import DESKTOP, PHONE, assert_no_overflow, browser, shots  # noqa: F401
 
 
 def token_of(page: Page) -> str:
@@ -32,7 +32,7 @@ def account(server: LiveServer, token: str) -> httpx.Response:
     return httpx.get(f"{server.http}/api/account", headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
 
-def test_download_and_delete_with_the_mailed_code(browser, live, inbox, shots):  # noqa: F811
+def test_download_and_delete_with_the_mailed_code(browser, live, inbox, shots):
     page = fresh_page(browser, live)
     open_account(page)
     page.fill("#acct-name", "Ann")
@@ -103,7 +103,7 @@ def test_download_and_delete_with_the_mailed_code(browser, live, inbox, shots): 
 @pytest.mark.parametrize(
     ("name", "viewport", "lang"), [("phone", PHONE, "id"), ("narrow", {"width": 360, "height": 740}, "en")]
 )
-def test_an_account_without_an_address_deletes_with_the_button(browser, live, shots, name, viewport, lang):  # noqa: F811
+def test_an_account_without_an_address_deletes_with_the_button(browser, live, shots, name, viewport, lang):
     page = fresh_page(browser, live, lang=lang, viewport=viewport)
     open_account(page)
     old = token_of(page)

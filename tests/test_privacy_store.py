@@ -20,10 +20,10 @@ from sanma.store import db, privacy, reviews
 from sanma.store import matches as match_store
 from sanma.store import rooms as room_store
 from sanma.store.guests import create_guest, guest_for_token
-from sanma.store.matches import SeatPlayer
 from sanma.store.tables import guests, match_events, metadata, rooms
+from tests.fixtures.privacy import room_match
+from tests.fixtures.replays import played_match
 from tests.services import scratch_postgres
-from tests.test_replays import played_match
 
 DAY = date(2026, 11, 30)
 
@@ -68,26 +68,6 @@ def player(engine: Engine, name: str, email: str) -> Player:
     title = f"{name}'s kept log"
     match_store.save_log(engine, guest.id, title=title, preset="tenhou", log='{"log": []}')
     return Player(guest.id, guest.token, name, email, title)
-
-
-def room_match(engine: Engine, seats: list[str | None], seed: int, *, ended: bool = True) -> str:
-    """A room match of these guests (``None``: a bot), written as the server writes one."""
-    match = played_match(seed)
-    players = [SeatPlayer(i, g, None if g else "normal") for i, g in enumerate(seats)]
-    host = next(g for g in seats if g)
-    record = match_store.create_match(
-        engine,
-        guest_id=host,
-        rules=rules_to_json(match.rules),
-        seed=seed,
-        bot_level="normal",
-        human_seat=seats.index(host),
-        kind="room",
-        players=players,
-    )
-    events = [event_to_store(e) for e in (match.events if ended else match.events[:3])]
-    match_store.append_events(engine, record.id, 1, events, ended=ended)
-    return record.id
 
 
 def review(engine: Engine, match_id: str, seat: int, guest: str) -> None:

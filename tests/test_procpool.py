@@ -8,80 +8,14 @@ uses them on a real ``sanma serve``)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from sanma.server import procpool
+from tests.fixtures.procs import Process, descendants, end, still_alive_after
 from tests.services import ROOT
-
-Process = tuple[int, int]
-"""(pid, start time in clock ticks since boot): a pid the kernel may reuse, told apart."""
-
-
-def _stat(pid: int) -> list[str] | None:
-    """The fields of ``/proc/PID/stat`` after the command's name (state first), or ``None``."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2 :].split()
-
-
-def _started(fields: list[str]) -> int:
-    return int(fields[19])  # field 22 of stat(5), counting the pid and the name
-
-
-def descendants(root: int) -> dict[Process, str]:
-    """Every live process under ``root`` (children, theirs, ...) with its command line."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        fields = _stat(int(entry.name)) if entry.name.isdigit() else None
-        if fields is not None and fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: dict[Process, str] = {}
-    todo = list(children.get(root, []))
-    while todo:
-        pid = todo.pop()
-        fields = _stat(pid)
-        if fields is None:
-            continue
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        found[(pid, _started(fields))] = command
-        todo.extend(children.get(pid, []))
-    return found
-
-
-def alive(process: Process) -> bool:
-    """The process still runs (a zombie has ended: it only waits for its parent to reap it)."""
-    fields = _stat(process[0])
-    return fields is not None and _started(fields) == process[1] and fields[0] != "Z"
-
-
-def still_alive_after(processes: list[Process], timeout_s: float) -> list[Process]:
-    """Those of ``processes`` still alive once ``timeout_s`` has passed (polled: as soon as none
-    is, ``[]``)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        left = [p for p in processes if alive(p)]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)
-
-
-def end(processes: list[Process]) -> None:
-    """SIGKILL what a failed test left behind (only these processes, checked by start time)."""
-    for process in processes:
-        if alive(process):
-            os.kill(process[0], signal.SIGKILL)
-
 
 # -- jobs (run in the workers: picklable by name) --------------------------------------------
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.browser import DESKTOP, open_page, start_match, step
 from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_web_e2e import DESKTOP, browser, open_page, start_match, step  # noqa: F401
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -58,7 +58,7 @@ def discard_twice(page) -> None:  # type: ignore[no-untyped-def]
         discards += what == "discard"
 
 
-def test_the_client_reconnects_after_room_failed_and_plays_on(browser: Browser, live: LiveServer) -> None:  # noqa: F811
+def test_the_client_reconnects_after_room_failed_and_plays_on(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)
     discard_twice(page)
@@ -75,7 +75,7 @@ def test_the_client_reconnects_after_room_failed_and_plays_on(browser: Browser, 
 
 
 def test_the_client_reconnects_after_a_server_restart_and_plays_on(
-    browser: Browser,  # noqa: F811
+    browser: Browser,
     settings: Settings,
 ) -> None:
     live = LiveServer(settings, seed_source=lambda: SEEDS[0])
@@ -98,7 +98,7 @@ def test_the_client_reconnects_after_a_server_restart_and_plays_on(
         live.stop()
 
 
-def test_an_answer_dropped_by_the_rate_limit_is_sent_again(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+def test_an_answer_dropped_by_the_rate_limit_is_sent_again(browser: Browser, tmp_path: Path) -> None:
     # Two frames at once, then one every 2 s: the hello and the speed frame take the two, so
     # the first answers are dropped (rate_limited) and the client sends them again.
     live = LiveServer(settings_for(tmp_path, rate_per_s=0.5, rate_burst=2), seed_source=lambda: SEEDS[0])

@@ -16,11 +16,10 @@ from sanma.engine.rules import Rules
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.store import db
 from sanma.store import matches as store
-from tests.test_replay_viewer_e2e import guest_of, live, open_history, page_for
-from tests.test_web_all_last import engine_all_last
-from tests.test_web_e2e import DESKTOP, browser, shots
-
-__all__ = ["browser", "live", "shots"]  # the fixtures, used by name
+from tests.fixtures.all_last import engine_all_last
+from tests.fixtures.browser import DESKTOP
+from tests.fixtures.replay_viewer import guest_of, open_history, page_for
+from tests.fixtures.replay_viewer import live as live  # the replay viewer's live, not conftest's
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser

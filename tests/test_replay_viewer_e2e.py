@@ -10,80 +10,28 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
-from sanma.engine.events import Event, HandStarted, HandWon, KitaDeclared, MatchEnded, RiichiAccepted
+from sanma.engine.events import HandStarted, HandWon, KitaDeclared, MatchEnded, RiichiAccepted
 from sanma.engine.formats import tenhou6
 from sanma.engine.rules import DEFAULT
 from sanma.server.api.replays import split_hands
-from sanma.server.settings import Settings
 from sanma.store import db
-from tests.fixtures.server import LiveServer, free_port, new_match
-from tests.test_replays import shared_logs, store_ended
-from tests.test_web_e2e import DESKTOP, PHONE, browser, shots  # noqa: F401 - the fixtures are used by name
-
-# An East match of random legal play (tests/test_replays.py) whose hand 3 is a riichi, tsumo,
-# pinfu win with ura dora and kita: yaku, a fu breakdown and tsumo payments to check.
-HAND_3_SEED = 56
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=500.0, rate_burst=1000
-    )
-    server = LiveServer(settings)
-    yield server
-    server.stop()
-
-
-def page_for(browser: Browser, live: LiveServer, viewport: dict[str, int] = DESKTOP, **options: Any) -> Page:  # noqa: F811
-    context = browser.new_context(viewport=viewport, accept_downloads=True, **options)  # type: ignore[arg-type]
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
-    page.goto(live.http + "/")
-    page.wait_for_selector("#play")
-    return page
-
-
-def guest_of(page: Page) -> tuple[str, str]:
-    """The page's guest id and token (the page made the guest on its first visit)."""
-    page.wait_for_function("() => localStorage.getItem('sanma.token')")
-    token = str(page.evaluate("() => localStorage.getItem('sanma.token')"))
-    r = httpx.get(page.url.split("/?")[0].rstrip("/") + "/api/account", headers={"Authorization": f"Bearer {token}"})
-    return str(r.json()["guest"]), token
-
-
-def ended_match_in_history(page: Page, live: LiveServer, seed: int = HAND_3_SEED) -> tuple[str, list[Event]]:
-    """A finished practice match of the page's guest, stored as the server stores one."""
-    guest, _ = guest_of(page)
-    engine = db.open_engine(live.settings.db_url)
-    try:
-        return store_ended(engine, seed, guest, seat=0)
-    finally:
-        engine.dispose()
-
-
-def open_history(page: Page) -> None:
-    page.click("#account-btn")
-    page.wait_for_selector("#account-panel")
-    page.click("[data-acct-tab=history]")
-    page.wait_for_selector("#log-drop")
-
-
-def open_replay(page: Page, match: str) -> None:
-    open_history(page)
-    page.click(f"[data-replay='{match}']")
-    page.wait_for_selector("#replay-view #replay-step")
+from tests.fixtures.browser import DESKTOP, PHONE
+from tests.fixtures.replay_viewer import (
+    ended_match_in_history,
+    guest_of,
+    open_history,
+    open_replay,
+    page_for,
+)
+from tests.fixtures.replay_viewer import live as live  # the replay viewer's live, not conftest's
+from tests.fixtures.replays import shared_logs, store_ended
+from tests.fixtures.server import new_match
 
 
 def points(n: int) -> str:
@@ -112,7 +60,7 @@ def shown_scores(page: Page) -> list[str]:
     )
 
 
-def test_a_practice_match_from_the_history(browser, live, shots):  # noqa: F811
+def test_a_practice_match_from_the_history(browser, live, shots):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live)
     hands = split_hands(events)
@@ -184,7 +132,7 @@ def test_a_practice_match_from_the_history(browser, live, shots):  # noqa: F811
     assert page.errors == []  # type: ignore[attr-defined]
 
 
-def test_a_running_match_replay_shows_no_hidden_tile(browser, live):  # noqa: F811
+def test_a_running_match_replay_shows_no_hidden_tile(browser, live):
     page = page_for(browser, live)
     _, token = guest_of(page)
     match = new_match(live, token, seat=0, length="east")
@@ -202,7 +150,7 @@ def test_a_running_match_replay_shows_no_hidden_tile(browser, live):  # noqa: F8
     assert page.errors == []  # type: ignore[attr-defined]
 
 
-def test_tenhou6_download_round_trips(browser, live, tmp_path):  # noqa: F811
+def test_tenhou6_download_round_trips(browser, live, tmp_path):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live, seed=3)
     open_history(page)
@@ -238,7 +186,7 @@ def _end_of_hand(page: Page, k: int, count: int) -> None:
     page.wait_for_selector("#replay-result .hand-end")
 
 
-def test_every_shared_log_opens_and_each_hand_shows_the_logs_result(browser, live):  # noqa: F811
+def test_every_shared_log_opens_and_each_hand_shows_the_logs_result(browser, live):
     page = page_for(browser, live)
     open_history(page)
     for path in shared_logs():
@@ -263,7 +211,7 @@ def test_every_shared_log_opens_and_each_hand_shows_the_logs_result(browser, liv
     assert page.errors == []  # type: ignore[attr-defined]
 
 
-def test_broken_files_get_their_clear_errors(browser, live, tmp_path):  # noqa: F811
+def test_broken_files_get_their_clear_errors(browser, live, tmp_path):
     page = page_for(browser, live)
     open_history(page)
     text = shared_logs()[0].read_text(encoding="utf-8")
@@ -286,7 +234,7 @@ def test_broken_files_get_their_clear_errors(browser, live, tmp_path):  # noqa: 
         page.evaluate("() => { document.getElementById('acct-error').textContent = ''; }")
 
 
-def test_a_share_link_opens_in_another_browser(browser, live, shots):  # noqa: F811
+def test_a_share_link_opens_in_another_browser(browser, live, shots):
     page = page_for(browser, live)
     match, _ = ended_match_in_history(page, live, seed=7)
     open_history(page)
@@ -347,7 +295,7 @@ def hand_list_changes(page: Page, k: int) -> str:
     return page.inner_text(f"#replay-hand-{k} .hand-result")
 
 
-def test_a_result_panel_fits_and_the_hand_list_says_its_change(browser, live, shots):  # noqa: F811
+def test_a_result_panel_fits_and_the_hand_list_says_its_change(browser, live, shots):
     """At 1280x800 a hand's whole result panel (its payments, the scores, Next hand) shows
     without a scroll inside it; the hand list's figure is the change the panel shows (a riichi
     winner's own stick is not counted as won)."""
@@ -385,7 +333,7 @@ OPEN_TILE_WIDTHS = """() => [...document.querySelectorAll('#replay .opponent .ti
 
 
 @pytest.mark.parametrize("viewport", [PHONE, PORTRAIT], ids=["landscape", "portrait"])
-def test_on_a_phone_the_open_hands_are_readable(browser, live, shots, viewport):  # noqa: F811
+def test_on_a_phone_the_open_hands_are_readable(browser, live, shots, viewport):
     """A phone's replay draws the opponents' open hands at a size a face can be read at (they
     were their backs' 8 px, about 6 px under the landscape board's zoom), and nothing is wider
     than the screen."""
@@ -421,7 +369,7 @@ def standings_names(page: Page) -> dict[int, str]:
     return {int(seat): name for seat, name in page.evaluate(STANDINGS_NAMES).items()}
 
 
-def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_path):  # noqa: F811
+def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_path):
     """A practice match's bots have one name each at the table, in the history, in its replay,
     on its share link, in the tenhou.net/6 download and in that file opened again (they were
     "Normal bot (1)/(3)" on the link and "bot (normal)" twice in the file)."""
@@ -467,7 +415,7 @@ def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_pa
     assert page.errors == []  # type: ignore[attr-defined]
 
 
-def test_a_kept_log_is_listed_at_once_and_the_keys_still_work(browser, live):  # noqa: F811
+def test_a_kept_log_is_listed_at_once_and_the_keys_still_work(browser, live):
     """Saving an opened file ("Save to my history") lists it in the tab under the viewer at
     once (it showed after switching tabs), and the viewer's keys go on working (the Save
     button took the focus away with it)."""
@@ -505,7 +453,7 @@ HISTORY_ROWS = """() => [...document.querySelectorAll('#hist-server tbody tr[dat
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE, PORTRAIT], ids=["desktop", "landscape", "portrait"])
-def test_history_rows_keep_their_labels_and_fit_a_line(browser, live, shots, viewport):  # noqa: F811
+def test_history_rows_keep_their_labels_and_fit_a_line(browser, live, shots, viewport):
     """The history list at every size: on a desktop a match is one line (it took three); where
     the header row is hidden (an upright phone) each fact is labelled with its column."""
     page = page_for(browser, live, viewport)

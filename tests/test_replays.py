@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,29 +16,18 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
-from sanma.engine.events import Event, HandAborted, HandDrawn, HandStarted, HandWon, MatchEnded, MatchStarted
+from sanma.engine.events import HandAborted, HandDrawn, HandWon, MatchEnded
 from sanma.engine.formats import tenhou6
-from sanma.engine.match import Match
 from sanma.engine.replay import replay as engine_replay
 from sanma.engine.rules import DEFAULT
 from sanma.server.api.replays import file_names, seat_names
-from sanma.server.codec import event_from_store, event_to_store, event_to_wire, rules_to_json
+from sanma.server.codec import event_from_store, event_to_wire
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import matches as store
-from sanma.store.guests import create_guest
+from tests.fixtures.replays import guest_token, hands_of, shared_logs, store_ended
 from tests.fixtures.server import LiveServer, new_guest, new_match
-from tests.services import free_port, scratch_postgres
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "testdata"
-LOG_DIRS = ("tenhou3p_json", "mjsoul3p_json")
-
-
-def shared_logs() -> list[Path]:
-    found = sorted(p for d in LOG_DIRS for p in (SHARED / d).glob("*.json"))
-    if not found:
-        pytest.skip(f"the shared test logs are absent ({SHARED}/{{{','.join(LOG_DIRS)}}}): nothing to open")
-    return found
+from tests.services import free_port
 
 
 @pytest.fixture
@@ -73,45 +61,6 @@ def post_file(live: LiveServer, path: str, token: str, body: bytes | str) -> htt
     data = body.encode() if isinstance(body, str) else body
     headers = {**auth(token), "Content-Type": "application/json"}
     return httpx.post(f"{live.http}{path}", content=data, headers=headers, timeout=120)
-
-
-def played_match(seed: int, length: str = "east") -> Match:
-    """A whole match of random legal play that prefers wins and kita (so logs hold both)."""
-    rng = random.Random(seed)
-    match = Match(seed, DEFAULT.with_options(length=length))
-    while not match.finished:
-        seat = match.awaiting()[0]
-        legal = list(match.legal_actions(seat))
-        wins = [a for a in legal if type(a).__name__ in ("Tsumo", "Ron", "Kita")]
-        match.apply(seat, wins[0] if wins else rng.choice(legal))
-    return match
-
-
-def store_ended(engine: Engine, seed: int, guest_id: str, seat: int = 1) -> tuple[str, list[Event]]:
-    """An ended match of ``guest_id`` at ``seat`` (bots elsewhere), written as the server would."""
-    match = played_match(seed)
-    rules = match.rules
-    record = store.create_match(
-        engine, guest_id=guest_id, rules=rules_to_json(rules), seed=seed, bot_level="normal", human_seat=seat
-    )
-    store.append_events(engine, record.id, 1, [event_to_store(e) for e in match.events], ended=True)
-    return record.id, list(match.events)
-
-
-def guest_token(engine: Engine) -> tuple[str, str]:
-    guest = create_guest(engine)
-    return guest.id, guest.token
-
-
-def hands_of(events: list[Event]) -> list[list[Any]]:
-    """The test's own cut of a match into hands (HandStarted up to the next one)."""
-    out: list[list[Any]] = []
-    for e in events:
-        if isinstance(e, HandStarted):
-            out.append([])
-        if out and not isinstance(e, MatchStarted | MatchEnded):
-            out[-1].append(e)
-    return out
 
 
 # -- what a replay shows ----------------------------------------------------------------------
@@ -346,21 +295,6 @@ def test_an_opened_log_is_stored_only_when_saved(server):
 
 
 # -- the store, on SQLite and PostgreSQL --------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    with scratch_postgres() as url:
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def any_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    url = f"sqlite:///{tmp_path / 'sanma.db'}" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    eng = db.open_engine(url)
-    db.upgrade(eng)
-    yield eng
-    eng.dispose()
 
 
 def test_store_shares_and_saved_logs(any_engine):

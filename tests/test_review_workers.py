@@ -9,9 +9,9 @@ from pathlib import Path
 import httpx
 
 from sanma.store import db
+from tests.fixtures.procs import Process, descendants, end, still_alive_after
+from tests.fixtures.replays import guest_token, store_ended
 from tests.services import ServeProcess, free_port
-from tests.test_procpool import Process, descendants, end, still_alive_after
-from tests.test_replays import guest_token, store_ended
 
 WORKER = "multiprocessing.spawn"  # a spawned worker's command line: python -c 'from multiprocessing.spawn ...'
 TRACKER = "resource_tracker"

@@ -27,9 +27,9 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import matches as match_store
 from sanma.store import reviews as store
+from tests.fixtures.replays import guest_token, store_ended
 from tests.fixtures.server import LiveServer, new_guest
 from tests.services import free_port
-from tests.test_replays import any_engine, guest_token, postgres_url, store_ended  # noqa: F401 (fixtures)
 
 ORDER = ("queued", "running", "done")
 
@@ -303,7 +303,7 @@ def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_pa
     assert until_finished(live, doomed, other_token)[-1]["state"] == "done"
 
 
-def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
+def test_store_reviews(any_engine: Engine) -> None:
     guest, _ = guest_token(any_engine)
     match, _ = store_ended(any_engine, 30, guest)
     row, new = queue(any_engine, match, 1, guest, total=40, queue_cap=1)
@@ -330,7 +330,7 @@ def test_store_reviews(any_engine: Engine) -> None:  # noqa: F811 (the fixture)
 
 
 def test_store_one_address_is_capped_and_the_claim_serves_the_addresses_in_turn(
-    any_engine: Engine,  # noqa: F811 (the fixture)
+    any_engine: Engine,
 ) -> None:
     crowd, alone = f"ip:crowd-{secrets.token_hex(4)}", f"ip:alone-{secrets.token_hex(4)}"  # PostgreSQL: one database
     players = [guest_token(any_engine)[0] for _ in range(5)]
@@ -402,7 +402,7 @@ def finished_by(
 
 
 @pytest.mark.parametrize("kept", [{"reviewer": "ev-0", "seat": 1}, {"seat": 1}], ids=["another", "unnamed"])
-def test_store_a_review_of_another_master_is_queued_again(any_engine: Engine, kept: dict[str, Any]) -> None:  # noqa: F811
+def test_store_a_review_of_another_master_is_queued_again(any_engine: Engine, kept: dict[str, Any]) -> None:
     guest, _ = guest_token(any_engine)
     match, _ = store_ended(any_engine, 33, guest)
     old = finished_by(any_engine, match, 1, guest, kept)

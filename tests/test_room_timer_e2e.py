@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.browser import DESKTOP, open_page
 from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_web_e2e import DESKTOP, browser, open_page
-
-__all__ = ["browser"]  # the fixture, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.rooms import Api, Player
 from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_rooms import Api, Player
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.browser import DESKTOP, PHONE, open_page
 from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
-
-__all__ = ["browser"]  # the fixture, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser

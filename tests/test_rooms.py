@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
 
 from sanma.engine.events import HandStarted, MatchEnded, MatchStarted
 from sanma.engine.visibility import redact
@@ -25,7 +24,8 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import rooms as room_store
 from sanma.store.matches import get_match, players_of
-from tests.fixtures.server import SEEDS, LiveServer, check_frames_against_log, choose, free_port, full_log, new_guest
+from tests.fixtures.rooms import Api, Player, play_all
+from tests.fixtures.server import SEEDS, LiveServer, check_frames_against_log, choose, free_port, full_log
 
 
 @pytest.fixture
@@ -49,98 +49,8 @@ def server(settings: Settings) -> Iterator[LiveServer]:
     live.stop()
 
 
-class Api:
-    """One guest's HTTP calls."""
-
-    def __init__(self, live: LiveServer, token: str | None = None) -> None:
-        self.live = live
-        self.token = token or new_guest(live)
-        self.headers = {"Authorization": f"Bearer {self.token}"}
-
-    def call(self, method: str, path: str, body: Any = None) -> httpx.Response:
-        return httpx.request(method, f"{self.live.http}/api/rooms{path}", json=body, headers=self.headers)
-
-    def ok(self, method: str, path: str, body: Any = None, status: int = 200) -> dict[str, Any]:
-        r = self.call(method, path, body)
-        assert r.status_code == status, r.text
-        return dict(r.json())
-
-    def refused(self, method: str, path: str, body: Any, status: int, code: str) -> None:
-        r = self.call(method, path, body)
-        assert (r.status_code, r.json()["error"]) == (status, code), r.text
-
-
 def kinds(room: dict[str, Any]) -> list[str]:
     return [s["kind"] for s in room["seats"]]
-
-
-class Player:
-    """One WebSocket connection of a seated guest; keeps every frame; plays in its own thread."""
-
-    def __init__(self, live: LiveServer, token: str, match: str, last_v: int = 0) -> None:
-        self.ws: ClientConnection = connect(live.ws, max_size=None, legacy=True)
-        self.frames: list[dict[str, Any]] = []
-        self.error: BaseException | None = None
-        self.answered: set[int] = set()
-        self.send({"t": "hello", "token": token, "match": match, "last_v": last_v})
-
-    def send(self, frame: dict[str, Any] | str) -> None:
-        self.ws.send(frame if isinstance(frame, str) else json.dumps(frame))
-
-    def send_many(self, texts: list[str]) -> None:
-        for text in texts:
-            self.ws.send(text)
-
-    def recv(self, timeout: float = 30) -> dict[str, Any]:
-        frame = json.loads(self.ws.recv(timeout=timeout))
-        self.frames.append(frame)
-        return frame
-
-    def until(self, t: str) -> dict[str, Any]:
-        while (frame := self.recv())["t"] != t:
-            pass
-        return frame
-
-    def events(self) -> list[dict[str, Any]]:
-        return [f for f in self.frames if f["t"] == "event"]
-
-    def ended(self) -> bool:
-        return any(f["e"]["type"] == "MatchEnded" for f in self.events())
-
-    def play(self, stop_after: int | None = None, pace_s: float = 0.0) -> None:
-        """Answer every prompt (a win when offered, else the default) until the match ends, or
-        until ``stop_after`` answers."""
-        answered = 0
-        try:
-            while not self.ended():
-                frame = self.recv()
-                if frame["t"] == "prompt" and frame["seq"] not in self.answered:
-                    time.sleep(pace_s)
-                    self.answered.add(frame["seq"])
-                    self.send({"t": "act", "seq": frame["seq"], "a": choose(frame)})
-                    answered += 1
-                    if stop_after is not None and answered >= stop_after:
-                        return
-                elif frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
-                    self.send({"t": "next_hand", "v": frame["v"]})
-                elif frame["t"] == "error":
-                    assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
-        except BaseException as exc:
-            self.error = exc
-
-    def close(self) -> None:
-        self.ws.close()
-
-
-def play_all(players: list[Player]) -> None:
-    threads = [threading.Thread(target=p.play, daemon=True) for p in players]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    for p in players:
-        assert p.error is None, p.error
-        assert p.ended()
 
 
 def open_room(live: LiveServer, humans: int, bots: dict[int, str] | None = None) -> tuple[list[Api], dict[str, Any]]:

@@ -17,9 +17,9 @@ from sanma.engine.events import MatchEnded
 from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import load_events
-from tests.fixtures.server import check_frames_against_log, free_port, full_log
+from tests.fixtures.rooms import Player, play_all
+from tests.fixtures.server import check_frames_against_log, choose, free_port, full_log
 from tests.services import ServeProcess
-from tests.test_rooms import Player, choose, play_all
 
 
 class Serve(ServeProcess):

@@ -7,7 +7,6 @@ host removes a friend from the lobby, who is told and cannot join again."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,10 +15,9 @@ import pytest
 
 from sanma.engine.events import MatchEnded
 from sanma.server.settings import Settings
+from tests.fixtures.browser import DESKTOP, PHONE, assert_no_overflow, open_page
+from tests.fixtures.room_pages import play_both_to_the_end, set_name
 from tests.fixtures.server import SEEDS, LiveServer, free_port, full_log
-from tests.test_web_e2e import ACTIONABLE, DESKTOP, PHONE, assert_no_overflow, browser, open_page, shots, step
-
-__all__ = ["browser", "shots"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -41,46 +39,8 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
     server.stop()
 
 
-def actionable(page: Page) -> bool:
-    return bool(page.evaluate(f"() => !!({ACTIONABLE})()"))
-
-
-def play_both_to_the_end(pages: list[Page]) -> dict[str, int]:
-    """Step whichever page has something to do, until both show the match-end panel."""
-    counts: dict[str, int] = {}
-    ended: set[int] = set()
-    deadline = time.monotonic() + 240
-    while len(ended) < len(pages):
-        assert time.monotonic() < deadline, f"the match did not end: {counts}"
-        idle = True
-        for i, page in enumerate(pages):
-            if i in ended or not actionable(page):
-                continue
-            idle = False
-            what = step(page)
-            counts[what] = counts.get(what, 0) + 1
-            if what == "hand-end":
-                page.click("[data-panel=next]")
-            elif what == "match-end":
-                ended.add(i)
-        if idle:
-            time.sleep(0.05)
-    return counts
-
-
 HOSTILE_NAME = "<script>x</script>"  # user text: must show as text, never as markup
 NAME_OF_SEAT = '(s) => document.querySelector(`[data-presence-seat="${s}"] .who`)?.textContent'
-
-
-def set_name(page: Page, name: str) -> None:
-    """Choose the page's guest's display name through the API, with the page's own token."""
-    status = page.evaluate(
-        """async (name) => (await fetch('/api/account/name', {method: 'POST', body: JSON.stringify({name}),
-            headers: {'Content-Type': 'application/json',
-                      Authorization: 'Bearer ' + localStorage.getItem('sanma.token')}})).status""",
-        name,
-    )
-    assert status == 200
 
 
 def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(

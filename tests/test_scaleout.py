@@ -12,31 +12,28 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from sanma.engine.events import MatchEnded
 from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
 from sanma.server.bus import MemoryBus
-from sanma.server.codec import action_to_wire, event_from_store, event_to_wire
+from sanma.server.codec import action_to_wire, event_to_wire
 from sanma.server.protocol import wire_text
 from sanma.server.rooms.host import LIVE_ROOMS, RoomHost
 from sanma.server.rooms.remote import RemoteRoom
 from sanma.store import db
 from sanma.store.matches import MatchRecord, load_events
-from tests.services import ServeProcess, free_port, scratch_postgres, scratch_redis
-from tests.test_rooms_e2e import play_both_to_the_end
-from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page
-
-__all__ = ["browser"]  # the Playwright fixture, used by name
+from tests.fixtures.browser import DESKTOP, PHONE, open_page
+from tests.fixtures.room_pages import play_both_to_the_end
+from tests.fixtures.scaleout import LEASE_TTL_S, OPERATOR, Node, Player, new_practice, stored_log
+from tests.services import scratch_redis
 
 
 def run_in_own_loop(main: Any) -> None:
@@ -68,122 +65,6 @@ def run_in_own_loop(main: Any) -> None:
 
     with ThreadPoolExecutor(1) as pool:
         pool.submit(own_loop).result()
-
-
-LEASE_TTL_S = 1.5  # short, so that a takeover after SIGKILL takes a couple of seconds
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    with scratch_redis() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def database_url() -> Iterator[str]:
-    with scratch_postgres() as url:
-        # Migrate once, before two processes race to do it at startup.
-        engine = db.open_engine(url)
-        db.upgrade(engine)
-        engine.dispose()
-        yield url
-
-
-OPERATOR = "scale-out-operator-token"
-
-
-class Node(ServeProcess):
-    """One ``sanma serve`` process on a free port, sharing the database and Redis."""
-
-    def __init__(self, name: str, database_url: str, redis_url: str, tmp: Path, **extra_env: str) -> None:
-        self.name = name
-        env = {
-            "SANMA_DATABASE_URL": database_url,
-            "SANMA_REDIS_URL": redis_url,
-            "SANMA_NODE_ID": name,
-            "SANMA_LEASE_TTL": str(LEASE_TTL_S),
-            "SANMA_BOT_DELAY": "0",
-            "SANMA_RATE_PER_S": "500",
-            "SANMA_RATE_BURST": "1000",
-            "SANMA_OPERATOR_TOKEN": OPERATOR,
-            **extra_env,
-        }
-        super().__init__(free_port(), env, tmp / f"{name}.log", label=name)
-
-
-@pytest.fixture
-def nodes(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[tuple[Node, Node]]:
-    a = Node("node-a", database_url, redis_url, tmp_path)
-    try:
-        b = Node("node-b", database_url, redis_url, tmp_path)
-    except BaseException:
-        a.stop()
-        raise
-    yield a, b
-    a.stop()
-    b.stop()
-
-
-def new_practice(node: Node, **options: Any) -> tuple[str, str]:
-    r = httpx.post(f"{node.http}/api/guest")
-    assert r.status_code == 201, r.text
-    token = str(r.json()["token"])
-    body = {"length": "one-hand", "red_fives": True, "level": "beginner", **options}
-    r = httpx.post(f"{node.http}/api/practice", json=body, headers={"Authorization": f"Bearer {token}"})
-    assert r.status_code == 201, r.text
-    return token, str(r.json()["match"])
-
-
-class Player:
-    """A WebSocket client that keeps every frame and folds events by ``v`` like the browser."""
-
-    def __init__(self, node: Node, token: str, match: str, last_v: int = 0) -> None:
-        self.ws: ClientConnection = connect(node.ws, max_size=None, legacy=True)
-        self.frames: list[dict[str, Any]] = []
-        self.v = last_v
-        self.ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": last_v}))
-
-    def next_prompt_or_end(self, timeout: float = 20) -> dict[str, Any] | None:
-        while True:
-            frame = json.loads(self.ws.recv(timeout=timeout))
-            self.frames.append(frame)
-            known = ("welcome", "event", "prompt", "presence", "expired", "error", "hand_break")
-            assert frame["t"] in known or frame["t"].startswith("fair_"), frame
-            if frame["t"] == "hand_break":  # no panel to read: ready for the next hand at once
-                self.ws.send(json.dumps({"t": "next_hand", "v": frame["v"]}))
-            if frame["t"] == "error":
-                assert frame["code"] == "stale_seq", frame  # a prompt that expired meanwhile
-            if frame["t"] == "event":
-                assert frame["v"] <= self.v + 1, f"a gap: v {frame['v']} after {self.v}"
-                self.v = max(self.v, frame["v"])
-                if frame["e"]["type"] == "MatchEnded":
-                    return None
-            if frame["t"] == "prompt" and frame["v"] == self.v:
-                return frame
-
-    def answer(self, prompt: dict[str, Any]) -> None:
-        action = next((a for a in prompt["legal"] if a["type"] in ("tsumo", "ron")), prompt["default"])
-        self.ws.send(json.dumps({"t": "act", "seq": prompt["seq"], "a": action}))
-
-    def play(self, prompt: dict[str, Any] | None, steps: int | None = None) -> dict[str, Any] | None:
-        """Answer prompts (``steps`` of them, or until the match ends)."""
-        done = 0
-        while prompt is not None and (steps is None or done < steps):
-            self.answer(prompt)
-            prompt = self.next_prompt_or_end()
-            done += 1
-        return prompt
-
-    def close(self) -> None:
-        self.ws.close()
-
-
-def stored_log(database_url: str, match: str) -> list[Any]:
-    engine = db.open_engine(database_url)
-    try:
-        return replay([event_from_store(e) for e in load_events(engine, match)]).events
-    finally:
-        engine.dispose()
 
 
 def check_against_log(frames: list[dict[str, Any]], log: list[Any], seat: int | None) -> None:

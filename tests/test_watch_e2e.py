@@ -6,62 +6,19 @@ host's "open hands for watchers", a watcher sees every tile, a hand behind."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
-from sanma.server.settings import Settings
-from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_rooms import Api, Player, choose
-from tests.test_web_e2e import DESKTOP, PHONE, browser, open_page, shots
-
-__all__ = ["browser", "shots"]  # the fixtures, used by name
+from tests.fixtures.browser import DESKTOP, PHONE
+from tests.fixtures.rooms import Player
+from tests.fixtures.server import LiveServer, choose
+from tests.fixtures.watch import ADDRESSED, PORTRAIT, panel_text, room_with_bots, watch
+from tests.fixtures.watch import live as live  # the watch pages' live, not conftest's
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser
 
-PORTRAIT = {"width": 390, "height": 844}
 RIVER_TILES = "() => document.querySelectorAll('#board .river .river-tile').length"
-# How a panel would address its reader as a player, in either language.
-ADDRESSED = re.compile(r"\b(you|your|kamu|anda)\b|mu\b", re.IGNORECASE)
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(),
-        data_dir=tmp_path / "data",
-        bot_delay_s=0.0,
-        rate_per_s=200.0,
-        rate_burst=400,
-        turn_s=60.0,  # the host answers at the test's pace
-        bank_s=30.0,
-    )
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
-
-
-def room_with_bots(live: LiveServer, length: str, open_hands: bool = False) -> tuple[Api, str, str]:
-    """A started room: a host in seat 0, beginner bots in seats 1 and 2; (host, code, match)."""
-    host = Api(live)
-    code = host.ok("POST", "", {"length": length, "open_hands": open_hands}, 201)["code"]
-    for seat in (1, 2):
-        host.ok("POST", f"/{code}/bots", {"seat": seat, "level": "beginner"})
-    return host, code, host.ok("POST", f"/{code}/start")["match"]
-
-
-def watch(browser: Browser, live: LiveServer, code: str, viewport: dict[str, int], lang: str) -> Page:
-    """A guest with no seat opens the room's link and watches."""
-    page = open_page(browser, live, viewport, lang=lang)
-    page.wait_for_selector("[data-room-cmd=open]")
-    page.goto(f"{live.http}/?room={code}")
-    page.click("[data-room-cmd=watch]")
-    page.wait_for_selector("[data-testid=watching]", timeout=20_000)
-    return page
 
 
 def discards_in_hand(frames: list[dict[str, Any]]) -> int:
@@ -72,11 +29,6 @@ def discards_in_hand(frames: list[dict[str, Any]]) -> int:
             kind = frame["e"]["type"]
             n = 0 if kind == "HandStarted" else n + (kind == "TileDiscarded")
     return n
-
-
-def panel_text(page: Page, testid: str) -> str:
-    page.wait_for_selector(f"[data-testid={testid}]", timeout=20_000)
-    return page.inner_text(f"[data-testid={testid}]")
 
 
 def test_watchers_see_each_discard_as_it_is_made_and_are_never_addressed_as_you(

@@ -10,12 +10,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tests.fixtures.browser import DESKTOP
+from tests.fixtures.rooms import Player
 from tests.fixtures.server import LiveServer
-from tests.test_rooms import Player
-from tests.test_watch_e2e import ADDRESSED, PORTRAIT, live, panel_text, room_with_bots, watch
-from tests.test_web_e2e import DESKTOP, browser, shots
-
-__all__ = ["browser", "live", "shots"]  # the fixtures, used by name
+from tests.fixtures.watch import ADDRESSED, PORTRAIT, panel_text, room_with_bots, watch
+from tests.fixtures.watch import live as live  # the watch pages' live, not conftest's
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser

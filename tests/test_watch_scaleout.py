@@ -12,9 +12,7 @@ import httpx
 
 from sanma.engine.visibility import redact
 from sanma.server.codec import event_to_wire
-from tests.test_scaleout import Node, Player, database_url, nodes, redis_url, stored_log
-
-__all__ = ["database_url", "nodes", "redis_url"]  # the fixtures, used by name
+from tests.fixtures.scaleout import Node, Player, stored_log
 
 
 def call(node: Node, token: str, path: str, body: Any = None) -> dict[str, Any]:

@@ -22,9 +22,8 @@ from sanma.engine.match import Match
 from sanma.engine.rules import PRESET_NAMES, Rules
 from sanma.engine.visibility import redact
 from sanma.server.codec import event_to_wire
-from tests.test_web_e2e import DESKTOP, browser, live, open_page
-
-__all__ = ["browser", "live"]  # the fixtures, used by name
+from tests.fixtures.all_last import engine_all_last
+from tests.fixtures.browser import DESKTOP, open_page
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
@@ -51,14 +50,6 @@ VERDICT = """async ([lang, events]) => {
     box.innerHTML = endReasonHtml(reason) || "";
     return { reason, line: box.textContent.trim() };
 }"""
-
-
-def engine_all_last(match: Match) -> bool:
-    """The engine's verdict: the match is over although the last hand kept its dealer (a win
-    or tenpai), and nobody is below zero."""
-    result = match.kyoku.result
-    assert match.finished and result is not None
-    return result.dealer_repeats and min(match.table.scores) >= 0
 
 
 def wire_log(match: Match) -> list[dict[str, Any]]:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from tests.test_accounts_e2e import fresh_page
-from tests.test_web_e2e import browser, live, start_match  # noqa: F401 - the fixtures are used by name
+from tests.fixtures.account_pages import fresh_page
+from tests.fixtures.browser import start_match
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -52,7 +52,7 @@ def root_look(page: Page) -> dict[str, str]:
     )
 
 
-def test_the_look_of_last_time_is_on_before_the_account_answers(browser: Browser, live: LiveServer) -> None:  # noqa: F811
+def test_the_look_of_last_time_is_on_before_the_account_answers(browser: Browser, live: LiveServer) -> None:
     page = fresh_page(browser, live)
     equip_indigo_back(page)
     # The account and the shop refuse to answer: the look can only come from the page's memory.
@@ -69,7 +69,7 @@ def test_the_look_of_last_time_is_on_before_the_account_answers(browser: Browser
     page.context.close()
 
 
-def test_the_first_table_waits_for_no_account_call(browser: Browser, live: LiveServer) -> None:  # noqa: F811
+def test_the_first_table_waits_for_no_account_call(browser: Browser, live: LiveServer) -> None:
     page = fresh_page(browser, live)
     start_match(page)
     page.add_init_script(FIRST_CLICKABLE)
@@ -103,8 +103,8 @@ FRAME_KINDS = "() => window.__sockets.map(s => s.frames.map(f => JSON.parse(f).t
 
 
 def test_the_socket_to_the_current_match_greets_before_the_table_modules_load(
-    browser: Browser,  # noqa: F811
-    live: LiveServer,  # noqa: F811
+    browser: Browser,
+    live: LiveServer,
 ) -> None:
     page = fresh_page(browser, live)
     start_match(page)
@@ -131,8 +131,8 @@ def test_the_socket_to_the_current_match_greets_before_the_table_modules_load(
 
 
 def test_the_early_socket_closes_when_the_page_opens_something_else(
-    browser: Browser,  # noqa: F811
-    live: LiveServer,  # noqa: F811
+    browser: Browser,
+    live: LiveServer,
 ) -> None:
     page = fresh_page(browser, live)
     start_match(page)  # a current practice match ...
@@ -162,8 +162,8 @@ new MutationObserver(() => {
 
 
 def test_a_resumed_match_shows_its_table_with_its_first_frame_not_a_bare_board_before(
-    browser: Browser,  # noqa: F811
-    live: LiveServer,  # noqa: F811
+    browser: Browser,
+    live: LiveServer,
 ) -> None:
     page = fresh_page(browser, live)
     start_match(page)

@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.browser import DESKTOP, open_page
 from tests.fixtures.server import LiveServer
-from tests.test_web_e2e import DESKTOP, open_page
-from tests.test_web_e2e import browser as browser
-from tests.test_web_e2e import live as live
 
 SRC = Path(__file__).resolve().parents[1] / "web" / "src"
 BUILDER = SRC / "render" / "common.js"

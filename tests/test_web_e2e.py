@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,35 +22,20 @@ from sanma.engine.events import TileDiscarded
 from sanma.engine.replay import replay
 from sanma.server.codec import action_to_wire, wire_tile
 from sanma.server.settings import Settings
+from tests.fixtures.aids import AIDS_SEED, eager_choice, expected_aids
+from tests.fixtures.browser import (
+    ACTIONABLE,
+    DESKTOP,
+    PHONE,
+    SHOTS,
+    assert_no_overflow,
+    hand_labels,
+    open_page,
+    play_to_match_end,
+    start_match,
+    step,
+)
 from tests.fixtures.server import SEEDS, LiveServer, free_port, full_log
-from tests.test_aids import AIDS_SEED, eager_choice, expected_aids
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 844, "height": 390}
-SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
-
-# A state the page settles in: a tile it may discard, a button, or a panel.
-# (A hand-end panel whose "Next hand" was pressed waits for the other players: nothing to do.)
-ACTIONABLE = """() => document.querySelector('.hand.my-turn .hand-tile:not(.blocked)')
-  || document.querySelector('#actions .action')
-  || document.querySelector('#overlay:not([hidden]) .panel:not(:has([data-panel=next][disabled]))')"""
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI must run the browser tests)")
-    pytest.skip(reason)
-
 
 try:
     from playwright.sync_api import Browser, Page, sync_playwright
@@ -60,141 +43,8 @@ except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if sync_playwright is None:
-        _missing("playwright is not installed")
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    if os.environ.get("SANMA_SCREENSHOTS"):
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        return SHOTS
-    return tmp_path
-
-
-def open_page(browser: Browser, live: LiveServer, viewport: dict[str, int], lang: str = "en") -> Page:
-    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # Anything the content security policy refused (sanma/server/app.py) is a failure too.
-    page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
-    page.errors = errors  # type: ignore[attr-defined]
-    page.add_init_script(f"localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', '{lang}')")
-    page.goto(live.http + "/")
-    return page
-
-
-def start_match(page: Page, length: str = "one-hand", level: str = "beginner") -> None:
-    page.wait_for_selector("#play")
-    page.click(f"button[data-opt=length][data-value={length}]")
-    page.click(f"button[data-opt=level][data-value={level}]")
-    page.click("#play")
-    page.wait_for_selector(".hand-tile")
-
-
-def step(page: Page) -> str:
-    """Wait until the page offers something, do the obvious thing, say what it was."""
-    page.wait_for_function(ACTIONABLE, timeout=20_000)
-    if page.locator("[data-testid=match-end]").count():
-        return "match-end"
-    if page.locator("[data-testid=hand-end]").count():
-        return "hand-end"
-    for win in ("tsumo", "ron"):
-        button = page.locator(f"#actions .action-{win}")
-        if button.count():
-            button.first.click()
-            return win
-    riichi = page.locator("#actions .action-riichi[aria-pressed=false]")
-    if riichi.count():
-        # Riichi whenever offered: then only the riichi discards may be clicked.
-        riichi.click()
-        return "riichi"
-    tiles = page.locator(".hand.my-turn .hand-tile:not(.blocked)")
-    if tiles.count():
-        tiles.last.click()  # the drawn tile when it may go: keeps the hand simple
-        return "discard"
-    page.locator("#actions .action-pass").click()
-    return "pass"
-
-
-def hand_labels(page: Page) -> list[str]:
-    return [str(x) for x in page.locator(".hand .hand-tile").evaluate_all("els => els.map(e => e.dataset.tile)")]
-
-
 def river_labels(page: Page) -> list[str]:
     return [str(x) for x in page.locator(".river-me .tile").evaluate_all("els => els.map(e => e.ariaLabel)")]
-
-
-def assert_no_overflow(page: Page) -> None:
-    size: dict[str, Any] = page.evaluate(
-        "() => ({sw: document.documentElement.scrollWidth, sh: document.documentElement.scrollHeight,"
-        " w: innerWidth, h: innerHeight})"
-    )
-    assert size["sw"] <= size["w"] and size["sh"] <= size["h"], size
-    for box in page.locator(".hand-tile, #actions .action, .centre").evaluate_all(
-        "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
-    ):
-        left, top, right, bottom = box
-        assert left >= 0 and top >= 0 and right <= size["w"] + 0.5 and bottom <= size["h"] + 0.5, (box, size)
-
-
-# Every seat's concealed tiles + 3 per meld is 13, or 14 with a drawn tile.
-HAND_SIZES = """() => [...document.querySelectorAll('.opponent')].map(o =>
-    o.querySelectorAll('.backs .tile').length + 3 * o.querySelectorAll('.meld').length).concat(
-    [document.querySelectorAll('.hand .hand-tile').length + 3 * document.querySelectorAll('.my-melds .meld').length])"""
-
-
-def check_fu_breakdown(page: Page) -> None:
-    """A won hand lists its fu items, and they add up to the fu shown."""
-    if not page.locator("[data-testid=hand-end] .end-title.win").count():
-        return
-    box = page.locator("[data-testid=fu-breakdown]")
-    assert box.count() == 1
-    items = [int(x) for x in box.locator("li[data-fu]").evaluate_all("els => els.map(e => e.dataset.fu)")]
-    total = int(box.locator("[data-testid=fu-total]").inner_text())
-    assert items and items[0] in (20, 25) and sum(items) == total and total % 5 == 0, (items, total)
-    page.checked_fu = total  # type: ignore[attr-defined]
-
-
-def play_to_match_end(page: Page, shots: Path, prefix: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    shot_taken = False
-    for _ in range(400):
-        what = step(page)
-        if what in ("discard", "pass"):
-            page.wait_for_function(ACTIONABLE, timeout=20_000)
-            if not page.locator("#overlay .panel").count():
-                sizes = page.evaluate(HAND_SIZES)
-                assert all(n in (13, 14) for n in sizes) and sizes.count(14) <= 1, sizes
-        counts[what] = counts.get(what, 0) + 1
-        if what == "discard" and counts[what] == 6 and not shot_taken:
-            page.wait_for_function(ACTIONABLE, timeout=20_000)
-            page.screenshot(path=str(shots / f"{prefix}-table.png"))
-            shot_taken = True
-        if what == "hand-end":
-            check_fu_breakdown(page)
-            page.screenshot(path=str(shots / f"{prefix}-hand-end.png"))
-            page.click("[data-panel=next]")
-        if what == "match-end":
-            page.screenshot(path=str(shots / f"{prefix}-match-end.png"))
-            return counts
-    raise AssertionError(f"the match did not end: {counts}")
 
 
 def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, shots: Path) -> None:
@@ -565,7 +415,7 @@ def test_guide_steps_change_the_tiles_by_click_and_keyboard(
     # Every example, every step, renders its hand (data -> tiles), in both languages.
     for i, example in enumerate(examples):
         page.click(f"[data-testid=guide] [data-guide-ex='{i}']")
-        for j, step in enumerate(example["steps"]):
+        for j, step in enumerate(example["steps"]):  # noqa: F402 - a guide step, not the helper
             page.click(f"[data-testid=guide] [data-guide-step='{j}']")
             assert len(_stage_tiles(page)) == len(_expand(step["hand"])) + ("drawn" in step), (example["id"], j)
             assert page.locator(".g-top [data-testid=guide-indicators] .tile").count() == len(_expand(step["dora"]))

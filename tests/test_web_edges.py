@@ -14,11 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.browser import DESKTOP, PHONE, hand_labels, open_page, start_match
+from tests.fixtures.room_pages import set_name
 from tests.fixtures.server import SEEDS, LiveServer, free_port
-from tests.test_rooms_e2e import set_name
-from tests.test_web_e2e import DESKTOP, PHONE, browser, hand_labels, open_page, start_match
-
-__all__ = ["browser"]  # the fixture, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page

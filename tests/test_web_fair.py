@@ -17,13 +17,11 @@ from sanma.engine.tiles import tile_name
 from sanma.engine.visibility import redact
 from sanma.engine.wall import deal_from_seed
 from sanma.server.codec import event_to_wire
+from tests.fixtures.browser import DESKTOP, start_match, step
+from tests.fixtures.fair_walls import page as page  # a loaded page that fails on page errors
+from tests.fixtures.replay_viewer import ended_match_in_history, open_replay
+from tests.fixtures.replays import hands_of, played_match
 from tests.fixtures.server import LiveServer
-from tests.test_fair_walls_e2e import page as page  # the fixture: a loaded page, no page errors
-from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
-from tests.test_replays import hands_of, played_match
-from tests.test_web_e2e import DESKTOP, start_match, step
-from tests.test_web_e2e import browser as browser
-from tests.test_web_e2e import live as live
 
 
 def _js_seen(page: Any, deal: dict[str, Any], events: list[dict[str, Any]], red: bool) -> list[str]:

@@ -16,25 +16,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sanma.server.settings import Settings
+from tests.fixtures.browser import ACTIONABLE, start_match, step
+from tests.fixtures.layout import VIEWPORTS
 from tests.fixtures.server import LiveServer, free_port
-from tests.test_web_e2e import ACTIONABLE, browser, live, start_match, step
-
-__all__ = ["browser", "live"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
 
-
-# name: (width, height, touch)
-VIEWPORTS = {
-    "desktop-1280": (1280, 800, False),
-    "desktop-1920": (1920, 1080, False),
-    "tablet-1024": (1024, 768, False),
-    "landscape-844": (844, 390, True),
-    "landscape-667": (667, 375, True),
-    "portrait-390": (390, 844, True),
-    "portrait-360": (360, 740, True),
-}
 
 MEASURE = """() => {
   const box = (e) => { const r = e.getBoundingClientRect();
@@ -193,7 +181,7 @@ def check_shown(page: Page, selector: str, name: str) -> None:
 def replay_at_the_first_result(browser: Browser, live: LiveServer, name: str) -> Page:
     """A finished match's replay at viewport ``name``, at the first hand's result (one event
     before the second hand's deal)."""
-    from tests.test_replay_viewer_e2e import ended_match_in_history, open_replay
+    from tests.fixtures.replay_viewer import ended_match_in_history, open_replay
 
     width, height, touch = VIEWPORTS[name]
     context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)

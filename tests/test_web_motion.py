@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,61 +20,13 @@ from sanma.engine.actions import Discard
 from sanma.engine.replay import replay
 from sanma.server.codec import action_to_wire, wire_tile
 from sanma.server.settings import Settings
+from tests.fixtures.aids import AIDS_SEED, eager_choice
+from tests.fixtures.browser import ACTIONABLE, start_match
+from tests.fixtures.motion import play_hand, recording_page, seen
 from tests.fixtures.server import LiveServer, free_port, full_log
-from tests.test_aids import AIDS_SEED, eager_choice
-from tests.test_web_e2e import ACTIONABLE, DESKTOP, browser, live, start_match, step
-
-__all__ = ["browser", "live"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
-    from playwright.sync_api import Browser, Page
-
-# Counters kept by the page itself: call-outs seen (kind and seat), animations started, audio
-# source nodes started (oscillators and noise buffers alike).
-RECORDER = """
-window.__seen = { callouts: [], animations: 0, sounds: 0 };
-const animate = Element.prototype.animate;
-Element.prototype.animate = function (...args) { window.__seen.animations += 1; return animate.apply(this, args); };
-const start = AudioScheduledSourceNode.prototype.start;
-AudioScheduledSourceNode.prototype.start = function (...args) {
-  window.__seen.sounds += 1; return start.apply(this, args); };
-new MutationObserver((records) => {
-  for (const r of records) for (const n of r.addedNodes) {
-    if (n.nodeType === 1 && n.classList.contains("callout")) {
-      window.__seen.callouts.push({ kind: n.dataset.kind, seat: Number(n.dataset.seat), text: n.textContent });
-    }
-  }
-}).observe(document, { childList: true, subtree: true });
-localStorage.getItem("sanma.lang") || localStorage.setItem("sanma.lang", "en");
-"""
-
-
-def recording_page(browser: Browser, live: LiveServer, **context: Any) -> Page:
-    ctx = browser.new_context(viewport=DESKTOP, **context)  # type: ignore[arg-type]
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    page.add_init_script(RECORDER)
-    page.goto(live.http + "/")
-    return page
-
-
-def seen(page: Page) -> dict[str, Any]:
-    return dict(page.evaluate("() => window.__seen"))
-
-
-def play_hand(page: Page, stop_after_discards: int | None = None) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for _ in range(400):
-        what = step(page)
-        counts[what] = counts.get(what, 0) + 1
-        if what in ("hand-end", "match-end"):
-            break
-        if stop_after_discards is not None and counts.get("discard", 0) >= stop_after_discards:
-            page.wait_for_function(ACTIONABLE, timeout=20_000)
-            break
-    return counts
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture

@@ -19,10 +19,8 @@ from typing import TYPE_CHECKING, Any
 from sanma.engine.actions import Kan, Kita, Tsumo
 from sanma.engine.tiles import parse_kind
 from sanma.server.codec import event_to_wire
+from tests.fixtures.browser import DESKTOP, PHONE, SHOTS, open_page, start_match, step
 from tests.fixtures.kyoku import NEUTRAL0, NEUTRAL1, NEUTRAL2, act, discard, start
-from tests.test_web_e2e import DESKTOP, PHONE, SHOTS, browser, live, open_page, start_match, step
-
-__all__ = ["browser", "live"]  # the fixtures, used by name
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser

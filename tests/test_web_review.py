@@ -13,12 +13,11 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page
 
+from tests.fixtures.i18n import DICTS, VISIBLE_TEXTS, outside_dictionaries
+from tests.fixtures.layout import VIEWPORTS
+from tests.fixtures.replay_viewer import ended_match_in_history, guest_of, open_history, page_for
+from tests.fixtures.replay_viewer import live as live  # the replay viewer's live, not conftest's
 from tests.fixtures.server import LiveServer
-from tests.test_i18n import DICTS, VISIBLE_TEXTS, outside_dictionaries
-from tests.test_replay_viewer_e2e import ended_match_in_history, guest_of, open_history, page_for
-from tests.test_replay_viewer_e2e import live as live  # the fixture: a server with a loose rate limit
-from tests.test_web_e2e import browser, shots  # noqa: F401 - the fixtures are used by name
-from tests.test_web_layout import VIEWPORTS
 
 # An East match of random legal play whose seat 0 makes priced mistakes (tests/test_replays.py).
 SEED = 56
@@ -53,7 +52,7 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
     )
 
 
-def test_review_from_the_history_then_on_a_phone(browser, live, shots):  # noqa: F811
+def test_review_from_the_history_then_on_a_phone(browser, live, shots):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live, SEED)
     _, token = guest_of(page)
@@ -135,7 +134,7 @@ SCALE = """async ([lang, result, rules]) => {
 }"""
 
 
-def test_the_loss_has_a_scale_in_both_languages(browser, live):  # noqa: F811
+def test_the_loss_has_a_scale_in_both_languages(browser, live):
     """The summary "0.80 placement points lost" says what that is (800 points at the end), and a line
     defines a placement point from the match's own return points and uma."""
     page = page_for(browser, live)

@@ -19,10 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.test_web_e2e import DESKTOP, PHONE, browser, live, start_match
-from tests.test_web_motion import play_hand, recording_page, seen
-
-__all__ = ["browser", "live"]  # the fixtures, used by name
+from tests.fixtures.browser import DESKTOP, PHONE, start_match
+from tests.fixtures.motion import play_hand, recording_page, seen
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
