@@ -1,7 +1,7 @@
 """The browser client keeps playing through what the server does to its socket (issue 15):
 a ``room_failed`` (the room lost its lease, or its task stopped), a server restart, and an
 answer dropped by the rate limit.  Debian's Chromium driven by Playwright, as in
-``tests/test_web_e2e.py`` (whose fixtures these are); every wait is for a condition."""
+``tests/fixtures/browser.py`` (whose fixtures these are); every wait is for a condition."""
 
 from __future__ import annotations
 

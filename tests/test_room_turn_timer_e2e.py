@@ -1,5 +1,5 @@
 """The host's turn-timer select in a real browser (Playwright + Debian's chromium, fixtures
-from tests/test_web_e2e.py), in both languages: the server's timers as the default, the host's
+from tests/fixtures/browser.py), in both languages: the server's timers as the default, the host's
 choice stored at once, and the friend in the lobby shown it in words (no select)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Friend rooms end to end on a real uvicorn (tests/test_server.py's ``LiveServer``): the lobby
+"""Friend rooms end to end on a real uvicorn (tests/fixtures/server.py's ``LiveServer``): the lobby
 API (codes, seats, host controls, limits, expiry, restart), matches with two and three humans
 where every frame of every seat is checked against the stored log redacted for that seat,
 turn timers and autoplay, disconnects and presence, and bad answers."""

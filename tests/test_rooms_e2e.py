@@ -1,5 +1,5 @@
 """Friend rooms in a real browser (Playwright + Debian's chromium, fixtures from
-tests/test_web_e2e.py): two guests in two browser contexts; the host creates a room from the
+tests/fixtures/browser.py): two guests in two browser contexts; the host creates a room from the
 start screen, the friend opens the invite link (in Indonesian), the host adds a bot and
 starts, both see presence badges and the turn timer, and both play a one-hand match to its
 end by clicking; a third guest opening the link after the start watches it live; the

@@ -1,5 +1,5 @@
 """Watching a friend room in a real browser (Playwright + Debian's chromium, fixtures from
-tests/test_web_e2e.py): a host plays over a WebSocket against two bots while watchers' pages
+tests/fixtures/browser.py): a host plays over a WebSocket against two bots while watchers' pages
 (English at 1280x800 and 844x390, Indonesian at 390x844) show each discard as it is made,
 every concealed tile hidden, nobody as "You", and the seat chosen for the bottom; with the
 host's "open hands for watchers", a watcher sees every tile, a hand behind."""

@@ -1,5 +1,5 @@
 """A watcher's match-end panel in a real browser (Playwright + Debian's chromium, fixtures from
-tests/test_web_e2e.py): the standings and the watchers' wall check, no "Play again" (it would
+tests/fixtures/browser.py): the standings and the watchers' wall check, no "Play again" (it would
 start a practice match) and no "Replay in history" (the match is in no watcher's history);
 Leave goes back to the start screen, and once the host starts the room's next match the panel
 offers to watch it, in English and in Indonesian."""

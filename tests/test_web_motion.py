@@ -1,6 +1,6 @@
 """Motion, call-outs and sound at the table (issue 11), in Debian's Chromium.
 
-Seeded one-hand matches (tests/test_server.py's first seed, where a bot calls pon;
+Seeded one-hand matches (tests/fixtures/server.py's first seed, where a bot calls pon;
 tests/test_aids.py's, where its tenpai-seeking player reaches a riichi) are played by clicking
 while an init script records every call-out the page shows, every animation it starts and every audio
 source node it starts.  Checked: the pon and riichi call-outs appear over the caller;
