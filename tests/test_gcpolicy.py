@@ -1,4 +1,5 @@
-"""``server/gcpolicy.py``: on by default (every 30 s), off with ``SANMA_GC_FREEZE=0``; on, it freezes the heap periodically and still
+"""``server/gcpolicy.py``: on by default (every 30 s), off with ``SANMA_GC_FREEZE=0``; on,
+it freezes the heap periodically and still
 reclaims cyclic garbage at each full collection.  Run in a child process, so that this test
 process's own collector is left alone."""
 
