@@ -30,13 +30,13 @@ from sanma.engine.events import Event, HandStarted, HandWon, MatchEnded, MeldCal
 from sanma.engine.hand import MeldType
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
+from sanma.engine.tiles import SEATS
 from sanma.engine.visibility import redact
 
 PlayerFactory = Callable[[int, int], Player]
 """Builds a player for ``(seat, seed)``.  Must be picklable (a class, a module-level function
 or a ``functools.partial`` of one) to run in worker processes."""
 
-SEATS: Final = (0, 1, 2)
 ROTATIONS: Final = 3  # the default: the three cyclic orders
 ROTATION_CHOICES: Final = (3, 6)  # ... or all six seat orders
 SEED_MASK: Final = (1 << 63) - 1

@@ -55,6 +55,7 @@ from sanma.engine.settlement import nagashi_deltas, noten_deltas, win_deltas
 from sanma.engine.shanten import is_complete, waits
 from sanma.engine.tiles import (
     DRAGON_KINDS,
+    SEATS,
     WIND_KINDS,
     Tile,
     TileKind,
@@ -64,8 +65,6 @@ from sanma.engine.tiles import (
     kind_of,
 )
 from sanma.engine.wall import Deal
-
-SEATS = (0, 1, 2)
 
 Outcome = Literal["won", "drawn", "aborted"]
 Phase = Literal["turn", "window", "over"]

@@ -20,10 +20,9 @@ from sanma.engine.errors import IllegalAction, SanmaError
 from sanma.engine.events import Event, HandStarted, MatchEnded, MatchStarted
 from sanma.engine.kyoku import Kyoku, KyokuResult, LegalActions
 from sanma.engine.rules import DEFAULT, Rules
-from sanma.engine.tiles import EAST, SOUTH, TileKind
+from sanma.engine.tiles import EAST, SEATS, SOUTH, TileKind
 from sanma.engine.wall import WALL_ALGORITHM, Deal, deal_from_seed
 
-SEATS = (0, 1, 2)
 OPERATOR = "operator"
 """``MatchEnded.reason`` of a match ended by ``Match.end_now`` (the rules' own end: ``"rules"``)."""
 DealSource = Callable[[int], Deal]

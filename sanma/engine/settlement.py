@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from sanma.engine.scoring import ron_payment, tsumo_payments
+from sanma.engine.tiles import SEATS
 
-SEATS = (0, 1, 2)
 NOTEN_POOL = 2000
 NAGASHI_BASE = 2000  # a mangan
 

@@ -32,6 +32,11 @@ Tile = int
 KIND_COUNT: Final = 27
 TILE_COUNT: Final = 108
 
+# The seats, 0 = East of the first hand.  Defined here, at the bottom of the engine, so every
+# layer imports the one tuple (and its count) instead of writing its own.
+SEATS: Final = (0, 1, 2)
+SEAT_COUNT: Final = len(SEATS)
+
 M1: Final = 0
 M9: Final = 1
 P1: Final = 2

@@ -38,11 +38,11 @@ from sanma.engine.errors import SanmaError
 from sanma.engine.events import DoraRevealed, Event, MatchStarted, RiichiAccepted
 from sanma.engine.formats import mjlog, tenhou6
 from sanma.engine.kyoku import Kyoku, LegalActions
+from sanma.engine.tiles import SEAT_COUNT, SEATS
 from sanma.engine.view import SeatView
 from sanma.engine.visibility import redact
 from sanma.learn import encode as enc
 
-SEATS: Final = 3
 VALIDATION_DAY: Final = 20260122  # never tuned on; the days before it train
 GZIP_LIMIT: Final = 16 << 20
 
@@ -161,7 +161,7 @@ class _HandWalk:
     def sync(self) -> None:
         events = self.kyoku.events
         for event in events[self.folded :]:
-            for seat in range(SEATS):
+            for seat in SEATS:
                 seen = redact(event, seat)
                 self.views[seat].apply(seen)
                 if self.watcher is not None:
@@ -232,7 +232,7 @@ class _HandWalk:
 
     def step(self, seat: int, action: Action) -> str | None:
         """Play the log's next action; a problem when the engine refuses it."""
-        for _ in range(SEATS + 1):
+        for _ in range(SEAT_COUNT + 1):
             k = self.kyoku
             if k.result is not None:
                 return f"the hand ended before seat {seat}'s {action}"
@@ -268,7 +268,7 @@ def record_samples(record: tenhou6.RecordedGame, game: int, out: Samples, watche
     ``watcher`` is told the events and the decisions as the walk goes."""
     source = record.source
     rules = tenhou6.rules_for(record)
-    views = [SeatView(s) for s in range(SEATS)]
+    views = [SeatView(s) for s in SEATS]
     start = MatchStarted(seed=0, rules=rules, wall_algorithm="mjlog")
     for seat, view in enumerate(views):
         seen = redact(start, seat)

@@ -29,6 +29,8 @@ from sanma.engine.tiles import (
     P1,
     RED,
     S1,
+    SEAT_COUNT,
+    SEATS,
     WHITE,
     Tile,
     dora_of,
@@ -38,7 +40,6 @@ from sanma.engine.tiles import (
 )
 from sanma.engine.view import SeatView
 
-SEATS: Final = 3
 RIVER_BUCKET: Final = 6  # discards 0-5, 6-11, 12-17, 18+ fall in four order buckets
 RIVER_BUCKETS: Final = 4
 
@@ -67,7 +68,7 @@ PLANES: Final[dict[str, int]] = {
 PLANE_COUNT: Final = 47
 
 SCALAR_NAMES: Final = (
-    *(f"{name}@{r}" for r in range(SEATS) for name in (
+    *(f"{name}@{r}" for r in SEATS for name in (
         "score", "first", "second", "third", "riichi", "hand_size", "kita", "melds", "dealer")),
     "round_east", "round_south", "round_west", "honba", "deposits", "live_left", "dora_count",
     "hand_number", "window", "own_reds", "own_river",
@@ -141,7 +142,7 @@ def action_of(index: int, view: SeatView, legal: LegalActions) -> Action:
 
 def _relative(view: SeatView) -> list[int]:
     me = view.seat if view.seat is not None else 0
-    return [(me + r) % SEATS for r in range(SEATS)]
+    return [(me + r) % SEAT_COUNT for r in SEATS]
 
 
 def encode(view: SeatView, offered: Tile | None = None) -> np.ndarray:
@@ -207,7 +208,7 @@ def _safe(planes: np.ndarray, view: SeatView, rel: int, seats: list[int]) -> Non
     declared = next((i for i, r in enumerate(river) if r.riichi), None)
     if declared is None:
         return
-    for other in range(SEATS):
+    for other in SEATS:
         if other != seat:
             for r in view.rivers[other][declared:]:
                 row[kind_of(r.tile)] = 1

@@ -53,6 +53,7 @@ from sanma.engine.tiles import (
     NORTH,
     P5,
     S5,
+    SEATS,
     SOUTH,
     WEST,
     CopyAllocator,
@@ -68,7 +69,6 @@ from sanma.engine.visibility import HIDDEN, HIDDEN_SEED, is_hidden
 MjaiEvent = dict[str, Any]
 """One mjai JSON object."""
 
-SEATS: Final = (0, 1, 2)
 HIDDEN_NAME: Final = "?"
 WALL_ALGORITHM: Final = "mjai"  # MatchStarted.wall_algorithm of a match read from mjai
 _HONORS: Final = ("E", "S", "W", "N", "P", "F", "C")

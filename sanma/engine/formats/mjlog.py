@@ -25,7 +25,6 @@ from xml.etree import ElementTree
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon, Ron, Tsumo
 from sanma.engine.errors import InvalidHand, InvalidLog
 from sanma.engine.formats.tenhou6 import (
-    SEATS,
     Outcome,
     RecordedGame,
     RecordedHand,
@@ -34,7 +33,7 @@ from sanma.engine.formats.tenhou6 import (
     RecordedWin,
 )
 from sanma.engine.legality import kita_tile
-from sanma.engine.tiles import EAST, NORTH, Tile, TileKind, is_red, kind_of, tile_name
+from sanma.engine.tiles import EAST, NORTH, SEAT_COUNT, SEATS, Tile, TileKind, is_red, kind_of, tile_name
 from sanma.engine.wall import Deal
 
 GZIP_MAGIC: Final = b"\x1f\x8b"
@@ -324,7 +323,7 @@ class _Reader:
 
     def seat(self, attrs: dict[str, str], name: str = "who") -> int:
         (seat,) = self.ints(attrs, name, 1)
-        if not 0 <= seat < SEATS:
+        if not 0 <= seat < SEAT_COUNT:
             raise self.error(f"{name}={seat} is not a seat of a three-player game")
         return seat
 
@@ -349,7 +348,7 @@ class _Reader:
         self.current = None
         if seed[0] % 4 != dealer or not 0 <= seed[0] < 12 or seed[1] < 0 or seed[2] < 0 or scores[3]:
             raise self.error(f"impossible three-player hand start seed={seed} oya={dealer} ten={scores}")
-        hands = [self.ints(attrs, f"hai{s}", 13) for s in range(SEATS)]
+        hands = [self.ints(attrs, f"hai{s}", 13) for s in SEATS]
         tiles = [[self.tile(i) for i in h] for h in hands]
         self.current = _Hand(
             index=index,
@@ -481,7 +480,7 @@ class _Reader:
         h.wins.append(RecordedWin(seat, from_seat, pao, han, fu, yakuman, limit, payment, text, tuple(yaku), deltas))
         if "doraHaiUra" in attrs and not h.ura:
             h.ura = [self.tile(i) for i in self.ints(attrs, "doraHaiUra")]
-        total = tuple(sum(w.deltas[s] for w in h.wins) for s in range(SEATS))
+        total = tuple(sum(w.deltas[s] for w in h.wins) for s in SEATS)
         h.result = RecordedResult("won", "和了", "", (total[0], total[1], total[2]), tuple(h.wins))
         self.owari(attrs)
 
@@ -526,7 +525,7 @@ class _Reader:
         if twice:
             raise self.error(f"{tile_name(twice[0])} ({_index(twice[0])}) appears twice in the hand")
         # Winners claim in turn order from the discarder, as the engine resolves them.
-        for win in sorted(h.wins, key=lambda w: (w.seat - w.from_seat) % SEATS):
+        for win in sorted(h.wins, key=lambda w: (w.seat - w.from_seat) % SEAT_COUNT):
             h.actions.append((win.seat, Tsumo() if win.tsumo else Ron()))
         try:
             deal = Deal(
@@ -601,7 +600,7 @@ def loads(text: str, *, source: str = "") -> RecordedGame:
     if not reader.hands:
         raise MjlogError("the log has no hand", source=source)
     un = root.find("UN")
-    names = tuple(unquote(un.attrib.get(f"n{s}", "")) if un is not None else "" for s in range(SEATS))
+    names = tuple(unquote(un.attrib.get(f"n{s}", "")) if un is not None else "" for s in SEATS)
     ref = _REF_RE.search(source)
     return RecordedGame(
         source=source,

@@ -26,7 +26,6 @@ from sanma.engine.formats.tenhou6_check import start_kyoku as start_kyoku
 from sanma.engine.formats.tenhou6_codes import DAIMINKAN_PLACEHOLDER as DAIMINKAN_PLACEHOLDER
 from sanma.engine.formats.tenhou6_codes import HAND_LENGTH as HAND_LENGTH
 from sanma.engine.formats.tenhou6_codes import KITA_CODE as KITA_CODE
-from sanma.engine.formats.tenhou6_codes import SEATS as SEATS
 from sanma.engine.formats.tenhou6_codes import TSUMOGIRI as TSUMOGIRI
 from sanma.engine.formats.tenhou6_codes import CallString as CallString
 from sanma.engine.formats.tenhou6_codes import Outcome as Outcome

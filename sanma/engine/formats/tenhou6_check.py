@@ -12,10 +12,11 @@ from sanma.engine.events import (
     MatchEnded,
     MatchStarted,
 )
-from sanma.engine.formats.tenhou6_codes import SEATS, RecordedPayment, _payment
+from sanma.engine.formats.tenhou6_codes import RecordedPayment, _payment
 from sanma.engine.formats.tenhou6_read import RecordedGame, RecordedHand, RecordedWin
 from sanma.engine.kyoku import Kyoku, KyokuResult, WinRecord
 from sanma.engine.rules import Rules, preset
+from sanma.engine.tiles import SEAT_COUNT, SEATS
 
 # ---------------------------------------------------------------------------
 # replay: feed a recorded hand through the engine and compare
@@ -49,7 +50,7 @@ class HandCheck:
 def _feed(kyoku: Kyoku, seat: int, action: Action) -> str | None:
     """Apply the logged action, passing for every awaited seat the log shows did not call.
     Returns a problem when the engine will not take the action."""
-    for _ in range(SEATS + 1):
+    for _ in range(SEAT_COUNT + 1):
         if kyoku.result is not None:
             return f"the engine ended the hand before seat {seat}'s {action}"
         if action in kyoku.legal_actions(seat):
@@ -183,7 +184,7 @@ def check_game(game: RecordedGame, rules: Rules) -> list[HandCheck]:
             continue
         hand = game.hands[i]
         paid = check.result.riichi_paid
-        end = tuple(hand.scores[s] + check.result.deltas[s] - 1000 * paid[s] for s in range(SEATS))
+        end = tuple(hand.scores[s] + check.result.deltas[s] - 1000 * paid[s] for s in SEATS)
         if i + 1 < len(checks):
             if check.match and end != game.hands[i + 1].scores:
                 note = f"end scores: engine {list(end)}, next hand starts at {list(game.hands[i + 1].scores)}"
@@ -192,7 +193,7 @@ def check_game(game: RecordedGame, rules: Rules) -> list[HandCheck]:
         final = game.final_scores
         only_deltas = bool(check.differences) and all(d.startswith("deltas:") for d in check.differences)
         if final is not None and only_deltas and end == final:
-            logged = tuple(hand.scores[s] + hand.result.deltas[s] - 1000 * paid[s] for s in range(SEATS))
+            logged = tuple(hand.scores[s] + hand.result.deltas[s] - 1000 * paid[s] for s in SEATS)
             note = (
                 f"log deltas {list(hand.result.deltas)} disagree with the log's final sc {list(final)} "
                 f"(they give {list(logged)}); the engine's deltas {list(check.result.deltas)} reproduce the final sc"

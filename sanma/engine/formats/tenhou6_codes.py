@@ -12,7 +12,6 @@ from sanma.engine.errors import InvalidHand, InvalidLog
 from sanma.engine.scoring import ron_payment, tsumo_payments
 from sanma.engine.tiles import EAST, P5, S5, CopyAllocator, Tile, TileKind, is_red, kind_of
 
-SEATS: Final = 3
 HAND_LENGTH: Final = 17
 TSUMOGIRI: Final = 60
 DAIMINKAN_PLACEHOLDER: Final = 0

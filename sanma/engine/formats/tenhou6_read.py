@@ -16,7 +16,6 @@ from sanma.engine.formats.tenhou6_codes import (
     DAIMINKAN_PLACEHOLDER,
     HAND_LENGTH,
     KITA_CODE,
-    SEATS,
     TSUMOGIRI,
     CallString,
     Outcome,
@@ -32,7 +31,7 @@ from sanma.engine.formats.tenhou6_codes import (
     tile_code,
 )
 from sanma.engine.legality import kita_tile
-from sanma.engine.tiles import EAST, NORTH, Tile, TileKind, is_red, kind_of
+from sanma.engine.tiles import EAST, NORTH, SEAT_COUNT, SEATS, Tile, TileKind, is_red, kind_of
 from sanma.engine.wall import Deal
 
 # ---------------------------------------------------------------------------
@@ -176,7 +175,7 @@ def _parse_win(deltas: object, info: object, dealer: int, err: _Err) -> Recorded
     if len(items) < 5:
         raise err("win info needs winner, from, pao, score text and yaku", "result")
     seat, from_seat, pao = (_int(v, "win seat", err) for v in items[:3])
-    if not all(0 <= s < SEATS for s in (seat, from_seat, pao)):
+    if not all(0 <= s < SEAT_COUNT for s in (seat, from_seat, pao)):
         raise err(f"win info names a seat outside 0..2: {items[:3]}", "result")
     text = items[3]
     if not isinstance(text, str):
@@ -222,7 +221,7 @@ def _parse_result(value: object, dealer: int, err: _Err) -> RecordedResult:
         if len(items) < 3 or len(items) % 2 != 1:
             raise err("a win result holds (deltas, info) pairs", "result")
         wins = tuple(_parse_win(items[i], items[i + 1], dealer, err) for i in range(1, len(items), 2))
-        total = tuple(sum(w.deltas[s] for w in wins) for s in range(SEATS))
+        total = tuple(sum(w.deltas[s] for w in wins) for s in SEATS)
         return RecordedResult("won", name, "", (total[0], total[1], total[2]), wins)
     if name not in _DRAW_REASONS:
         raise err(f"unknown result {name!r} (not a sanma outcome)", "result")
@@ -266,7 +265,7 @@ class _Sim:
         return _Stuck(message, position, self.progress())
 
     def consumed(self) -> bool:
-        return all(self.ptr[s] == len(self.draws[s]) == len(self.discards[s]) for s in range(SEATS))
+        return all(self.ptr[s] == len(self.draws[s]) == len(self.discards[s]) for s in SEATS)
 
     def take_from_hand(self, seat: int, code: int, position: str, avoid: Tile | None = None) -> Tile:
         try:
@@ -369,7 +368,7 @@ class _Sim:
         """Seats whose next draws entry calls ``tile`` discarded by ``seat``."""
         out = []
         code = tile_code(tile, self.alloc.red_fives)
-        for other in range(SEATS):
+        for other in SEATS:
             i = self.ptr[other]
             if other == seat or i >= len(self.draws[other]):
                 continue
@@ -423,8 +422,8 @@ def _finish(sim: _Sim, how: str, seat: int) -> None:
     """Check the end of the arrays against the result and append the winning actions."""
     result = sim.result
     if how == "end-draw":
-        if not all(sim.ptr[s] == len(sim.draws[s]) for s in range(SEATS)) or any(
-            len(sim.discards[s]) != sim.ptr[s] - (1 if s == seat else 0) for s in range(SEATS)
+        if not all(sim.ptr[s] == len(sim.draws[s]) for s in SEATS) or any(
+            len(sim.discards[s]) != sim.ptr[s] - (1 if s == seat else 0) for s in SEATS
         ):
             raise sim.stuck("a seat stops after a draw while others still have entries", f"seat {seat}")
         if result.outcome == "won" and all(w.seat == seat and w.tsumo for w in result.wins):
@@ -440,7 +439,7 @@ def _finish(sim: _Sim, how: str, seat: int) -> None:
         if not all(w.from_seat == seat and not w.tsumo for w in result.wins):
             raise sim.stuck(f"the log ends on seat {seat}'s {how}, which the result does not ron", f"seat {seat}")
         # Winners claim in turn order from the discarder, as the engine resolves them.
-        for win in sorted(result.wins, key=lambda w: (w.seat - seat) % SEATS):
+        for win in sorted(result.wins, key=lambda w: (w.seat - seat) % SEAT_COUNT):
             sim.actions.append((win.seat, Ron()))
         return
     if how != "discard":
@@ -468,7 +467,7 @@ def _run(sim: _Sim, seat: int, replacement: bool) -> _Sim:
             if sim.consumed():
                 _finish(sim, "discard", who)
                 return sim
-            seat, replacement = (who + 1) % SEATS, False
+            seat, replacement = (who + 1) % SEAT_COUNT, False
             continue
         return _branch(sim, who, callers)
 
@@ -476,13 +475,13 @@ def _run(sim: _Sim, seat: int, replacement: bool) -> _Sim:
 def _branch(sim: _Sim, discarder: int, callers: list[tuple[int, CallString]]) -> _Sim:
     best: _Stuck | None = None
     options: list[tuple[int, CallString] | None] = [*callers]
-    if all(c != (discarder + 1) % SEATS for c, _ in callers):
+    if all(c != (discarder + 1) % SEAT_COUNT for c, _ in callers):
         options.append(None)  # nobody calls now; a listed call may take a later discard
     for option in options:
         trial = copy.deepcopy(sim) if len(options) > 1 else sim
         try:
             if option is None:
-                return _run(trial, (discarder + 1) % SEATS, False)
+                return _run(trial, (discarder + 1) % SEAT_COUNT, False)
             caller, call = option
             how, who, tile = trial.call(caller, call)
             if how == "kan":
@@ -509,7 +508,7 @@ def _continue_after(sim: _Sim, how: str, who: int, tile: Tile | None) -> _Sim:
     if sim.consumed():
         _finish(sim, "discard", who)
         return sim
-    return _run(sim, (who + 1) % SEATS, False)
+    return _run(sim, (who + 1) % SEAT_COUNT, False)
 
 
 # ---------------------------------------------------------------------------
@@ -518,7 +517,7 @@ def _continue_after(sim: _Sim, how: str, who: int, tile: Tile | None) -> _Sim:
 
 def _seat_arrays(raw: list[object], err: _Err) -> tuple[list[list[object]], list[list[object]], list[list[object]]]:
     haipai, draws, discards = [], [], []
-    for seat in range(SEATS):
+    for seat in SEATS:
         base = 4 + 3 * seat
         haipai.append(_list(raw[base], f"seat {seat} haipai", err))
         draws.append(_list(raw[base + 1], f"seat {seat} draws", err))
@@ -546,7 +545,7 @@ def parse_hand(raw: object, *, index: int, red_fives: bool = True, source: str =
     haipai, draws, discards = _seat_arrays(items, err)
     alloc = _Allocator(red_fives)
     try:
-        hands = [[alloc.take(_int(c, f"seat {s} haipai", err)) for c in haipai[s]] for s in range(SEATS)]
+        hands = [[alloc.take(_int(c, f"seat {s} haipai", err)) for c in haipai[s]] for s in SEATS]
         dora = [alloc.take(_int(c, "dora indicator", err)) for c in _list(items[2], "dora", err)]
         ura = [alloc.take(_int(c, "ura indicator", err)) for c in _list(items[3], "ura", err)]
     except InvalidHand as exc:

@@ -23,7 +23,6 @@ from sanma.engine.events import (
 from sanma.engine.formats.tenhou6_codes import (
     DAIMINKAN_PLACEHOLDER,
     KITA_CODE,
-    SEATS,
     TSUMOGIRI,
     _payment,
     call_offset,
@@ -32,7 +31,7 @@ from sanma.engine.formats.tenhou6_codes import (
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import Rules
 from sanma.engine.scoring import Score
-from sanma.engine.tiles import EAST, Tile, TileKind, kind_of, seat_wind
+from sanma.engine.tiles import EAST, SEATS, Tile, TileKind, kind_of, seat_wind
 
 # ---------------------------------------------------------------------------
 # export: our hand events -> tenhou.net/6
@@ -236,7 +235,7 @@ def export_hand(events: Sequence[KyokuEvent], rules: Rules, *, sort_haipai: bool
         result.insert(0, "和了")
     kyoku = 4 * (start.round_wind - EAST) + start.dealer
     hand: list[object] = [[kyoku, start.honba, start.deposits], [*start.scores, 0], dora, ura]
-    for seat in range(SEATS):
+    for seat in SEATS:
         hand += [[code(t) for t in haipai[seat]], draws[seat], discards[seat]]
     return [*hand, [], [], [], result]
 
@@ -282,7 +281,7 @@ def export_game(
     if final_points is not None:
         scores = final_scores if final_scores is not None else [0.0, 0.0, 0.0]
         sc: list[float] = []
-        for seat in range(SEATS):
+        for seat in SEATS:
             sc += [final_points[seat], scores[seat]]
         data["sc"] = [*sc, 0, 0]
     return data
