@@ -28,16 +28,15 @@ from sanma.arena import (
     seat_of,
     tally,
 )
-from sanma.arena.duplicate import player_at
+from sanma.arena.duplicate import play_seated, player_at
 from sanma.arena.players import level_available
 from sanma.arena.stats import AnswerCounts, mean_estimate, ratio_estimate
 from sanma.bots.base import Player
-from sanma.cli.demo_cmd import choose
+from sanma.bots.normal import NormalBot
 from sanma.engine.actions import Action, Discard, Pass
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted, HandWon, MatchEnded
 from sanma.engine.kyoku import LegalActions
-from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,11 +66,9 @@ class RandomLegal(Player):
         return self.rng.choice(list(legal))
 
 
-class Simple(Player):
-    """The `sanma demo` player: wins, kita, value pons, riichi, shanten/ukeire discards."""
-
-    def decide(self, legal: LegalActions) -> Action:
-        return choose(self.view, legal)
+class Simple(NormalBot):
+    """A plain player that wins: the registry's Normal (wins, kita, value pons, riichi,
+    shanten/ukeire discards), under a name of this module for ``py:`` specs."""
 
 
 class Raises(Simple):
@@ -201,12 +198,12 @@ def test_six_rotations_also_mirror_the_order_so_two_clones_come_out_equal() -> N
     # clones the other way round around the same winner on the same walls, so over six
     # rotations the clones' figures are the same; over three they can be far apart.
     players = entrants(Simple, Tsumogiri, Tsumogiri)
-    six = run_arena(ArenaConfig(players, groups=2, rules=EAST, seed=1, rotations=6), workers=1)
-    three = run_arena(ArenaConfig(players, groups=2, rules=EAST, seed=1), workers=1)
+    six = run_arena(ArenaConfig(players, groups=2, rules=EAST, seed=2, rotations=6), workers=1)
+    three = run_arena(ArenaConfig(players, groups=2, rules=EAST, seed=2), workers=1)
     assert six.config.matches == 12 and six.seat_counts() == [[4, 4, 4]] * 3
     one, other = six.summaries()[1], six.summaries()[2]
     assert one.placements == other.placements and one.estimates == other.estimates
-    assert (three.summaries()[1].placements, three.summaries()[2].placements) == ((0, 5, 1), (0, 1, 5))
+    assert (three.summaries()[1].placements, three.summaries()[2].placements) == ((0, 1, 5), (0, 5, 1))
     assert six.to_json()["config"]["rotations"] == 6
     with pytest.raises(ValueError):
         ArenaConfig(players, groups=1, rules=EAST, rotations=4)
@@ -299,10 +296,7 @@ def test_interval_formulas() -> None:
 
 
 def test_tally_agrees_with_the_log() -> None:
-    match = Match(2024, EAST)
-    while not match.finished:
-        seat = match.awaiting()[0]
-        match.apply(seat, choose(_view(match, seat), match.legal_actions(seat)))
+    match = play_seated([Simple(seat) for seat in range(3)], 2024, EAST).match
     tallies = tally(match.events)
     wins = [e for e in match.events if isinstance(e, HandWon)]
     hands = sum(isinstance(e, HandStarted) for e in match.events)
@@ -320,13 +314,6 @@ def test_tally_agrees_with_the_log() -> None:
             paid[e.seat] += e.score.payments.total(e.seat == e.from_seat, e.seat == dealer)
     assert [t.win_points for t in tallies] == paid
     assert wins and any(paid)
-
-
-def _view(match: Match, seat: int):  # type: ignore[no-untyped-def]
-    from sanma.engine.view import SeatView
-    from sanma.engine.visibility import redact
-
-    return SeatView.fold((redact(e, seat) for e in match.events), seat)
 
 
 # -- broken players ------------------------------------------------------------------------------

@@ -1,22 +1,20 @@
-"""``sanma demo`` through a real subprocess (the terminal demo; ``./run.sh`` starts the server)."""
+"""``sanma demo`` through a real subprocess (the terminal demo; ``./run.sh`` starts the server),
+and its players: the registry's bots in the arena's loop."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from sanma.cli.demo_cmd import choose, play_match
-from sanma.engine.actions import Discard, Pass, Pon, Ron, Tsumo
+from sanma.arena.duplicate import bot_seed, play_seated
+from sanma.bots.registry import make_bot
+from sanma.cli.demo_cmd import LEVEL, play_match
 from sanma.engine.events import HandWon, MatchEnded
-from sanma.engine.kyoku import LegalActions
 from sanma.engine.rules import Rules
-from sanma.engine.tiles import EAST, P1, SOUTH, WEST, WHITE
-from sanma.engine.view import SeatView
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,12 +30,9 @@ def demo(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_demo_prints_a_whole_match_quickly_and_repeatably() -> None:
-    started = time.monotonic()
+def test_demo_prints_a_whole_match_repeatably() -> None:
     first = demo("--seed", "7")
-    elapsed = time.monotonic() - started
     assert first.returncode == 0, first.stderr
-    assert elapsed < 10
     out = first.stdout
     assert out.startswith("Sanma demo - seed 7, East-South, red fives")
     assert "== East 1 - dealer Ayu" in out
@@ -72,17 +67,13 @@ def test_demo_rejects_a_negative_seed() -> None:
     assert "seed" in proc.stderr
 
 
-def test_simple_player_takes_wins_and_value_pons_and_passes_the_rest() -> None:
-    view = SeatView(seat=1, dealer=0, round_wind=EAST)
-    assert choose(view, LegalActions((Tsumo(), Discard(5)), Discard(5), frozenset({(5, False)}))) == Tsumo()
-    assert choose(view, LegalActions((Ron(), Pon(P1), Pass()), Pass())) == Ron()
-    assert choose(view, LegalActions((Pon(P1), Pass()), Pass())) == Pass()
-    assert choose(view, LegalActions((Pon(WHITE), Pass()), Pass())) == Pon(WHITE)
-    assert choose(view, LegalActions((Pon(SOUTH), Pass()), Pass())) == Pon(SOUTH)  # seat 1's own wind
-    assert choose(view, LegalActions((Pon(WEST), Pass()), Pass())) == Pass()
+def test_the_demo_players_are_registry_bots_in_the_arena_loop() -> None:
+    rules = Rules(length="one-hand")
+    bots = [make_bot(LEVEL, seat, bot_seed(5, seat)) for seat in range(3)]
+    assert play_match(5, rules).events == play_seated(bots, 5, rules).match.events
 
 
-def test_simple_player_ends_matches_with_wins() -> None:
+def test_the_demo_players_end_matches_with_wins() -> None:
     wins = 0
     for seed in range(4):
         match = play_match(seed, Rules(length="east"))

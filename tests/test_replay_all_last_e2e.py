@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
 
     from tests.fixtures.server import LiveServer
 
-ALL_LAST_SEED, RAN_ITS_COURSE_SEED = 0, 2  # East matches of the demo's players
+ALL_LAST_SEED, RAN_ITS_COURSE_SEED = 6, 2  # East matches of the demo's players (Expert bots)
 LINE = "#replay-result .match-end [data-testid=end-reason]"
 
 

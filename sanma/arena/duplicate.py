@@ -187,8 +187,20 @@ def play_match(
                 player.close()
 
 
-def _play(players: list[Player], match_seed: int, rules: Rules, rotation: int, budget_s: float | None) -> MatchOutcome:
-    answers = [AnswerCounts() for _ in SEATS]  # by seat until the end
+@dataclass(slots=True)
+class PlayedMatch:
+    """A finished match and how each seat answered; the lists are indexed by seat."""
+
+    match: Match
+    answers: list[AnswerCounts]
+    latencies_s: list[list[float]]
+
+
+def play_seated(players: Sequence[Player], match_seed: int, rules: Rules, budget_s: float | None = None) -> PlayedMatch:
+    """Play one whole match between ``players`` in seat order, the arena's loop: every event
+    goes to every player through ``redact``, each awaited seat is asked through ``ask``.  The
+    players are not closed (whoever built them does that)."""
+    answers = [AnswerCounts() for _ in SEATS]
     latencies: list[list[float]] = [[] for _ in SEATS]
     match = Match(match_seed, rules)
 
@@ -208,13 +220,18 @@ def _play(players: list[Player], match_seed: int, rules: Rules, rotation: int, b
         setattr(counts, answer.status, getattr(counts, answer.status) + 1)
         latencies[seat].append(answer.seconds)
         tell(match.apply(seat, answer.action))
-    by_seat = tally(match.events)
-    order = [seat_of(p, rotation) for p in SEATS]
+    return PlayedMatch(match, answers, latencies)
+
+
+def _play(players: list[Player], match_seed: int, rules: Rules, rotation: int, budget_s: float | None) -> MatchOutcome:
+    played = play_seated(players, match_seed, rules, budget_s)
+    by_seat = tally(played.match.events)
+    order = [seat_of(p, rotation) for p in SEATS]  # by seat until here, by player from here
     return MatchOutcome(
         rotation=rotation,
         tallies=[by_seat[s] for s in order],
-        answers=[answers[s] for s in order],
-        latencies_s=[latencies[s] for s in order],
+        answers=[played.answers[s] for s in order],
+        latencies_s=[played.latencies_s[s] for s in order],
     )
 
 

@@ -1,11 +1,12 @@
-"""``sanma demo``: three simple players play a match, printed to the terminal.
+"""``sanma demo``: three bots play a match, printed to the terminal.
 
-Each player sees only its own seat's view (events pass through ``redact``, as they
-will for bots and browsers) and plays plainly: it takes every win, declares kita,
-pons dragons and its value winds, declares riichi when it can, and otherwise discards
-the tile that keeps the shanten lowest, then the ukeire (unseen tiles that improve the
-hand) highest.  The table is printed from the full log: each hand's deal, calls, kita,
-riichi, the results with yaku, han, fu and points, and the final standings.
+The players are the registry's Expert bots (``sanma.bots.registry``), each seeded from the
+match seed as the arena seeds its players, so one seed always gives the same match; the match
+is played by the arena's loop (``sanma.arena.duplicate.play_seated``: every bot sees only its
+own seat's redacted events, as bots and browsers do on a server).  Expert rather than Normal:
+it calls, defends and folds, so the table shows more than a race to the first riichi.  The
+table is printed from the full log: each hand's deal, calls, kita, riichi, the results with
+yaku, han, fu and points, and the final standings.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from sanma.engine.actions import Action, Discard, Kita, Pass, Pon, Ron, Tsumo
+from sanma.arena.duplicate import bot_seed, play_seated
+from sanma.bots.registry import make_bot
 from sanma.engine.events import (
     Event,
     HandAborted,
@@ -28,16 +30,13 @@ from sanma.engine.events import (
     MeldCalled,
     TileDiscarded,
 )
-from sanma.engine.kyoku import LegalActions
 from sanma.engine.match import Match, rank
 from sanma.engine.rules import MATCH_LENGTHS, Rules
-from sanma.engine.shanten import discard_ukeire
-from sanma.engine.tiles import DRAGON_KINDS, EAST, KIND_COUNT, Tile, TileKind, kind_of, seat_wind, tiles_to_mpsz
-from sanma.engine.view import SeatView
-from sanma.engine.visibility import redact
+from sanma.engine.tiles import EAST, SEATS, Tile, tiles_to_mpsz
 
 WIND_NAMES = {EAST: "East", EAST + 1: "South", EAST + 2: "West"}
 SEAT_NAMES = ("Ayu", "Bima", "Citra")
+LEVEL = "expert"  # the registry level of all three players
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,58 +60,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- the simple player ---------------------------------------------------------------------------
-
-
-def choose(view: SeatView, legal: LegalActions) -> Action:
-    """The simple player's answer to one prompt, from its own view only."""
-    for win in (Tsumo(), Ron()):
-        if win in legal:
-            return win
-    if Kita() in legal:
-        return Kita()
-    pons = [a for a in legal if isinstance(a, Pon) and _is_value_kind(view, a.kind)]
-    if pons:
-        return pons[0]
-    discards = [a for a in legal if isinstance(a, Discard)]
-    if not discards:
-        assert legal.default is not None, "a prompt always has a default"
-        return Pass() if Pass() in legal else legal.default
-    riichi = [a for a in discards if a.riichi]
-    return _best_discard(view, riichi or [a for a in discards if not a.riichi])
-
-
-def _is_value_kind(view: SeatView, kind: TileKind) -> bool:
-    assert view.seat is not None
-    return kind in DRAGON_KINDS or kind in (seat_wind(view.seat, view.dealer), view.round_wind)
-
-
-def _best_discard(view: SeatView, discards: Sequence[Discard]) -> Discard:
-    assert view.seat is not None
-    counts = [0] * KIND_COUNT
-    for t in view.hand:
-        counts[kind_of(t)] += 1
-    options = discard_ukeire(counts, len(view.melds[view.seat]), view.visible_counts())
-
-    def merit(d: Discard) -> tuple[int, int, bool]:
-        after, improving = options[kind_of(d.tile)]
-        # Lowest shanten, then most ukeire, then keep the drawn tile's twin (tsumogiri).
-        return (after, -sum(improving.values()), d.tile != view.drawn)
-
-    return min(discards, key=merit)
+# -- the players ----------------------------------------------------------------------------------
 
 
 def play_match(seed: int, rules: Rules) -> Match:
-    """A whole match between three simple players, each fed its own redacted events."""
-    match = Match(seed, rules)
-    views = [SeatView.fold((redact(e, s) for e in match.events), s) for s in range(3)]
-    while not match.finished:
-        seat = match.awaiting()[0]
-        action = choose(views[seat], match.legal_actions(seat))
-        for event in match.apply(seat, action):
-            for s in range(3):
-                views[s].apply(redact(event, s))
-    return match
+    """A whole match between three ``LEVEL`` bots, played by the arena's loop."""
+    players = [make_bot(LEVEL, seat, bot_seed(seed, seat)) for seat in SEATS]
+    try:
+        return play_seated(players, seed, rules).match
+    finally:
+        for player in players:
+            player.close()
 
 
 # -- printing ----------------------------------------------------------------------------------------
@@ -169,7 +127,7 @@ class _Printer:
         extra += f", {e.deposits} riichi deposit(s) on the table" if e.deposits else ""
         self.line("")
         self.line(f"== {label}{extra} - dealer {SEAT_NAMES[e.dealer]}, dora indicator {self.tiles([e.dora_indicator])}")
-        for s in range(3):
+        for s in SEATS:
             self.line(f"  {SEAT_NAMES[s]:<6} {e.scores[s]:>6}  {self.tiles(e.hands[s])}")
 
     def hand_won(self, e: HandWon) -> None:
