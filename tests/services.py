@@ -133,6 +133,7 @@ class ServeProcess:
 
     def __init__(self, port: int, env: dict[str, str], log: Path, label: str = "sanma serve") -> None:
         self.port = port
+        self.log_path = log
         self.log = log.open("a")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sanma", "serve", "--host", "127.0.0.1", "--port", str(port)],
