@@ -7,7 +7,6 @@ Scenarios run on scripted deals through the helpers of tests/test_kyoku.py.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import pytest
@@ -46,7 +45,7 @@ from tests.fixtures.kyoku import (
     tile,
     turn,
 )
-from tests.fixtures.kyoku_selfplay import _play
+from tests.fixtures.selfplay import play_kyoku
 
 # NEUTRAL0 with its 5z swapped for a North: seat 0 may declare kita.
 N0_NORTH = "19m2468p2468s134z"
@@ -794,6 +793,6 @@ def test_event_logs_of_random_hands_follow_the_rules(preset: str) -> None:
     event log; every indicator turns when §1 says; no kan or kita on an empty live wall."""
     wins = 0
     for seed in range(300):
-        kyoku = _play(1000 + seed, preset, Counter())
+        kyoku = play_kyoku(1000 + seed, preset)
         wins += _check_hand_log(kyoku.events)
     assert wins > 60

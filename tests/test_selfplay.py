@@ -1,24 +1,27 @@
-"""Seeded random self-play with invariants after every step (design principle 10).
+"""Seeded random self-play with invariants after every step (design principle 10): the one
+self-play suite.
 
-Players pick random legal actions, biased so that hands end (wins are mostly taken,
-discards often lower the shanten) and so that calls, kita, kans and riichi happen.
-After every step: the hand's own invariants; the 108 tiles; points + deposits; only
-awaited seats have legal actions and each of them applies; illegal actions raise and
-change nothing; no seat's view holds another seat's concealed tiles.  At the end the
-log replays to the same state.
+Players pick random legal actions with the one policy of ``tests/fixtures/selfplay.py``,
+biased so that hands end (wins are mostly taken, discards often lower the shanten) and so
+that calls, kita, kans and riichi happen.  Two levels are played: whole matches (one hand,
+East, East-South; red fives on and off; fixed seeds and hypothesis-drawn ones), and single
+hands from starts that vary with the seed (round wind, dealer, honba, deposits, uneven
+scores) under both presets, "default" and "tenhou".  After every step (``check_step``):
+the engine's own invariants (the 108 tiles, points + deposits, the log folds to the state);
+only awaited seats have legal actions and, in matches, each of them applies; illegal actions
+raise and change nothing; a copy is equal and independent; in matches, no seat is sent or
+sees another seat's concealed tiles.  At the end a match's log replays to the same state; the
+same seed plays the same hand.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
-from sanma.engine.errors import IllegalAction
 from sanma.engine.events import (
     DoraRevealed,
     Event,
@@ -36,49 +39,19 @@ from sanma.engine.kyoku import Kyoku
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
 from sanma.engine.rules import DEFAULT, Rules
-from sanma.engine.tiles import TILE_COUNT, kind_of
 from sanma.engine.view import SeatView
 from sanma.engine.visibility import HIDDEN, HIDDEN_SEED, redact
 from tests.fixtures.selfplay import (
     VIEWERS,
     RandomPlayer,
+    check_step,
     check_views,
+    play_kyoku,
     public_tiles,
+    step,
 )
 
 # -- the checks --------------------------------------------------------------------------------
-
-
-def check_tiles(match: Match) -> None:
-    """The 108 tiles: what is in play is exactly the dealt tiles plus the drawn ones, each
-    once, and together with the undrawn wall they are all 108 tiles."""
-    k = match.kyoku
-    in_play: list[int] = []
-    for s in range(3):
-        in_play += k.hand(s)
-        in_play += k.kita_tiles(s)
-        for m in k.melds(s):
-            in_play += m.tiles
-    called = Counter(t for s in range(3) for m in k.melds(s) for t in m.tiles if t == m.called)
-    for s in range(3):
-        for t in k.river(s):
-            if called[t]:
-                called[t] -= 1
-            else:
-                in_play.append(t)
-    assert len(in_play) == len(set(in_play)), "a tile is in play twice"
-    dealt = {t for h in k.deal.hands for t in h}
-    drawn = {e.tile for e in k.events if isinstance(e, TileDrawn)}
-    assert set(in_play) == dealt | drawn, "tiles in play differ from dealt + drawn"
-    wall = set(k.deal.live) | set(k.deal.replacements) | set(k.deal.dora_indicators) | set(k.deal.ura_indicators)
-    assert len(dealt | wall) == TILE_COUNT
-    assert not (dealt & wall)
-
-
-def check_points(match: Match) -> None:
-    total = 3 * match.rules.starting_points
-    assert sum(match.scores) + 1000 * match.deposits == total
-    assert total == 105_000
 
 
 def event_tiles(event: Event) -> set[int]:
@@ -113,36 +86,6 @@ def check_sent(kyoku: Kyoku, sent: list[Event], viewer: int | None) -> None:
             assert event.seed == HIDDEN_SEED
 
 
-def illegal_actions(match: Match, seat: int) -> Iterator[Action]:
-    """Actions that ``seat`` may not take now (a sample)."""
-    legal = match.legal_actions(seat)
-    candidates: list[Action] = [Pass(), Ron(), Tsumo(), Kita(), NineTerminals(), Pon(kind_of(0)), Kan(kind_of(0))]
-    hand = match.kyoku.hand(seat)
-    not_held = next(t for t in range(TILE_COUNT) if t not in hand)
-    candidates += [Discard(not_held), Discard(not_held, riichi=True)]
-    if hand:
-        candidates += [Discard(hand[0], riichi=True), Discard(hand[-1])]
-    return (a for a in candidates if a not in legal)
-
-
-def check_step(match: Match, *, try_every_action: bool) -> None:
-    match.check_invariants()
-    check_tiles(match)
-    check_points(match)
-    awaited = match.awaiting()
-    for seat in range(3):
-        legal = match.legal_actions(seat)
-        assert bool(legal) == (seat in awaited)
-        before = match.state_key()
-        for action in illegal_actions(match, seat):
-            with pytest.raises(IllegalAction):
-                match.apply(seat, action)
-        assert match.state_key() == before, "an illegal action changed the state"
-        if try_every_action:
-            for action in legal:
-                match.copy().apply(seat, action)
-
-
 def play(
     seed: int, rules: Rules, *, try_every_action: bool = True, player_seed: int | None = None
 ) -> tuple[Match, list[Event]]:
@@ -157,7 +100,8 @@ def play(
     while not match.finished:
         seat = player.rng.choice(match.awaiting())
         before = match.kyoku
-        new = match.apply(seat, player.choose(match, seat))
+        action = player.choose(match, seat)
+        new = step(match, seat, action)
         for v, view in views.items():
             sent = [redact(e, v) for e in new]
             for event in sent:
@@ -166,7 +110,7 @@ def play(
             cut = next((i for i, e in enumerate(sent) if isinstance(e, HandStarted)), len(sent))
             check_sent(before, sent[:cut], v)
             check_sent(match.kyoku, sent[cut:], v)
-        check_step(match, try_every_action=try_every_action)
+        check_step(match, try_every_action=try_every_action, last=action)
         check_views(match, views)
     assert replay(match.events) == match
     return match, match.events
@@ -218,3 +162,26 @@ def test_self_play_reaches_the_interesting_events() -> None:
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1), red=st.booleans())
 def test_property_any_seed_keeps_every_invariant(seed: int, red: bool) -> None:
     play(seed, DEFAULT.with_options(length="east", red_fives=red), try_every_action=False)
+
+
+# -- single hands from varied starts, under both presets ------------------------------------------
+
+HANDS_PER_PRESET = 40
+
+
+@pytest.mark.parametrize("preset", ["default", "tenhou"])
+def test_hands_from_varied_starts_keep_every_invariant(preset: str) -> None:
+    seen: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter()
+    for seed in range(HANDS_PER_PRESET):
+        kyoku = play_kyoku(seed, preset)
+        assert kyoku.result is not None
+        outcomes[kyoku.result.outcome] += 1
+        seen.update(type(e).__name__ for e in kyoku.events)
+    assert outcomes["won"] and outcomes["drawn"], dict(outcomes)
+    for name in ("MeldCalled", "KitaDeclared", "RiichiAccepted", "DoraRevealed", "HandWon", "HandDrawn"):
+        assert seen[name], f"self-play never produced {name}"
+
+
+def test_same_seed_same_hand() -> None:
+    assert play_kyoku(5, "default").events == play_kyoku(5, "default").events

@@ -16,7 +16,7 @@ from sanma.engine.kyoku import Kyoku
 from sanma.engine.rules import PRESETS
 from sanma.engine.tiles import EAST, kind_of
 from sanma.engine.wall import deal_from_seed
-from tests.fixtures.kyoku_selfplay import _choose
+from tests.fixtures.selfplay import choose
 
 
 def _check_windows(seed: int, seen: Counter[str]) -> None:
@@ -39,7 +39,7 @@ def _check_windows(seed: int, seen: Counter[str]) -> None:
             else:
                 assert set(kyoku.yaku_waits(seat)) <= set(waits)
         seat = rng.choice(kyoku.awaiting())
-        events = kyoku.apply(seat, _choose(rng, kyoku, seat))
+        events = kyoku.apply(seat, choose(rng, kyoku, seat))
         if kyoku.phase != "window" or not events or not isinstance(events[-1], TileDiscarded):
             continue
         kind = kind_of(events[-1].tile)
