@@ -26,3 +26,21 @@ def shared_testdata() -> Path:
     if not SHARED_TESTDATA.is_dir():
         pytest.skip(f"shared test data not found at {SHARED_TESTDATA} (it is never copied into the repo)")
     return SHARED_TESTDATA
+
+
+# The fixtures that start a service beside the test: PostgreSQL, Redis, processes on them.
+SERVICE_FIXTURES = frozenset({"postgres_url", "database_url", "redis_url", "nodes"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by what it needs (see ``markers`` in pyproject.toml): ``browser`` when it
+    uses the browser fixture, ``services`` when it starts PostgreSQL, Redis or nginx. The fast
+    lane leaves both out, and ``slow`` (set by hand on tests of more than a few seconds)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec is not None else {}
+        if "browser" in names:
+            item.add_marker(pytest.mark.browser)
+        if names & SERVICE_FIXTURES or params.get("any_engine") == "postgresql":
+            item.add_marker(pytest.mark.services)
