@@ -28,19 +28,20 @@ def shared_testdata() -> Path:
     return SHARED_TESTDATA
 
 
-# The fixtures that start a service beside the test: PostgreSQL, Redis, processes on them.
-SERVICE_FIXTURES = frozenset({"postgres_url", "database_url", "redis_url", "nodes"})
+# The fixtures that start a service beside the test: PostgreSQL, Redis (and processes on them), nginx.
+SERVICE_FIXTURES = frozenset({"postgres_url", "database_url", "redis_url", "nodes", "deployment"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark each test by what it needs (see ``markers`` in pyproject.toml): ``browser`` when it
-    uses the browser fixture, ``services`` when it starts PostgreSQL, Redis or nginx. The fast
-    lane leaves both out, and ``slow`` (set by hand on tests of more than a few seconds)."""
+        uses the browser fixture, ``services`` when it starts PostgreSQL, Redis or nginx (one of those
+    fixtures, or a parameter "postgresql": each store test runs on SQLite and on PostgreSQL). The fast
+        lane leaves both out, and ``slow`` (set by hand on tests of more than a few seconds)."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
         if "browser" in names:
             item.add_marker(pytest.mark.browser)
-        if names & SERVICE_FIXTURES or params.get("any_engine") == "postgresql":
+        if names & SERVICE_FIXTURES or any(isinstance(v, str) and v == "postgresql" for v in params.values()):
             item.add_marker(pytest.mark.services)

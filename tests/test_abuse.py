@@ -223,6 +223,7 @@ class Attack:
         self.thread.join(timeout=60)
 
 
+@pytest.mark.slow
 def test_the_resync_attack_leaves_the_other_players_and_every_room_alone(live_factory):
     # Caps raised out of the way: this is about the work per frame, not about the caps.
     live = live_factory(
@@ -296,6 +297,7 @@ def test_a_socket_that_never_reads_is_closed_and_its_queue_stays_bounded(live_fa
     again.close()
 
 
+@pytest.mark.slow
 def test_silent_sockets_are_closed_at_the_hello_deadline(live_factory):
     live = live_factory(hello_timeout_s=1.0, ws_per_address=1000)
     socks: list[RawSocket] = []
@@ -375,6 +377,7 @@ def test_bad_utf8_gets_a_typed_error_and_a_dead_socket_no_log_flood(live_factory
 # -- rooms outlive a stalled loop; idle practice leaves memory -----------------------------------
 
 
+@pytest.mark.slow
 def test_a_lapsed_lease_does_not_stop_a_room_with_the_in_process_bus(live_factory):
     live = live_factory(lease_ttl_s=0.5)
     token = new_guest(live)
@@ -395,6 +398,7 @@ def test_a_lapsed_lease_does_not_stop_a_room_with_the_in_process_bus(live_factor
     client.close()
 
 
+@pytest.mark.slow
 def test_an_idle_practice_match_leaves_memory_and_resumes_on_hello(live_factory):
     live = live_factory(practice_idle_s=0.3)
     token = new_guest(live)
@@ -422,6 +426,7 @@ def test_an_idle_practice_match_leaves_memory_and_resumes_on_hello(live_factory)
     again.close()
 
 
+@pytest.mark.slow
 def test_an_act_dropped_by_the_rate_limit_is_told_when_to_come_again(live_factory):
     live = live_factory(rate_per_s=1.0, rate_burst=2)
     token = new_guest(live)

@@ -54,6 +54,7 @@ def server(settings: Settings) -> Iterator[LiveServer]:
 # -- profile --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_profile_and_display_name(server):
     token = new_guest(server)
     profile = get(server, "/api/account", token).json()
@@ -99,6 +100,7 @@ def test_link_an_address_with_the_mailed_code(server, inbox):
     assert (r.status_code, r.json()["error"]) == (409, "email_taken")
 
 
+@pytest.mark.slow
 def test_recover_on_a_new_browser(server, inbox, settings):
     old = new_guest(server)
     post(server, "/api/account/name", old, {"name": "Sari"})
@@ -119,6 +121,7 @@ def test_recover_on_a_new_browser(server, inbox, settings):
     assert again.status_code == 400
 
 
+@pytest.mark.slow
 def test_a_stranger_cannot_lock_the_owner_out(tmp_path, inbox):
     """A real ``sanma serve`` behind a (pretend) proxy on loopback, so that the owner and the
     stranger have addresses of their own.  The stranger uses up every code it may ask for the
@@ -174,6 +177,7 @@ def test_a_stranger_cannot_lock_the_owner_out(tmp_path, inbox):
         live.stop()
 
 
+@pytest.mark.slow
 def test_answers_do_not_reveal_whether_an_address_is_registered(settings, inbox):
     # Limits raised so that every timed request does the full work (none is refused early).
     roomy = settings.with_changes(
@@ -212,6 +216,7 @@ def test_answers_do_not_reveal_whether_an_address_is_registered(settings, inbox)
         server.stop()
 
 
+@pytest.mark.slow
 def test_codes_are_rate_limited_per_address_and_client(server, inbox):
     token = new_guest(server)
     answers = [post(server, "/api/account/email", token, {"email": "busy@example.org"}).status_code for _ in range(7)]
@@ -261,6 +266,7 @@ def pg_url() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_a_hundred_parallel_checkins_grant_once(request, tmp_path, backend):
     # A hundred connections at once from 127.0.0.1: above the per-address cap, not this test's subject.
@@ -299,6 +305,7 @@ def test_a_hundred_parallel_checkins_grant_once(request, tmp_path, backend):
             overrides["engine"].dispose()
 
 
+@pytest.mark.slow
 def test_shop_buy_and_equip(server):
     token = new_guest(server)
     items = httpx.get(f"{server.http}/api/shop").json()["items"]
@@ -339,6 +346,7 @@ def test_writes_are_rate_limited(tmp_path):
 # -- matches, history, replay ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_match_leaves_the_coins_alone_and_shows_in_history_with_an_open_replay(server, settings):
     token = new_guest(server)
     post(server, "/api/account/name", token, {"name": "Tester"})

@@ -44,6 +44,7 @@ def wait_for_back(page: Page, color: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_account_pages_end_to_end(browser, live, inbox, tmp_path, shots):
     page = fresh_page(browser, live)
     # No e-mail linked yet: the button warns once the profile has loaded.
@@ -189,6 +190,7 @@ def assert_row_tools_apart(page: Page) -> None:
             assert apart, ("two buttons of a history row overlap", a, b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("viewport", "name", "lang", "play"),
     [

@@ -148,6 +148,7 @@ def test_close_a_friend_room(
     assert code not in line.getMessage() and code not in str(line.target)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_end_a_match_shows_its_end_to_the_player(live: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
     token = new_guest(live)
     match = new_match(live, token, length="east")
@@ -167,6 +168,7 @@ def test_end_a_match_shows_its_end_to_the_player(live: LiveServer, capsys: pytes
     client.close()
 
 
+@pytest.mark.slow
 def test_end_in_a_break_and_the_match_opens_everywhere(live: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
     """Ended while the player reads a hand's result: the held deal is stored and sent, then the
     end; the replay, the tenhou.net/6 download (the abandoned hand left out) and the history
@@ -262,6 +264,7 @@ def test_a_bar_is_stored_and_lifted_on_sqlite_and_postgresql(
 # -- two processes -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_over_two_processes_a_bar_given_on_one_closes_the_socket_on_the_other(
     database_url: str, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -296,6 +299,7 @@ def test_over_two_processes_a_bar_given_on_one_closes_the_socket_on_the_other(
         b.stop()
 
 
+@pytest.mark.slow
 def test_over_two_processes_an_end_asked_on_one_ends_the_match_the_other_owns(
     database_url: str, redis_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -25,6 +25,7 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
 
 
+@pytest.mark.slow
 def test_every_prompt_carries_the_engines_aids_and_wait_preview(settings: Settings) -> None:
     live = LiveServer(settings, seed_source=lambda: AIDS_SEED)
     try:
@@ -77,6 +78,7 @@ def _seconds_to_next_prompt(client: Client, prompt: dict[str, Any]) -> tuple[flo
     return time.monotonic() - start, nxt
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("speed", ["normal", "instant"])
 def test_bot_pacing_follows_the_players_speed(tmp_path: Path, speed: str) -> None:
     delay = 2.0

@@ -58,6 +58,7 @@ def operations(live: LiveServer) -> list[schemathesis.APIOperation]:
     return [result.ok() for result in loaded.get_all_operations()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_no_server_error(
     operations: list[schemathesis.APIOperation], live: LiveServer, token: str, mode: GenerationMode

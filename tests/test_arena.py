@@ -111,6 +111,7 @@ def stable(report: dict[str, Any]) -> dict[str, Any]:
 # -- determinism and rotation --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_same_seed_same_report_with_one_and_two_workers() -> None:
     config = ArenaConfig(entrants(Simple, RandomLegal, Tsumogiri), groups=4, rules=EAST, seed=11)
     one = run_arena(config, workers=1).to_json()
@@ -137,6 +138,7 @@ def test_a_run_continued_equals_the_longer_run() -> None:
         first.extended(first)
 
 
+@pytest.mark.slow
 def test_another_seed_gives_other_walls() -> None:
     config = ArenaConfig(entrants(Simple, Simple, Simple), groups=2, rules=EAST, seed=1)
     other = ArenaConfig(config.entrants, groups=2, rules=EAST, seed=2)
@@ -183,6 +185,7 @@ def test_rotation_puts_every_player_in_every_seat_on_the_same_walls() -> None:
         assert all(player_at(seat_of(p, r), r) == p for p in range(3))
 
 
+@pytest.mark.slow
 def test_six_rotations_also_mirror_the_order_so_two_clones_come_out_equal() -> None:
     orders = {tuple(player_at(seat, r) for seat in range(3)) for r in range(6)}
     assert len(orders) == 6  # every seat order once
@@ -369,6 +372,7 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_plays_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "arena.json"
     players = "py:tests.test_arena:Simple,py:tests.test_arena:RandomLegal,py:tests.test_arena:Tsumogiri"
@@ -393,6 +397,7 @@ def test_cli_plays_and_writes_json(tmp_path: Path) -> None:
     assert stable(json.loads(out1.read_text())) == stable(report)
 
 
+@pytest.mark.slow
 def test_cli_plays_six_seat_orders_per_seed(tmp_path: Path) -> None:
     out = tmp_path / "six.json"
     players = "py:tests.test_arena:Simple,py:tests.test_arena:Tsumogiri,py:tests.test_arena:Tsumogiri"
@@ -429,6 +434,7 @@ def test_cli_seats_bot_levels_by_name(tmp_path: Path) -> None:
         assert p["answers"]["ok"] == p["answers"]["decisions"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not level_available("beginner"), reason="the bot levels are not written yet")
 def test_an_mjai_subprocess_takes_a_seat() -> None:
     spec = f"mjai:{shlex.quote(sys.executable)} -m sanma mjai-bot --level beginner"

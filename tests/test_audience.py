@@ -8,6 +8,8 @@ import asyncio
 import json
 import time
 
+import pytest
+
 from sanma.engine.events import Event, HandStarted, MatchStarted
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
@@ -77,6 +79,7 @@ def event_vs(inbox: Inbox) -> list[int]:
     return [f["v"] for f in inbox.frames() if f["t"] == "event"]
 
 
+@pytest.mark.slow
 def test_spectators_see_each_event_as_it_happens_redacted_for_nobody():
     log = played(13)
     audience = Audience([0], red_fives=True, watchable=True, seed=13)
@@ -122,6 +125,7 @@ class TimedInbox(Inbox):
         self.at.append(time.monotonic())
 
 
+@pytest.mark.slow
 def test_open_hands_are_a_whole_hand_behind_and_played_back_at_the_tables_pace():
     log = played(15)
     starts = [v for v, e in enumerate(log, 1) if isinstance(e, HandStarted)]

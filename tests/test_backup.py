@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 from sqlalchemy.engine.url import make_url
@@ -241,6 +242,7 @@ def play_one(live: ServeProcess, name: str | None) -> tuple[str, str]:
     return token, match
 
 
+@pytest.mark.slow
 def test_a_backup_under_load_restores_every_finished_match_and_account(tmp_path):
     data = tmp_path / "data"
     env = {"SANMA_DATA_DIR": str(data), "SANMA_BOT_DELAY": "0", "SANMA_RATE_PER_S": "500", "SANMA_RATE_BURST": "1000"}
@@ -296,6 +298,7 @@ def test_a_backup_under_load_restores_every_finished_match_and_account(tmp_path)
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_the_documented_postgresql_recipe_round_trips(tmp_path):
     """docs/server.md's pg_dump -Fc / pg_restore into a fresh database, then the store on it."""
     tools = {name: _pg_tool(name) for name in ("pg_dump", "pg_restore")}

@@ -63,6 +63,7 @@ def _play(levels: tuple[str, str, str], seed: int, *, kill_at: int | None = None
     return asyncio.run(run())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("levels", "seed"), [(("beginner", "normal", "expert"), 11), (("master", "expert", "beginner"), 12)]
 )
@@ -70,10 +71,12 @@ def test_a_pooled_bot_answers_as_the_bot_itself(levels: tuple[str, str, str], se
     assert _play(levels, seed, max_steps=600 if "master" in levels else 4000) > 100
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_replaced_and_its_bots_rebuilt_from_their_history() -> None:
     assert _play(("beginner", "beginner", "expert"), 13, kill_at=60) > 100
 
 
+@pytest.mark.slow
 def test_a_question_past_its_budget_and_a_lost_question_get_the_default() -> None:
     async def run() -> None:
         pool = BotPool(1)
@@ -108,6 +111,7 @@ def test_an_unknown_level_fails_where_the_table_opens() -> None:
         BotPool(1).make_bot("grandmaster", 0, 0)
 
 
+@pytest.mark.slow
 def test_the_workers_end_with_their_server_however_it_ends() -> None:
     """A process with a pool is killed with SIGKILL: its worker reads end of file and exits."""
     script = textwrap.dedent(

@@ -29,6 +29,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("level", "seed", "rules"), CASES)
 def test_every_answer_equals_a_fresh_bots_that_saw_the_same_events(level: str, seed: int, rules: str) -> None:
     match = Match(seed, preset(rules).with_options(length="east"))

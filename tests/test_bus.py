@@ -163,6 +163,7 @@ def test_a_lease_is_exclusive_until_released(pair):
     run(pair, body)
 
 
+@pytest.mark.slow
 def test_only_the_owner_renews_and_a_lease_expires_without_renewal(pair):
     async def body(a: Bus, b: Bus) -> None:
         assert await a.leases.acquire("lease:x", "node-a", 0.4)
@@ -244,6 +245,7 @@ def test_concurrent_acquires_give_exactly_one_owner(pair):
     run(pair, body)
 
 
+@pytest.mark.slow
 def test_take_counts_one_token_bucket_for_every_process(pair):
     async def body(a: Bus, b: Bus) -> None:
         # 3 at once, then one more per 20 s: a fourth hit, on either handle, is refused.
@@ -284,6 +286,7 @@ def test_a_shared_limit_counts_in_the_process_while_the_bus_is_down():
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_a_redis_that_stops_answering_holds_no_call_for_ever():
     # A real listening socket that accepts connections and never replies: a hung server.
     with socket.socket() as mute:

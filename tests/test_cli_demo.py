@@ -30,6 +30,7 @@ def demo(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_demo_prints_a_whole_match_repeatably() -> None:
     first = demo("--seed", "7")
     assert first.returncode == 0, first.stderr

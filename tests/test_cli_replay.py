@@ -25,6 +25,7 @@ def _tenhou_files(root: Path) -> list[str]:
     return [str(p) for p in sorted((root / "tenhou3p_json").glob("*.json"))]
 
 
+@pytest.mark.slow
 def test_tenhou_logs_all_match(shared_testdata: Path) -> None:
     proc = _run(*_tenhou_files(shared_testdata))
     assert proc.stderr == ""
@@ -32,6 +33,7 @@ def test_tenhou_logs_all_match(shared_testdata: Path) -> None:
     assert proc.returncode == 0
 
 
+@pytest.mark.slow
 def test_json_report_on_all_logs(shared_testdata: Path) -> None:
     files = _tenhou_files(shared_testdata) + [str(p) for p in sorted((shared_testdata / "mjsoul3p_json").glob("*"))]
     proc = _run("--json", *files)
@@ -44,6 +46,7 @@ def test_json_report_on_all_logs(shared_testdata: Path) -> None:
     assert set(first) == {"file", "hand", "match", "detail"} and first["hand"] == 0
 
 
+@pytest.mark.slow
 def test_rules_option_changes_the_preset(shared_testdata: Path) -> None:
     kokushi = str(shared_testdata / "mjsoul3p_json" / "mjai-reviewer3p_kokushi_ankan.json")
     proc = _run("--rules", "tenhou", kokushi)
@@ -88,6 +91,7 @@ def test_corrupted_copy_is_reported_not_crashed(
     assert lines[-1].endswith("differ") and " 0 differ" not in lines[-1]
 
 
+@pytest.mark.slow
 def test_unreadable_files(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{not json", encoding="utf-8")

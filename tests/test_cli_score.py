@@ -195,6 +195,7 @@ def _outcome(read: object, request: object, rules: Rules) -> object:
     return values[:-1], tsumo, dealer  # the last value is the reading's detail, not compared
 
 
+@pytest.mark.slow
 def test_fast_path_answers_as_score_parts() -> None:
     # fast_parts answers a plainly valid request from kind counts; whatever it answers (a score,
     # not_winning, no_yaku, an impossible flag combination) must be what score_parts answers,

@@ -224,6 +224,7 @@ def test_the_replay_viewer_and_mjai_read_the_whole_log(seeded: Match) -> None:
     assert out[-1]["scores"] == list(seeded.events[-1].points)  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_the_review_skips_the_abandoned_hand(seeded: Match) -> None:
     stored = [event_to_store(e) for e in seeded.events]
     start = _abandoned(seeded.events)[0]

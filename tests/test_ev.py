@@ -122,6 +122,7 @@ def test_placement_value_follows_the_scores_and_the_hands_left() -> None:
     assert model.hands_after(0) == 0.0 and model.hands_after(9) == 2.0
 
 
+@pytest.mark.slow
 def test_the_ev_master_answers_legally_in_whole_matches() -> None:
     from sanma.bots.base import ask
     from sanma.bots.ev import EVBot
@@ -178,6 +179,7 @@ def _master(seat: int, seed: int) -> EVBot:
     return EVBot(seat, seed)
 
 
+@pytest.mark.slow
 def test_calls_kita_and_kans_are_priced_with_the_discards() -> None:
     from sanma.engine.actions import Kan, Kita, Pass, Pon
 
@@ -239,6 +241,7 @@ def test_hypothetical_hands_after_a_pon_a_kan_and_a_kita() -> None:
     assert closest(k) == shanten(k.counts, k.meld_count)
 
 
+@pytest.mark.slow
 def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
     """A decision whose clock runs past ``time_budget`` is priced again on the short horizon
     (hands one shanten or closer followed); past twice the budget, the Expert's answer."""
@@ -310,6 +313,7 @@ def _own_discards(seed: int) -> Iterator[tuple[EVBot, EVBot, LegalActions, Actio
                 b.observe(redact(e, s))
 
 
+@pytest.mark.slow
 def test_a_calm_master_leaves_calm_decisions_to_the_expert_until_the_last_dealer_turn() -> None:
     """The program prices a decision only when an opponent threatens (its tenpai chance at
     least ``threat``) or in the match's last dealer turn; elsewhere the answer is the Expert's

@@ -79,6 +79,7 @@ def _commitments(seed: int, events: list[Event]) -> list[tuple[Deal, str, str, s
     return out
 
 
+@pytest.mark.slow
 def test_a_thousand_hands_rebuild_and_every_commitment_opens() -> None:
     total = 0
     kinds: set[str] = set()
@@ -105,6 +106,7 @@ def _swap(deal: Deal, a: int, b: int) -> Deal:
     return dataclasses.replace(deal, live=tuple(live))
 
 
+@pytest.mark.slow
 def test_a_wall_with_two_tiles_swapped_is_caught() -> None:
     caught = 0
     for seed, events in _matches()[:40]:
@@ -380,6 +382,7 @@ def _every_hand_verifies(got: list[Frame], stored: list[dict[str, Any]], seat: i
     return hands
 
 
+@pytest.mark.slow
 def test_a_practice_match_shows_nothing_before_its_end_and_every_hand_verifies_after(live) -> None:  # type: ignore[no-untyped-def]
     from tests.fixtures.server import Client, new_guest, new_match, play_to_end
 
@@ -410,6 +413,7 @@ def test_a_practice_match_shows_nothing_before_its_end_and_every_hand_verifies_a
     again.close()
 
 
+@pytest.mark.slow
 def test_a_friend_room_shows_no_seat_and_no_watcher_anything_before_the_end(tmp_path: Path) -> None:
     from tests.fixtures.rooms import Api, Player
     from tests.fixtures.server import SEEDS, LiveServer
@@ -444,6 +448,7 @@ def test_a_friend_room_shows_no_seat_and_no_watcher_anything_before_the_end(tmp_
         live.stop()
 
 
+@pytest.mark.slow
 def test_two_matches_of_one_seed_get_their_own_salts_and_a_restart_keeps_them(tmp_path: Path) -> None:
     """The same seed twice: the same walls, other salts, so other commitments.  A room rebuilt
     from the store after the server stopped sends the commitments it sent before, and the

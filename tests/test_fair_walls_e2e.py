@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from sanma.engine import fairness as fair
 from sanma.engine.events import HandStarted
 from sanma.engine.match import Match
@@ -88,6 +90,7 @@ def test_the_match_end_check_accepts_honest_frames_and_catches_changed_ones(page
     assert got == {"result": "seen", "hands": 3, "problems": ["hand 1: the first dora indicator differs"]}
 
 
+@pytest.mark.slow
 def test_the_hand_end_panel_reveals_nothing_and_the_match_end_panel_checks_every_hand(page: Any) -> None:
     """A one-hand practice match played in the page: its hand-end panel says the wall was
     committed to and is checked at the end (nothing was revealed), its match-end panel that

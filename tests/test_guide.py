@@ -215,6 +215,7 @@ def _mpsz_list(text: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "id"])
 def test_every_board_labels_the_dora_its_indicators_point_to(browser: Browser, live: LiveServer, lang: str) -> None:
     page = open_page(browser, live, DESKTOP, lang=lang)

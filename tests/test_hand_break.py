@@ -32,6 +32,7 @@ def stored(settings: Settings, match: str) -> int:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_practice_deals_the_next_hand_only_after_next_hand(settings):
     live = LiveServer(settings, seed_source=lambda: SEEDS[0])
     try:
@@ -122,6 +123,7 @@ def first_prompt(players: list[Player]) -> dict[str, Any]:
                 return frame
 
 
+@pytest.mark.slow
 def test_a_room_deals_when_every_human_pressed_and_the_clock_stands_still(settings):
     # Timers far shorter than the break: before, the seats' prompts of the next hand ran out
     # behind the panel (expired frames, then autoplay).
@@ -156,6 +158,7 @@ def test_a_room_deals_when_every_human_pressed_and_the_clock_stands_still(settin
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_room_deals_at_its_countdown_and_an_absent_seat_counts_as_ready(settings):
     live = LiveServer(settings.with_changes(turn_s=60.0, away_grace_s=0.1), seed_source=lambda: SEEDS[0])
     try:
@@ -186,6 +189,7 @@ def test_a_room_deals_at_its_countdown_and_an_absent_seat_counts_as_ready(settin
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_table_rebuilt_between_hands_still_waits_or_deals_if_its_countdown_passed(settings):
     live = LiveServer(settings, seed_source=lambda: SEEDS[0])
     token = new_guest(live)

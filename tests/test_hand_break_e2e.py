@@ -92,6 +92,7 @@ def shoot(page: Page, folder: Path, name: str) -> None:
     page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_practice_shows_nothing_of_the_next_hand_before_next_hand(
     browser: Browser, live: LiveServer, shots: Path
 ) -> None:
@@ -137,6 +138,7 @@ def open_room(page: Page, length: str) -> None:
     page.wait_for_selector(".hand-tile", timeout=20_000)
 
 
+@pytest.mark.slow
 def test_a_rooms_panel_counts_down_and_no_turn_timer_runs_behind_it(
     browser: Browser, tmp_path: Path, shots: Path
 ) -> None:
@@ -172,6 +174,7 @@ def test_a_rooms_panel_counts_down_and_no_turn_timer_runs_behind_it(
         live.stop()
 
 
+@pytest.mark.slow
 def test_autoplay_is_announced_and_a_tap_takes_the_seat_back(browser: Browser, tmp_path: Path, shots: Path) -> None:
     live = serve(tmp_path, turn_s=0.4, bank_s=0.0, bot_delay_s=0.4)  # a hand long enough to look at
     try:
@@ -192,6 +195,7 @@ def test_autoplay_is_announced_and_a_tap_takes_the_seat_back(browser: Browser, t
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_watchers_panel_deals_nothing_and_closes_with_the_deal(browser: Browser, tmp_path: Path) -> None:
     from tests.fixtures.rooms import Api, Player
     from tests.fixtures.server import choose

@@ -70,6 +70,7 @@ def refused(r: httpx.Response, status: int, code: str) -> bool:
 # -- client addresses ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_spoofed_forwarded_for_from_an_untrusted_peer_changes_no_bucket(serve):
     # No trusted proxies (the default): the peer's address is the client's, whatever the header says.
     server = serve(SANMA_ROOM_JOINS_PER_MIN="3")
@@ -81,6 +82,7 @@ def test_a_spoofed_forwarded_for_from_an_untrusted_peer_changes_no_bucket(serve)
     assert refused(look_up(server, guest(server)), 429, "rate_limited")
 
 
+@pytest.mark.slow
 def test_a_trusted_proxys_forwarded_for_names_the_client(serve):
     server = serve(SANMA_ROOM_JOINS_PER_MIN="2", SANMA_TRUSTED_PROXIES="127.0.0.0/8, ::1")
     # Each proxy appends what it saw: the right-most untrusted hop is the client; whatever the
@@ -101,6 +103,7 @@ def test_a_trusted_proxys_forwarded_for_names_the_client(serve):
     assert look_up(server, guest(server), forwarded="2001:db8:1:3::1").status_code == 404
 
 
+@pytest.mark.slow
 def test_a_malformed_trusted_proxies_setting_stops_the_server(tmp_path):
     import subprocess
     import sys
@@ -144,6 +147,7 @@ def _wait_closed(socks: list[socket.socket]) -> list[bytes]:
     return [received[s.fileno()] for s in socks]
 
 
+@pytest.mark.slow
 def test_five_hundred_unfinished_request_heads_are_all_closed(serve):
     # From one address: above the per-address cap, which is not what this test is about.
     server = serve(SANMA_HEADER_TIMEOUT="1", SANMA_HTTP_CONNECTIONS_PER_ADDRESS="1000")
@@ -162,6 +166,7 @@ def test_five_hundred_unfinished_request_heads_are_all_closed(serve):
             s.close()
 
 
+@pytest.mark.slow
 def test_a_kept_alive_connection_must_finish_its_next_head_too(serve):
     server = serve(SANMA_HEADER_TIMEOUT="1", SANMA_KEEP_ALIVE="30")
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
@@ -177,6 +182,7 @@ def test_a_kept_alive_connection_must_finish_its_next_head_too(serve):
         assert rest == b"<closed>"
 
 
+@pytest.mark.slow
 def test_an_idle_kept_alive_connection_is_closed(serve):
     server = serve(SANMA_KEEP_ALIVE="1")
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
@@ -185,6 +191,7 @@ def test_an_idle_kept_alive_connection_is_closed(serve):
         assert got.startswith(b"HTTP/1.1 200") and got.endswith(b"<closed>")
 
 
+@pytest.mark.slow
 def test_a_stalled_body_is_refused(serve):
     server = serve(SANMA_BODY_TIMEOUT="1")
     token = guest(server)
@@ -224,6 +231,7 @@ def _post(token: str, body: bytes, *, chunked: bool = False, length: bytes | Non
     return head + b"Content-Length: " + (length or str(len(body)).encode()) + b"\r\n\r\n" + body
 
 
+@pytest.mark.slow
 def test_bad_bodies_get_typed_refusals(serve):
     server = serve()
     token = guest(server)
@@ -252,6 +260,7 @@ def _big_post(length: int | None) -> bytes:
     return head + (b"Transfer-Encoding: chunked" if length is None else b"Content-Length: %d" % length) + b"\r\n\r\n"
 
 
+@pytest.mark.slow
 def test_a_refused_big_body_sent_whole_gets_its_413_not_a_reset(serve: Any) -> None:
     # The 413 goes out before the body is read. Closing at once, with the body still coming,
     # reset the connection: the client's send failed and a proxy answered 502 instead (nginx,
@@ -289,6 +298,7 @@ def _send_until_cut_off(s: socket.socket, piece: bytes, pause: float) -> int:
     return sent
 
 
+@pytest.mark.slow
 def test_a_client_that_keeps_sending_after_its_413_is_cut_off(serve: Any) -> None:
     # The rest of a refused body is read for a bounded time and up to a bounded number of
     # bytes: neither a fast sender nor a trickle holds the connection open or is read for ever.
@@ -306,6 +316,7 @@ def test_a_client_that_keeps_sending_after_its_413_is_cut_off(serve: Any) -> Non
 # -- meters ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_guest_and_room_creation_are_metered(serve):
     server = serve(
         SANMA_GUESTS_PER_ADDRESS_PER_H="4",
@@ -332,6 +343,7 @@ def _practice(server: ServeProcess, token: str, **headers: str) -> httpx.Respons
     return httpx.post(f"{server.http}/api/practice", json=body, headers=auth(token, **headers), timeout=30)
 
 
+@pytest.mark.slow
 def test_practice_creation_is_metered_by_rate(serve):
     server = serve(SANMA_PRACTICE_PER_GUEST_PER_MIN="2", SANMA_PRACTICE_PER_ADDRESS_PER_MIN="3")
     a, b = guest(server), guest(server)
@@ -341,6 +353,7 @@ def test_practice_creation_is_metered_by_rate(serve):
     assert refused(_practice(server, b), 429, "rate_limited")
 
 
+@pytest.mark.slow
 def test_practice_matches_running_at_once_are_metered(serve):
     from tests.fixtures.server import Client, play_to_end
 
@@ -365,6 +378,7 @@ def test_practice_matches_running_at_once_are_metered(serve):
     assert _practice(server, a).status_code == 201
 
 
+@pytest.mark.slow
 def test_two_processes_share_the_meters(serve):
     with scratch_redis() as url:
         env = {"SANMA_REDIS_URL": url, "SANMA_GUESTS_PER_ADDRESS_PER_H": "3"}
@@ -376,6 +390,7 @@ def test_two_processes_share_the_meters(serve):
 # -- answers -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_token_answers_are_never_stored_and_ready_tells_outsiders_little(serve):
     operator = "op-" + "x" * 20
     server = serve(SANMA_OPERATOR_TOKEN=operator)
@@ -392,6 +407,7 @@ def test_token_answers_are_never_stored_and_ready_tells_outsiders_little(serve):
     assert full["ok"] is True and full["node"] and full["rooms"] == 1
 
 
+@pytest.mark.slow
 def test_without_smtp_the_log_holds_no_whole_address(serve):
     server = serve()
     token = guest(server)
@@ -408,6 +424,7 @@ def test_without_smtp_the_log_holds_no_whole_address(serve):
 # -- /api/docs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_api_pages_come_from_here_under_the_content_policy(serve):
     server = serve()
     page = httpx.get(f"{server.http}/api/docs")
@@ -424,6 +441,7 @@ def test_the_api_pages_come_from_here_under_the_content_policy(serve):
     assert httpx.get(f"{off.http}/api/openapi.json").status_code == 200
 
 
+@pytest.mark.slow
 def test_the_api_pages_render_in_chromium_with_nothing_refused(serve):
     from tests.fixtures.browser import CHROMIUM, CHROMIUM_ARGS, _missing, sync_playwright
 
@@ -484,6 +502,7 @@ def _kept_alive(server: ServeProcess) -> socket.socket:
     return s
 
 
+@pytest.mark.slow
 def test_a_slow_two_mib_body_gets_its_408_within_the_new_allowance(serve):
     # SANMA_BODY_TIMEOUT=1: the allowance is 1 s + 2 MiB at 512 KiB/s = 5 s.  Before, a route
     # allowing 2 MiB gave 1 s + one second per 64 KiB above 64 KiB = 32 s.
@@ -510,6 +529,7 @@ def test_a_slow_two_mib_body_gets_its_408_within_the_new_allowance(serve):
     assert gave_up_after < 20  # the old allowance was 32 s; the new one is 5 s (a hang guard, not a timing)
 
 
+@pytest.mark.slow
 def test_connections_over_the_per_address_cap_are_refused(serve):
     from websockets.sync.client import connect
 
@@ -552,6 +572,7 @@ def test_connections_over_the_per_address_cap_are_refused(serve):
     assert len(lines) == 1 and "127.0.0.1" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_trusted_proxy_is_not_capped(serve):
     server = serve(SANMA_HTTP_CONNECTIONS_PER_ADDRESS="2", SANMA_KEEP_ALIVE="60", SANMA_TRUSTED_PROXIES="127.0.0.1")
     held = [_kept_alive(server) for _ in range(5)]  # a proxy carries many clients
@@ -559,6 +580,7 @@ def test_a_trusted_proxy_is_not_capped(serve):
         s.close()
 
 
+@pytest.mark.slow
 def test_every_refusal_has_the_security_headers_and_the_error_shape(serve):
     server = serve(SANMA_BODY_TIMEOUT="1")
     token = guest(server)
@@ -578,6 +600,7 @@ def test_every_refusal_has_the_security_headers_and_the_error_shape(serve):
         assert _guarded(headers), (name, headers)
 
 
+@pytest.mark.slow
 def test_an_unexpected_fault_answers_500_in_our_shape_and_logs_one_traceback(tmp_path, caplog):
     from sanma.server.settings import Settings
     from tests.fixtures.server import LiveServer, free_port
@@ -615,6 +638,7 @@ BAD_JSON = {
 }
 
 
+@pytest.mark.slow
 def test_bad_json_bodies_on_every_json_route_get_400_bad_json(serve):
     server = serve(SANMA_ACCOUNT_WRITES_PER_MIN="1000")
     token = guest(server)
@@ -631,6 +655,7 @@ def test_bad_json_bodies_on_every_json_route_get_400_bad_json(serve):
     assert refused(r, 413, "too_large")
 
 
+@pytest.mark.slow
 def test_a_flood_of_bad_input_writes_one_line_per_kind_and_address(serve):
     server = serve()
     token = guest(server)

@@ -109,6 +109,7 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
     server.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "id"])
 def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(browser, live, lang):
     page = page_for(browser, live)

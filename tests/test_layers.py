@@ -83,6 +83,7 @@ def test_no_cycle_between_scoring_and_yaku() -> None:
     assert "sanma.engine.context" in {m for _, m in _imports(PACKAGE / "engine" / "yaku.py")}
 
 
+@pytest.mark.slow
 def test_the_package_never_imports_the_legacy_folder() -> None:
     """``legacy/`` (the classic master, the EV master's A/B variants) is frozen for the
     benchmarks; the package stands without it."""

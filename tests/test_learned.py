@@ -132,6 +132,7 @@ def _play(seed: int, rules: Rules, bots: list[LearnedBot]) -> tuple[Match, list[
     return match, statuses
 
 
+@pytest.mark.slow
 def test_the_learned_policy_plays_legally() -> None:
     for seed, red in ((41, True), (42, False)):
         bots = [LearnedBot(s, seed) for s in range(3)]
@@ -168,6 +169,7 @@ class _Agreement:
             self.same += plain and kind_of(answer.tile) == kind_of(human.tile)
 
 
+@pytest.mark.slow
 def test_on_the_validation_day_the_master_discards_like_the_humans(shared_testdata: Path) -> None:
     """Games of 2026-01-22, never trained or tuned on (the Expert matches about 52% here)."""
     files = sorted((shared_testdata / "phoenix3p_mjlog").glob("20260122*.xml.gz"))[:3]

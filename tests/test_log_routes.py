@@ -220,6 +220,7 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 120) -> 
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("hands", "expected"), [(3273, (422, "too_many_hands")), (64, (200, None))])
 def test_uploads_held_in_flight_leave_the_tables_alone(serve, hands, expected):
     """Six uploads wait on a log worker that is stopped (SIGSTOP): none is answered, and a
@@ -286,6 +287,7 @@ MALFORMED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/api/replays/open", "/api/replays"])
 def test_each_malformed_body_gets_its_typed_422_with_the_security_headers(live, path):
     token = new_guest(live)
@@ -310,6 +312,7 @@ def jobs(live: LiveServer) -> int:
     return int(live.app.state.log_work.jobs)
 
 
+@pytest.mark.slow
 def test_kept_logs_are_capped_per_guest_listed_without_texts_and_read_again_without_work(live):
     engine, _, token = guest_token(live)
     small = tenhou_log(6)
@@ -357,6 +360,7 @@ def test_kept_logs_are_capped_per_guest_listed_without_texts_and_read_again_with
 # -- meters and the queue -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_log_route_counts_on_the_guest_and_address_meters(tmp_path):
     settings = Settings(
         port=free_port(), data_dir=tmp_path / "data", logs_per_guest_per_min=1, logs_per_address_per_min=7
@@ -394,6 +398,7 @@ def _log_route(http: str, route: str, token: str, match: str, log: str, kept: st
     return get(http, paths.get(route, f"/api/matches/{match}/{route}"), token)
 
 
+@pytest.mark.slow
 def test_a_full_queue_answers_log_busy_with_retry_after(tmp_path):
     settings = Settings(port=free_port(), data_dir=tmp_path / "data", log_queue=1, logs_per_guest_per_min=1000)
     live = LiveServer(settings)
@@ -419,6 +424,7 @@ def test_a_full_queue_answers_log_busy_with_retry_after(tmp_path):
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_job_past_its_wall_clock_stops_its_worker_and_the_next_runs():
     from sanma.server.logwork import LogFault, LogWork
 

@@ -58,6 +58,7 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
     server.stop()
 
 
+@pytest.mark.slow
 def test_the_counters_move_with_a_seeded_match(live):
     url = f"http://127.0.0.1:{live.settings.metrics_port}/metrics"
     before = scrape(url)
@@ -119,6 +120,7 @@ def test_metrics_are_not_on_the_public_port(live, tmp_path):
     assert Settings().metrics_port == 0 and Settings.from_env({}).metrics_port == 0
 
 
+@pytest.mark.slow
 def test_json_log_lines_with_their_fields_and_no_secrets(tmp_path):
     env = {
         "SANMA_DATA_DIR": str(tmp_path / "data"),
@@ -166,6 +168,7 @@ class BrokenBot(Player):
         raise RuntimeError("out of ideas")
 
 
+@pytest.mark.slow
 def test_a_broken_bot_is_counted_and_logged(tmp_path, caplog):
     settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0).with_changes(
         metrics_port=free_port()

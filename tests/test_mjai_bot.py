@@ -90,6 +90,7 @@ def _play(players: list[Player], seed: int) -> tuple[Counter[str], int]:
     return statuses, hands + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", ["beginner", "normal", "expert"])
 def test_mjai_bot_subprocess_plays_whole_matches_legally(level: str) -> None:
     if not level_available(level):
@@ -213,6 +214,7 @@ FAKE_BOTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(FAKE_BOTS))
 def test_broken_bots_get_the_default_action(kind: str) -> None:
     script = textwrap.dedent(f"""
@@ -245,6 +247,7 @@ def test_broken_bots_get_the_default_action(kind: str) -> None:
     assert mjai._proc.poll() is not None
 
 
+@pytest.mark.slow
 def test_cli_runs_and_exits_cleanly_at_end_of_input() -> None:
     if not level_available("normal"):
         pytest.skip("bot level normal is not written yet")

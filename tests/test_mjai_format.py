@@ -221,6 +221,7 @@ def _stream(seeds: range) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             yield seat, write_all([redact(e, seat) for e in match.events], match.rules.red_fives)
 
 
+@pytest.mark.slow
 def test_spec_order_and_every_event_kind() -> None:
     seen: Counter[str] = Counter()
     for seat, objs in _stream(range(40)):
@@ -396,6 +397,7 @@ def test_seat_legality_matches_the_engine(seed: int) -> None:
 # -- answers -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_legal_action_survives_its_mjai_answer() -> None:
     """``answer_for`` then ``parse_answer`` gives back each legal action (same kind, same
     copy class), with the exact consumed copies the engine would take."""

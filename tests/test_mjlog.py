@@ -178,6 +178,7 @@ def _replay_check(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_replay_check_reads_mjlog_plain_and_packed_whatever_the_name(tmp_path: Path) -> None:
     plain = tmp_path / "game.xml"
     plain.write_text(GAME, encoding="utf-8")
@@ -209,6 +210,7 @@ def _post(live: LiveServer, path: str, token: str, body: bytes) -> httpx.Respons
     return httpx.post(f"{live.http}{path}", content=body, headers=headers, timeout=60)
 
 
+@pytest.mark.slow
 def test_the_log_routes_open_and_keep_a_packed_mjlog(live: LiveServer) -> None:
     token = new_guest(live)
     r = _post(live, "/api/replays/open", token, gzip.compress(GAME.encode()))
@@ -341,6 +343,7 @@ def _check_files(paths: list[Path]) -> tuple[int, list[str]]:
     return hands, differ
 
 
+@pytest.mark.slow
 def test_every_shared_phoenix_game_replays_hand_for_hand(shared_testdata: Path) -> None:
     """All 2,537 games, in a process per core (up to four): about 62 s of one core's time, most
     of it the engine's legality."""

@@ -8,12 +8,14 @@ import gzip
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.fixtures.mjlog import GAME
 from tests.fixtures.replay_viewer import guest_of, open_history, page_for
 from tests.fixtures.replay_viewer import live as live  # the replay viewer's live, not conftest's
 
 
+@pytest.mark.slow
 def test_a_packed_mjlog_opens_in_the_viewer_and_is_kept_as_text(browser, live, tmp_path: Path):
     page = page_for(browser, live)
     open_history(page)

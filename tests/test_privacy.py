@@ -61,6 +61,7 @@ def named(live: LiveServer, name: str) -> tuple[str, str]:
     return token, guest_of(live, token)
 
 
+@pytest.mark.slow
 def test_export_is_an_attachment_of_the_accounts_rows_only(server, engine, inbox):
     ann, ann_id = named(server, "Ann")
     bob, bob_id = named(server, "Bob")
@@ -95,6 +96,7 @@ def test_export_is_an_attachment_of_the_accounts_rows_only(server, engine, inbox
     assert get(server, "/api/account/export", "not-a-token").status_code == 401
 
 
+@pytest.mark.slow
 def test_deleting_with_the_mailed_code_keeps_the_other_players_match_whole(server, engine, inbox):
     ann, ann_id = named(server, "Ann")
     bob, bob_id = named(server, "Bob")
@@ -139,6 +141,7 @@ def test_deleting_with_the_mailed_code_keeps_the_other_players_match_whole(serve
     assert len(match_store.load_events(engine, shared)) == len(bob_replay["events"])
 
 
+@pytest.mark.slow
 def test_an_account_without_an_address_deletes_with_its_token(server, engine):
     token, guest = named(server, "Solo")
     assert post(server, "/api/account/checkin", token).status_code == 200
@@ -147,6 +150,7 @@ def test_an_account_without_an_address_deletes_with_its_token(server, engine):
     assert acc.get_account(engine, guest).display_name is None
 
 
+@pytest.mark.slow
 def test_deleting_is_refused_while_a_room_match_runs(server, engine):
     ann, ann_id = named(server, "Ann")
     _, bob_id = named(server, "Bob")

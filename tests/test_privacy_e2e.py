@@ -32,6 +32,7 @@ def account(server: LiveServer, token: str) -> httpx.Response:
     return httpx.get(f"{server.http}/api/account", headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
 
+@pytest.mark.slow
 def test_download_and_delete_with_the_mailed_code(browser, live, inbox, shots):
     page = fresh_page(browser, live)
     open_account(page)

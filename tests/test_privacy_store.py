@@ -158,6 +158,7 @@ def rows_of(engine: Engine, guest_id: str) -> dict[str, int]:
     return found
 
 
+@pytest.mark.slow
 def test_deleting_removes_every_row_and_keeps_the_shared_match_whole(engine, world):
     ann, bob, shared = world
     before_events = match_store.event_count(engine, shared)

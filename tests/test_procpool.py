@@ -31,6 +31,7 @@ def pid() -> int:
     return os.getpid()
 
 
+@pytest.mark.slow
 def test_a_job_over_its_cpu_limit_stops_and_its_worker_serves_the_next() -> None:
     pool = procpool.new_pool(1)
     try:
@@ -54,6 +55,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.slow
 def test_a_pools_workers_end_when_its_maker_is_killed() -> None:
     maker = subprocess.Popen([sys.executable, "-c", MAKER], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     left: list[Process] = []

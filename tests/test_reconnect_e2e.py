@@ -58,6 +58,7 @@ def discard_twice(page) -> None:  # type: ignore[no-untyped-def]
         discards += what == "discard"
 
 
+@pytest.mark.slow
 def test_the_client_reconnects_after_room_failed_and_plays_on(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)
@@ -74,6 +75,7 @@ def test_the_client_reconnects_after_room_failed_and_plays_on(browser: Browser, 
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_the_client_reconnects_after_a_server_restart_and_plays_on(
     browser: Browser,
     settings: Settings,
@@ -98,6 +100,7 @@ def test_the_client_reconnects_after_a_server_restart_and_plays_on(
         live.stop()
 
 
+@pytest.mark.slow
 def test_an_answer_dropped_by_the_rate_limit_is_sent_again(browser: Browser, tmp_path: Path) -> None:
     # Two frames at once, then one every 2 s: the hello and the speed frame take the two, so
     # the first answers are dropped (rate_limited) and the client sends them again.

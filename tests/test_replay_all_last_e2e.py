@@ -43,6 +43,7 @@ def store_match(live: LiveServer, guest: str, match: Match) -> str:
         engine.dispose()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("lang", "words"), [("en", "all-last"), ("id", "all-last")])
 def test_the_replays_match_end_panel_says_all_last(
     browser: Browser, live: LiveServer, shots: Path, lang: str, words: str

@@ -60,6 +60,7 @@ def shown_scores(page: Page) -> list[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_practice_match_from_the_history(browser, live, shots):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live)
@@ -150,6 +151,7 @@ def test_a_running_match_replay_shows_no_hidden_tile(browser, live):
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_tenhou6_download_round_trips(browser, live, tmp_path):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live, seed=3)
@@ -186,6 +188,7 @@ def _end_of_hand(page: Page, k: int, count: int) -> None:
     page.wait_for_selector("#replay-result .hand-end")
 
 
+@pytest.mark.slow
 def test_every_shared_log_opens_and_each_hand_shows_the_logs_result(browser, live):
     page = page_for(browser, live)
     open_history(page)
@@ -211,6 +214,7 @@ def test_every_shared_log_opens_and_each_hand_shows_the_logs_result(browser, liv
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_broken_files_get_their_clear_errors(browser, live, tmp_path):
     page = page_for(browser, live)
     open_history(page)
@@ -234,6 +238,7 @@ def test_broken_files_get_their_clear_errors(browser, live, tmp_path):
         page.evaluate("() => { document.getElementById('acct-error').textContent = ''; }")
 
 
+@pytest.mark.slow
 def test_a_share_link_opens_in_another_browser(browser, live, shots):
     page = page_for(browser, live)
     match, _ = ended_match_in_history(page, live, seed=7)
@@ -295,6 +300,7 @@ def hand_list_changes(page: Page, k: int) -> str:
     return page.inner_text(f"#replay-hand-{k} .hand-result")
 
 
+@pytest.mark.slow
 def test_a_result_panel_fits_and_the_hand_list_says_its_change(browser, live, shots):
     """At 1280x800 a hand's whole result panel (its payments, the scores, Next hand) shows
     without a scroll inside it; the hand list's figure is the change the panel shows (a riichi
@@ -332,6 +338,7 @@ OPEN_TILE_WIDTHS = """() => [...document.querySelectorAll('#replay .opponent .ti
   .map(t => t.getBoundingClientRect().width)"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", [PHONE, PORTRAIT], ids=["landscape", "portrait"])
 def test_on_a_phone_the_open_hands_are_readable(browser, live, shots, viewport):
     """A phone's replay draws the opponents' open hands at a size a face can be read at (they
@@ -369,6 +376,7 @@ def standings_names(page: Page) -> dict[int, str]:
     return {int(seat): name for seat, name in page.evaluate(STANDINGS_NAMES).items()}
 
 
+@pytest.mark.slow
 def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_path):
     """A practice match's bots have one name each at the table, in the history, in its replay,
     on its share link, in the tenhou.net/6 download and in that file opened again (they were
@@ -415,6 +423,7 @@ def test_bots_are_named_as_the_table_names_them_everywhere(browser, live, tmp_pa
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_kept_log_is_listed_at_once_and_the_keys_still_work(browser, live):
     """Saving an opened file ("Save to my history") lists it in the tab under the viewer at
     once (it showed after switching tabs), and the viewer's keys go on working (the Save
@@ -452,6 +461,7 @@ HISTORY_ROWS = """() => [...document.querySelectorAll('#hist-server tbody tr[dat
 }))"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE, PORTRAIT], ids=["desktop", "landscape", "portrait"])
 def test_history_rows_keep_their_labels_and_fit_a_line(browser, live, shots, viewport):
     """The history list at every size: on a desktop a match is one line (it took three); where

@@ -66,6 +66,7 @@ def post_file(live: LiveServer, path: str, token: str, body: bytes | str) -> htt
 # -- what a replay shows ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_ended_match_replays_with_every_hand_open(server, engine):
     guest, token = guest_token(engine)
     match, events = store_ended(engine, 11, guest)
@@ -106,6 +107,7 @@ def test_seats_are_named_as_their_table_names_them():
     ]
 
 
+@pytest.mark.slow
 def test_a_running_match_replays_with_nothing_hidden_leaking(server):
     token = new_guest(server)
     match = new_match(server, token, seat=0, length="east")  # dealt, never played to its end
@@ -129,6 +131,7 @@ def test_a_running_match_replays_with_nothing_hidden_leaking(server):
 # -- downloads --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 8])
 def test_tenhou6_download_is_the_engines_export_and_reimports(server, engine, seed):
     guest, token = guest_token(engine)
@@ -170,6 +173,7 @@ def test_jsonl_download_rebuilds_the_match(server, engine):
 # -- share links ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_shared_link_shows_the_ended_match_to_anyone_until_unshared(server, engine):
     guest, token = guest_token(engine)
     match, events = store_ended(engine, 7, guest, seat=2)
@@ -202,6 +206,7 @@ def _wins(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_shared_log_opens_and_each_hand_agrees_with_the_log(server):
     token = new_guest(server)
     for path in shared_logs():
@@ -242,6 +247,7 @@ def _a_log() -> str:
     return shared_logs()[0].read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_broken_files_get_clear_typed_errors(server):
     token = new_guest(server)
     text = _a_log()
@@ -275,6 +281,7 @@ def test_broken_files_get_clear_typed_errors(server):
     assert r.status_code == 422
 
 
+@pytest.mark.slow
 def test_an_opened_log_is_stored_only_when_saved(server):
     token = new_guest(server)
     text = _a_log()

@@ -142,6 +142,7 @@ def test_the_masters_own_decisions_cost_nothing() -> None:
     assert priced >= 5
 
 
+@pytest.mark.slow
 def test_cli_prints_the_review_as_json(tmp_path: Path) -> None:
     log = tmp_path / "match.json"
     log.write_text(json.dumps([event_to_store(e) for e in _master_match(5)]))

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from sanma.store import db
 from tests.fixtures.procs import Process, descendants, end, still_alive_after
@@ -44,6 +45,7 @@ def started_processes(server: ServeProcess, timeout_s: float = 60) -> dict[Proce
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_review_workers_end_with_a_killed_server(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = {"SANMA_DATA_DIR": str(data), "SANMA_REVIEW_WORKERS": "1", "SANMA_BOT_DELAY": "0"}

@@ -121,6 +121,7 @@ def queue(
     )
 
 
+@pytest.mark.slow
 def test_a_review_is_computed_once_shown_with_progress_and_kept(tmp_path, running):
     settings = base_settings(tmp_path)
     live = start(running, settings)
@@ -164,6 +165,7 @@ def test_a_review_is_computed_once_shown_with_progress_and_kept(tmp_path, runnin
     assert restarted.app.state.reviews.computed == 0
 
 
+@pytest.mark.slow
 def test_with_no_worker_it_waits_queued_and_a_server_with_one_computes_it(tmp_path, running):
     settings = base_settings(tmp_path, review_workers=0)
     front = start(running, settings)
@@ -224,6 +226,7 @@ def test_one_address_holds_only_a_few_places_of_the_queue(tmp_path, running):
     assert [None if r is None else r.address for r in rows] == ["ip:" + crowd, "ip:" + crowd, None, "ip:" + alone]
 
 
+@pytest.mark.slow
 def test_typed_errors(tmp_path, running):
     live = start(running, base_settings(tmp_path, review_workers=0))
     _, token, match = ended_match(live, 27)
@@ -245,6 +248,7 @@ def test_typed_errors(tmp_path, running):
     assert r.status_code == 401 and r.json()["error"] == "unauthorized"
 
 
+@pytest.mark.slow
 def test_a_log_the_review_cannot_read_fails_with_its_reason(tmp_path, running):
     live = start(running, base_settings(tmp_path))
     engine = db.open_engine(live.settings.db_url)
@@ -260,6 +264,7 @@ def test_a_log_the_review_cannot_read_fails_with_its_reason(tmp_path, running):
     assert live.app.state.reviews.computed == 1
 
 
+@pytest.mark.slow
 def test_a_review_past_its_time_limit_fails_and_frees_the_worker(tmp_path, running):
     live = start(running, base_settings(tmp_path))
     reviews = live.app.state.reviews
@@ -275,6 +280,7 @@ def test_a_review_past_its_time_limit_fails_and_frees_the_worker(tmp_path, runni
     assert reviews.computed == 2
 
 
+@pytest.mark.slow
 def test_a_review_running_when_the_server_died_is_started_again_or_failed(tmp_path, running):
     settings = base_settings(tmp_path)
     engine = db.open_engine(settings.db_url)
@@ -416,6 +422,7 @@ def test_store_a_review_of_another_master_is_queued_again(any_engine: Engine, ke
     assert queue(any_engine, match, 1, guest, total=41, queue_cap=10) == (again, False)
 
 
+@pytest.mark.slow
 def test_a_review_of_another_master_is_shown_outdated_and_computed_again(tmp_path, running):
     settings = base_settings(tmp_path)
     engine = db.open_engine(settings.db_url)

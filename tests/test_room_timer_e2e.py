@@ -92,6 +92,7 @@ def open_recording(browser: Browser, live: LiveServer) -> Page:
     return page
 
 
+@pytest.mark.slow
 def test_the_last_seconds_of_a_turn_tick_and_a_room_has_no_speed_button(browser: Browser, live: LiveServer) -> None:
     page = open_recording(browser, live)
     room_with_two_bots(page)
@@ -105,6 +106,7 @@ def test_the_last_seconds_of_a_turn_tick_and_a_room_has_no_speed_button(browser:
     page.close()
 
 
+@pytest.mark.slow
 def test_muted_the_timer_does_not_tick(browser: Browser, live: LiveServer) -> None:
     page = open_recording(browser, live)
     page.evaluate("() => localStorage.setItem('sanma.mute', '1')")

@@ -49,6 +49,7 @@ def start(live: LiveServer, turn_timer: str | None, humans: int = 1) -> tuple[li
     return apis, host.ok("POST", f"/{room['code']}/start")
 
 
+@pytest.mark.slow
 def test_the_default_is_the_servers_timers_and_only_the_host_changes_them_in_the_lobby(tmp_path):
     live = LiveServer(Settings(port=free_port(), data_dir=tmp_path / "data", turn_s=10.0, bank_s=20.0))
     try:
@@ -75,6 +76,7 @@ def test_the_default_is_the_servers_timers_and_only_the_host_changes_them_in_the
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_room_of_5_plus_10_times_out_as_configured(settings):
     live = LiveServer(settings, seed_source=lambda: SEEDS[0])
     try:
@@ -92,6 +94,7 @@ def test_a_room_of_5_plus_10_times_out_as_configured(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_off_never_plays_a_connected_seat_yet_plays_on_when_it_leaves(settings):
     live = LiveServer(settings, seed_source=lambda: SEEDS[0])
     try:

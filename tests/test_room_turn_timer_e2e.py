@@ -45,6 +45,7 @@ WORDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "id"])
 def test_the_host_chooses_the_turn_timer_and_the_friend_sees_it(browser: Browser, live: LiveServer, lang: str) -> None:
     words = WORDS[lang]

@@ -72,6 +72,7 @@ def open_room(live: LiveServer, humans: int, bots: dict[int, str] | None = None)
 # -- lobby -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_lobby_code_seats_host_controls_and_start(server, settings):
     host, friend, late = Api(server), Api(server), Api(server)
     room = host.ok("POST", "", {"length": "one-hand", "red_fives": False}, 201)
@@ -127,6 +128,7 @@ def test_host_leaving_passes_the_role_and_an_empty_room_closes(server):
     friend.refused("GET", f"/{code}", None, 404, "no_room")
 
 
+@pytest.mark.slow
 def test_the_host_removes_a_guest_who_may_not_join_again(server):
     host, friend, other = Api(server), Api(server), Api(server)
     code = host.ok("POST", "", None, 201)["code"]
@@ -162,6 +164,7 @@ def test_the_host_removes_a_guest_who_may_not_join_again(server):
     watcher.close()
 
 
+@pytest.mark.slow
 def test_after_its_match_the_room_reopens_for_a_rematch_with_the_same_seats(server):
     (host, friend), room = open_room(server, 2, {2: "beginner"})
     code, first = room["code"], room["match"]
@@ -179,6 +182,7 @@ def test_after_its_match_the_room_reopens_for_a_rematch_with_the_same_seats(serv
     assert friend.ok("GET", f"/{code}")["match"] == second["match"]
 
 
+@pytest.mark.slow
 def test_the_host_changes_the_options_in_the_lobby_and_the_match_follows_them(server, settings):
     host, friend = Api(server), Api(server)
     code = host.ok("POST", "", {"length": "east-south", "red_fives": True}, 201)["code"]
@@ -202,6 +206,7 @@ def test_the_host_changes_the_options_in_the_lobby_and_the_match_follows_them(se
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_the_host_hands_the_role_to_another_guest(server):
     host, friend = Api(server), Api(server)
     code = host.ok("POST", "", None, 201)["code"]
@@ -217,6 +222,7 @@ def test_the_host_hands_the_role_to_another_guest(server):
     assert friend.ok("POST", f"/{code}/start")["status"] == "playing"
 
 
+@pytest.mark.slow
 def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
     live = LiveServer(settings.with_changes(room_joins_per_min=4))
     try:
@@ -232,6 +238,7 @@ def test_room_lookups_are_rate_limited_wrong_codes_included(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_idle_rooms_expire_and_are_swept(settings):
     live = LiveServer(settings.with_changes(room_idle_s=1.0))
     try:
@@ -250,6 +257,7 @@ def test_idle_rooms_expire_and_are_swept(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_lobby_survives_a_restart(settings):
     live = LiveServer(settings)
     host, friend = Api(live), Api(live)
@@ -286,6 +294,7 @@ def check_every_seat(players: dict[int, Player], settings: Settings, match: str)
         assert {f["t"] for f in player.frames} <= {"welcome", "event", "prompt", "presence", "expired", "error"} | fair
 
 
+@pytest.mark.slow
 def test_three_humans_every_frame_of_every_seat_redacted(server, settings):
     apis, room = open_room(server, 3)
     match = room["match"]
@@ -299,6 +308,7 @@ def test_three_humans_every_frame_of_every_seat_redacted(server, settings):
         player.close()
 
 
+@pytest.mark.slow
 def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, settings):
     apis, room = open_room(server, 2, bots={2: "beginner"})
     match = room["match"]
@@ -335,6 +345,7 @@ def test_two_humans_and_a_bot_and_answers_only_for_ones_own_seat(server, setting
 HOSTILE_NAME = "<script>x</script>"
 
 
+@pytest.mark.slow
 def test_seats_and_welcomes_carry_display_names(server):
     host, friend, unnamed = Api(server), Api(server), Api(server)
     for api, name in ((host, "Ana"), (friend, HOSTILE_NAME)):
@@ -387,6 +398,7 @@ def test_an_unnamed_guest_has_a_null_name_and_practice_has_no_players(server):
 # -- timers, autoplay, disconnects ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_turn_timer_then_bank_then_autoplay_until_the_player_returns(settings):
     fast = settings.with_changes(turn_s=0.3, bank_s=0.4, timeouts_to_auto=2, away_grace_s=60.0)
     live = LiveServer(fast, seed_source=lambda: SEEDS[0])
@@ -419,6 +431,7 @@ def test_turn_timer_then_bank_then_autoplay_until_the_player_returns(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_a_disconnected_seat_plays_on_and_the_others_see_it(settings):
     live = LiveServer(settings.with_changes(away_grace_s=0.2), seed_source=lambda: SEEDS[1])
     try:
@@ -445,6 +458,7 @@ def test_a_disconnected_seat_plays_on_and_the_others_see_it(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_bad_frames_from_one_seat_get_errors_a_flood_closes_it_and_the_table_plays_on(settings):
     live = LiveServer(
         settings.with_changes(rate_per_s=5.0, rate_burst=10, away_grace_s=0.2), seed_source=lambda: SEEDS[0]
@@ -499,6 +513,7 @@ def test_each_guest_gets_its_own_seat_wherever_the_host_sits(server):
         p.close()
 
 
+@pytest.mark.slow
 def test_racing_joins_fill_the_last_seat_once(server):
     host = Api(server)
     code = host.ok("POST", "", None, 201)["code"]
@@ -523,6 +538,7 @@ def test_racing_joins_fill_the_last_seat_once(server):
     assert kinds(room) == ["human", "bot", "human"] and winner["you"] == 2
 
 
+@pytest.mark.slow
 def test_a_spectator_sees_each_event_as_it_happens_and_nothing_concealed(server, settings):
     host = Api(server)
     code = host.ok("POST", "", {"length": "one-hand"}, 201)["code"]
@@ -563,6 +579,7 @@ def open_view(event: Any) -> dict[str, Any]:
     return event_to_wire(redact(event, None) if isinstance(event, MatchStarted) else event, True)
 
 
+@pytest.mark.slow
 def test_with_open_hands_a_spectator_sees_every_tile_a_whole_hand_behind(server, settings):
     host = Api(server)
     code = host.ok("POST", "", {"length": "east"}, 201)["code"]

@@ -80,6 +80,7 @@ def drain(player: Player) -> None:
         pass
 
 
+@pytest.mark.slow
 def test_kill_9_mid_room_and_resume_on_the_same_database(serve, db_url, tmp_path):
     port = free_port()
     live = Serve(db_url, port, tmp_path / "serve.log")

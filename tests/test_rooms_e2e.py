@@ -43,6 +43,7 @@ HOSTILE_NAME = "<script>x</script>"  # user text: must show as text, never as ma
 NAME_OF_SEAT = '(s) => document.querySelector(`[data-presence-seat="${s}"] .who`)?.textContent'
 
 
+@pytest.mark.slow
 def test_two_guests_create_join_by_link_add_a_bot_and_play_to_the_end(
     browser: Browser, live: LiveServer, shots: Path
 ) -> None:
@@ -161,6 +162,7 @@ def lobby_with_a_friend(
     return host, friend
 
 
+@pytest.mark.slow
 def test_the_host_hands_the_role_to_a_friend(browser: Browser, live: LiveServer) -> None:
     host, friend = lobby_with_a_friend(browser, live, "id")
     assert friend.locator("[data-room-cmd=start]").count() == 0
@@ -178,6 +180,7 @@ def test_the_host_hands_the_role_to_a_friend(browser: Browser, live: LiveServer)
         page.close()
 
 
+@pytest.mark.slow
 def test_the_host_removes_a_friend_who_is_told_and_cannot_join_again(browser: Browser, live: LiveServer) -> None:
     host, friend = lobby_with_a_friend(browser, live, "en", HOSTILE_NAME)
     assert friend.locator("[data-room-cmd=remove-guest]").count() == 0  # only the host may remove
@@ -213,6 +216,7 @@ STORED_LENGTH_IS = """async (want) => {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("viewport", "name", "lang"),
     [(DESKTOP, "desktop", "id"), (PHONE, "phone", "en"), (PHONE, "phone", "id")],

@@ -786,6 +786,7 @@ def _check_win(
     assert yaku.get("kita", 0) == kita[ev.seat]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["default", "tenhou"])
 def test_event_logs_of_random_hands_follow_the_rules(preset: str) -> None:
     """§1-§4 on 300 random hands: every win's rinshan, haitei, houtei, chankan, menzen tsumo,

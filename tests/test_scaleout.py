@@ -92,6 +92,7 @@ def lease_owner(redis_url: str, match: str) -> str | None:
         client.close()
 
 
+@pytest.mark.slow
 def test_a_match_created_on_one_process_is_played_through_another(nodes, database_url, redis_url):
     a, b = nodes
     token, match = new_practice(a)
@@ -108,6 +109,7 @@ def test_a_match_created_on_one_process_is_played_through_another(nodes, databas
     assert lease_owner(redis_url, match) == "node-a"  # B only relayed
 
 
+@pytest.mark.slow
 def test_next_hand_reaches_the_owner_over_the_bus(nodes, database_url, redis_url):
     # The break between hands (docs/rooms.md): a player on B is in A's break, and its
     # "Next hand" travels over the room bus to A, which deals only then.
@@ -141,6 +143,7 @@ def test_next_hand_reaches_the_owner_over_the_bus(nodes, database_url, redis_url
     assert lease_owner(redis_url, match) == "node-a"  # B only relayed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reconnect", [True, False], ids=["player-reconnects", "player-stays"])
 def test_killing_the_owner_mid_match_loses_nothing(nodes, database_url, redis_url, reconnect):
     a, b = nodes
@@ -168,6 +171,7 @@ def test_killing_the_owner_mid_match_loses_nothing(nodes, database_url, redis_ur
     check_against_log(before + player.frames, log, 1)
 
 
+@pytest.mark.slow
 def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(nodes, database_url):
     a, b = nodes
     host, guest = (httpx.post(f"{n.http}/api/guest").json()["token"] for n in (a, b))
@@ -210,6 +214,7 @@ def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(
     watcher.close()
 
 
+@pytest.mark.slow
 def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(database_url, redis_url, tmp_path):
     # A friend room's away seat plays on by default actions after a grace: the match runs
     # by itself, so only adoption (no hello anywhere) can carry it on after its owner dies.
@@ -244,6 +249,7 @@ def test_a_room_whose_owner_died_is_adopted_and_plays_on_with_nobody_connected(d
         b.stop()
 
 
+@pytest.mark.slow
 def test_both_processes_are_ready_and_share_the_rate_limits(database_url, redis_url, tmp_path):
     # 4 room look-ups a minute per guest and address: 2 through each process use them all up,
     # where per-process counting would allow 4 more on the other process.
@@ -268,6 +274,7 @@ def test_both_processes_are_ready_and_share_the_rate_limits(database_url, redis_
         b.stop()
 
 
+@pytest.mark.slow
 def test_two_browsers_on_two_processes_play_one_room_to_the_end(browser, database_url, redis_url, tmp_path):
     """The issue's end-to-end check: Chromium pages on different processes, one room, a full hand."""
     slow = {"SANMA_TURN": "60", "SANMA_BANK": "30"}  # the pages click at their own pace
@@ -306,6 +313,7 @@ def test_two_browsers_on_two_processes_play_one_room_to_the_end(browser, databas
         b.stop()
 
 
+@pytest.mark.slow
 def test_when_a_relaying_process_dies_the_owner_sees_its_player_away(database_url, redis_url, tmp_path):
     a = Node("node-a", database_url, redis_url, tmp_path, SANMA_AWAY_GRACE="0.3")
     b = Node("node-b", database_url, redis_url, tmp_path, SANMA_AWAY_GRACE="0.3")
@@ -530,6 +538,7 @@ def test_a_relayed_connection_that_reaches_nobody_is_let_go():
 # -- leases through a stalled event loop (issue 15) -----------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_stalled_loop_keeps_its_leases_on_memory_and_on_redis():
     """A process's event loop that stands still longer than a lease lives (a burst of work):
     the lease lapses (renewals run on the loop only) and nobody took it meanwhile, so the next
@@ -563,6 +572,7 @@ def test_a_stalled_loop_keeps_its_leases_on_memory_and_on_redis():
             run_in_own_loop(main)
 
 
+@pytest.mark.slow
 def test_a_lease_taken_by_another_process_during_a_stall_stops_the_room_here():
     """If another process took the lapsed lease meanwhile (a player of the room connected
     there), the stalled process must not take it back: it stops its room (no two writers)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ def _score(win: Win) -> Score | None:
         return None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(seeds, st.randoms(use_true_random=False))
 def test_tile_order_never_matters(seed: int, shuffler: random.Random) -> None:
@@ -39,6 +41,7 @@ def test_tile_order_never_matters(seed: int, shuffler: random.Random) -> None:
         assert (a.han, a.fu, sorted(a.yaku), a.payments, a.total) == (b.han, b.fu, sorted(b.yaku), b.payments, b.total)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(seeds, st.integers(min_value=0, max_value=KIND_COUNT - 1))
 def test_another_dora_indicator_never_lowers_han(seed: int, indicator: int) -> None:

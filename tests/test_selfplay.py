@@ -138,6 +138,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("length", "red", "seed"), CASES)
 def test_seeded_self_play_keeps_every_invariant(length: str, red: bool, seed: int) -> None:
     match, _ = play(seed, DEFAULT.with_options(length=length, red_fives=red))
@@ -146,6 +147,7 @@ def test_seeded_self_play_keeps_every_invariant(length: str, red: bool, seed: in
     assert sorted(s.placement for s in match.standings) == [1, 2, 3]
 
 
+@pytest.mark.slow
 def test_self_play_reaches_the_interesting_events() -> None:
     """Across a few light matches the random players win both ways, draw, call and kita,
     so the invariants above were checked on all of these paths."""
@@ -158,6 +160,7 @@ def test_self_play_reaches_the_interesting_events() -> None:
     assert seen["daiminkan"] + seen["ankan"] + seen["kakan"] > 0, dict(seen)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**63 - 1), red=st.booleans())
 def test_property_any_seed_keeps_every_invariant(seed: int, red: bool) -> None:
@@ -169,6 +172,7 @@ def test_property_any_seed_keeps_every_invariant(seed: int, red: bool) -> None:
 HANDS_PER_PRESET = 40
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["default", "tenhou"])
 def test_hands_from_varied_starts_keep_every_invariant(preset: str) -> None:
     seen: Counter[str] = Counter()

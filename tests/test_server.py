@@ -54,6 +54,7 @@ def test_answers_carry_the_security_headers(server):
         assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe" not in csp, path
 
 
+@pytest.mark.slow
 def test_readiness_says_whether_the_database_and_the_bus_answer(settings):
     operator = {"Authorization": "Bearer " + "operator-token-0123"}
     server = LiveServer(settings.with_changes(operator_token="operator-token-0123"))
@@ -84,6 +85,7 @@ def test_readiness_says_whether_the_database_and_the_bus_answer(settings):
         cut_off.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("seat", [0, 2])
 def test_one_hand_practice_match_every_frame_redacted(settings, seed, seat):
@@ -105,6 +107,7 @@ def test_one_hand_practice_match_every_frame_redacted(settings, seed, seat):
         live.stop()
 
 
+@pytest.mark.slow
 def test_reconnect_resumes_at_the_same_v_with_the_same_prompt(server, settings):
     token = new_guest(server)
     match = new_match(server, token)
@@ -139,6 +142,7 @@ def test_reconnect_resumes_at_the_same_v_with_the_same_prompt(server, settings):
     check_frames_against_log(everything, settings, match, 0)
 
 
+@pytest.mark.slow
 def test_server_restart_resumes_the_match(settings):
     live = LiveServer(settings, seed_source=lambda: SEEDS[1])
     token = new_guest(live)
@@ -172,6 +176,7 @@ def test_server_restart_resumes_the_match(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_bad_frames_get_error_frames_and_the_match_goes_on(settings):
     live = LiveServer(settings.with_changes(rate_per_s=5.0, rate_burst=10), seed_source=lambda: SEEDS[0])
     try:
@@ -227,6 +232,7 @@ def test_bad_frames_get_error_frames_and_the_match_goes_on(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_http_api_checks_identity_and_options(server):
     r = httpx.post(f"{server.http}/api/practice", json={"length": "one-hand"})
     assert r.status_code == 401
@@ -245,6 +251,7 @@ def test_http_api_checks_identity_and_options(server):
     assert httpx.get(f"{server.http}/api/health").json() == {"ok": True}
 
 
+@pytest.mark.slow
 def test_http_api_refusals_share_one_shape_and_the_schema_is_published(server):
     auth = {"Authorization": f"Bearer {new_guest(server)}"}
     r = httpx.post(f"{server.http}/api/practice", content=b"{" + b" " * 5000 + b"}", headers=auth)
@@ -266,6 +273,7 @@ def test_http_api_refusals_share_one_shape_and_the_schema_is_published(server):
     assert set(options["level"]["enum"]) == {"beginner", "normal", "expert", "master"}
 
 
+@pytest.mark.slow
 def test_ended_rooms_leave_memory_and_are_rebuilt_on_a_later_hello(settings):
     live = LiveServer(settings.with_changes(keep_ended_s=0.0), seed_source=lambda: SEEDS[0])
     try:
@@ -293,6 +301,7 @@ def test_ended_rooms_leave_memory_and_are_rebuilt_on_a_later_hello(settings):
         live.stop()
 
 
+@pytest.mark.slow
 def test_practice_turn_timer_is_chosen_and_runs_only_while_the_player_is_there(settings):
     live = LiveServer(settings.with_changes(turn_s=0.3, bank_s=0.0), seed_source=lambda: SEEDS[0])
     try:

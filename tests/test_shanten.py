@@ -131,6 +131,7 @@ def test_tables_match_the_generator_hash() -> None:
     assert hashlib.sha256(sh.table_bytes()).hexdigest() == sh.TABLE_SHA256
 
 
+@pytest.mark.slow
 def test_tables_agree_with_the_reference_search() -> None:
     rng = random.Random(20240601)
     keys = list(sh.TABLES.group)
@@ -140,6 +141,7 @@ def test_tables_agree_with_the_reference_search() -> None:
             assert sh.table_group_vector(key, runs) == sh.group_distances(key, runs), (list(key), runs)
 
 
+@pytest.mark.slow
 def test_standard_table_agrees_with_reference_on_hands() -> None:
     rng = random.Random(11)
     for i in range(400):
@@ -252,6 +254,7 @@ def test_shanten_matches_mahjong_library() -> None:
             assert sh.shanten(hand) == Oracle.calculate_shanten(theirs, is_three_player=True), hand
 
 
+@pytest.mark.slow
 def test_waits_match_mahjong_library() -> None:
     full = Oracle.calculate_shanten
     checked = 0
@@ -293,6 +296,7 @@ def test_one_tile_changes_shanten_by_at_most_one(tiles: list[int], melds: int) -
             assert before - 1 <= after <= before
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(tiles=tile_sets, melds=st.integers(0, 3))
 def test_waits_ukeire_and_discards_are_consistent(tiles: list[int], melds: int) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from tests.fixtures.browser import DESKTOP, PHONE
 from tests.fixtures.rooms import Player
 from tests.fixtures.server import LiveServer, choose
@@ -31,6 +33,7 @@ def discards_in_hand(frames: list[dict[str, Any]]) -> int:
     return n
 
 
+@pytest.mark.slow
 def test_watchers_see_each_discard_as_it_is_made_and_are_never_addressed_as_you(
     browser: Browser, live: LiveServer, shots: Path
 ) -> None:
@@ -78,6 +81,7 @@ def test_watchers_see_each_discard_as_it_is_made_and_are_never_addressed_as_you(
     player.close()
 
 
+@pytest.mark.slow
 def test_a_watcher_chooses_the_seat_at_the_bottom_and_keeps_it_for_the_session(
     browser: Browser, live: LiveServer
 ) -> None:
@@ -99,6 +103,7 @@ def test_a_watcher_chooses_the_seat_at_the_bottom_and_keeps_it_for_the_session(
     player.close()
 
 
+@pytest.mark.slow
 def test_with_open_hands_a_watcher_sees_every_tile_a_hand_behind(browser: Browser, live: LiveServer) -> None:
     host, code, match = room_with_bots(live, "east", open_hands=True)
     player = Player(live, host.token, match)

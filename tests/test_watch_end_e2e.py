@@ -10,6 +10,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from tests.fixtures.browser import DESKTOP
 from tests.fixtures.rooms import Player
 from tests.fixtures.server import LiveServer
@@ -22,6 +24,7 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
 PANEL = "[data-testid=match-end]"
 
 
+@pytest.mark.slow
 def test_a_watchers_match_end_panel_offers_leave_and_the_rooms_next_match(
     browser: Browser, live: LiveServer, shots: Path
 ) -> None:

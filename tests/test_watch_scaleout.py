@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from sanma.engine.visibility import redact
 from sanma.server.codec import event_to_wire
@@ -21,6 +22,7 @@ def call(node: Node, token: str, path: str, body: Any = None) -> dict[str, Any]:
     return dict(r.json())
 
 
+@pytest.mark.slow
 def test_a_spectator_on_the_other_process_sees_each_event_as_it_happens(nodes: tuple[Node, Node], database_url: str):
     a, b = nodes
     host = httpx.post(f"{a.http}/api/guest").json()["token"]

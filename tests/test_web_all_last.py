@@ -60,6 +60,7 @@ def matches(length: str, seeds: range) -> list[Match]:
     return [play_match(seed, Rules(length=length)) for seed in seeds]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("length", "seeds"), [("east", range(24)), ("east-south", range(30, 38))])
 def test_the_panel_says_all_last_exactly_when_the_engine_ended_the_match_so(
     browser: Browser, live: LiveServer, length: str, seeds: range
@@ -79,6 +80,7 @@ def test_the_panel_says_all_last_exactly_when_the_engine_ended_the_match_so(
     page.close()
 
 
+@pytest.mark.slow
 def test_the_line_reads_in_both_languages(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     page.wait_for_selector("#play")

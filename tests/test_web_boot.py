@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import httpx
+import pytest
 
 from tests.fixtures.account_pages import fresh_page
 from tests.fixtures.browser import start_match
@@ -52,6 +53,7 @@ def root_look(page: Page) -> dict[str, str]:
     )
 
 
+@pytest.mark.slow
 def test_the_look_of_last_time_is_on_before_the_account_answers(browser: Browser, live: LiveServer) -> None:
     page = fresh_page(browser, live)
     equip_indigo_back(page)
@@ -102,6 +104,7 @@ window.WebSocket = class extends PageSocket {
 FRAME_KINDS = "() => window.__sockets.map(s => s.frames.map(f => JSON.parse(f).t))"
 
 
+@pytest.mark.slow
 def test_the_socket_to_the_current_match_greets_before_the_table_modules_load(
     browser: Browser,
     live: LiveServer,
@@ -130,6 +133,7 @@ def test_the_socket_to_the_current_match_greets_before_the_table_modules_load(
     page.context.close()
 
 
+@pytest.mark.slow
 def test_the_early_socket_closes_when_the_page_opens_something_else(
     browser: Browser,
     live: LiveServer,
@@ -161,6 +165,7 @@ new MutationObserver(() => {
 """
 
 
+@pytest.mark.slow
 def test_a_resumed_match_shows_its_table_with_its_first_frame_not_a_bare_board_before(
     browser: Browser,
     live: LiveServer,

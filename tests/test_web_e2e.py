@@ -47,6 +47,7 @@ def river_labels(page: Page) -> list[str]:
     return [str(x) for x in page.locator(".river-me .tile").evaluate_all("els => els.map(e => e.ariaLabel)")]
 
 
+@pytest.mark.slow
 def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, shots: Path) -> None:
     page = open_page(browser, live, DESKTOP)
     page.wait_for_selector("#play")
@@ -69,6 +70,7 @@ def test_one_hand_match_played_by_clicking(browser: Browser, live: LiveServer, s
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_the_page_runs_under_its_content_security_policy(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)  # the client, its styles and its WebSocket work under the policy
@@ -144,6 +146,7 @@ def test_a_called_tile_lies_on_the_side_of_the_seat_that_gave_it(browser: Browse
     page.close()
 
 
+@pytest.mark.slow
 def test_reload_resumes_at_the_same_point(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)
@@ -164,6 +167,7 @@ def test_reload_resumes_at_the_same_point(browser: Browser, live: LiveServer) ->
     assert page.locator("#overlay").is_hidden()
 
 
+@pytest.mark.slow
 def test_language_switch_changes_visible_text(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP, lang="id")
     page.wait_for_selector("#play")
@@ -181,6 +185,7 @@ def test_language_switch_changes_visible_text(browser: Browser, live: LiveServer
     assert "Sisa ubin" in page.inner_text(".centre")
 
 
+@pytest.mark.slow
 def test_phone_landscape_has_no_overflow(browser: Browser, live: LiveServer, shots: Path) -> None:
     page = open_page(browser, live, PHONE)
     page.wait_for_selector("#play")
@@ -192,6 +197,7 @@ def test_phone_landscape_has_no_overflow(browser: Browser, live: LiveServer, sho
     assert counts.get("match-end") == 1
 
 
+@pytest.mark.slow
 def test_no_calls_toggle_skips_pon_offers_and_is_remembered(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)
@@ -210,6 +216,7 @@ def test_no_calls_toggle_skips_pon_offers_and_is_remembered(browser: Browser, li
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_rules_panel_in_both_languages_from_start_and_table(browser: Browser, live: LiveServer, shots: Path) -> None:
     page = open_page(browser, live, DESKTOP, lang="id")
     page.wait_for_selector("#play")
@@ -259,6 +266,7 @@ def _click_action(page: Page, wire: dict[str, Any]) -> None:
         page.locator(f"#actions .action-{wire['type']}").first.click()
 
 
+@pytest.mark.slow
 def test_aids_strip_why_not_riichi_and_wait_preview_match_the_engine(browser: Browser, tmp_path: Path) -> None:
     settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
     live = LiveServer(settings, seed_source=lambda: AIDS_SEED)
@@ -378,6 +386,7 @@ def _stage_tiles(page: Page) -> list[str]:
     return [str(x) for x in labels]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("viewport", "name"), [(DESKTOP, "desktop"), (PHONE, "phone")])
 def test_guide_steps_change_the_tiles_by_click_and_keyboard(
     browser: Browser, live: LiveServer, shots: Path, viewport: dict[str, int], name: str
@@ -442,6 +451,7 @@ def test_guide_steps_change_the_tiles_by_click_and_keyboard(
     assert page.errors == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_speed_control_is_remembered_and_the_server_honours_it(browser: Browser, tmp_path: Path) -> None:
     delay = 10.0  # one paced bot turn takes longer than the whole instant run, however busy the machine
     settings = Settings(
@@ -479,6 +489,7 @@ def _own_discards(settings: Settings, match: str) -> list[str]:
     return [wire_tile(e.tile, True) for e in full_log(settings, match) if isinstance(e, TileDiscarded) and e.seat == 0]
 
 
+@pytest.mark.slow
 def test_wait_preview_on_the_first_tap_of_a_touch_screen(browser: Browser, tmp_path: Path) -> None:
     """On a touch screen the first tap raises a tile and shows the waits its discard leaves;
     the second tap discards it."""

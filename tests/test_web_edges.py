@@ -70,6 +70,7 @@ def test_the_menu_closes_on_escape_and_on_a_click_outside(browser: Browser, live
 NOTE = "() => document.getElementById('acct-note').textContent"
 
 
+@pytest.mark.slow
 def test_a_purchase_is_confirmed_and_the_check_in_note_goes(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     page.wait_for_selector("#play")
@@ -108,6 +109,7 @@ def room_match_with_two_bots(page: Page) -> str:
     return code
 
 
+@pytest.mark.slow
 def test_a_room_match_left_in_play_is_resumed_from_the_start_screen(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     code = room_match_with_two_bots(page)
@@ -127,6 +129,7 @@ def test_a_room_match_left_in_play_is_resumed_from_the_start_screen(browser: Bro
     page.close()
 
 
+@pytest.mark.slow
 def test_an_invited_friend_is_asked_for_a_name_once(browser: Browser, live: LiveServer) -> None:
     host = open_page(browser, live, DESKTOP)
     host.wait_for_selector("[data-room-cmd=open]")

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from sanma.engine import fairness as fair
 from sanma.engine.tiles import tile_name
 from sanma.engine.visibility import redact
@@ -60,6 +62,7 @@ def _changed(deal: dict[str, Any], where: str, i: int, j: int) -> tuple[dict[str
     return out, tile_name(seq[i]) != tile_name(out["live"][j])
 
 
+@pytest.mark.slow
 def test_check_seen_agrees_with_the_engine_on_seeded_hands(page: Any) -> None:
     """Every hand of two seeded matches, as seat 0 saw it and as the whole log: the honest deal
     passes both checks; a changed deal fails in JavaScript exactly when it fails in Python,
@@ -141,6 +144,7 @@ def _match_end_line(page: Any) -> Any:
     return page.wait_for_selector(selector, timeout=20_000)
 
 
+@pytest.mark.slow
 def test_a_tile_shown_where_the_seeds_wall_did_not_put_it_fails_the_match_end_line(
     browser: Any, live: LiveServer
 ) -> None:
@@ -160,6 +164,7 @@ def test_a_tile_shown_where_the_seeds_wall_did_not_put_it_fails_the_match_end_li
     page.close()
 
 
+@pytest.mark.slow
 def test_a_hand_salt_that_does_not_open_its_commitment_fails_the_match_end_line(browser: Any, live: LiveServer) -> None:
     page = _page_with_changed_frames(browser, live, _other_hand_salt)
     line = _match_end_line(page)
@@ -177,6 +182,7 @@ def _first_result(page: Any) -> Any:
     return page.wait_for_selector("#replay-result .hand-end [data-testid=fair]", timeout=20_000)
 
 
+@pytest.mark.slow
 def test_the_replay_viewer_checks_a_finished_matchs_tiles_against_its_seed(page: Any, live: LiveServer) -> None:
     match, _ = ended_match_in_history(page, live)
     open_replay(page, match)
@@ -191,6 +197,7 @@ def test_the_replay_viewer_checks_a_finished_matchs_tiles_against_its_seed(page:
     assert page.evaluate("async (e) => (await import('/src/fairness.js')).checkReplay(e, [{}])", unseeded) == []
 
 
+@pytest.mark.slow
 def test_the_replay_viewer_fails_a_hand_whose_tiles_the_seed_does_not_give(page: Any, live: LiveServer) -> None:
     """The replay answer with the first hand's dora indicator changed: that hand fails, the
     next one is still checked."""

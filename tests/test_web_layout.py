@@ -115,6 +115,7 @@ def check_uncovered(page: Page, selector: str, name: str) -> None:
     assert page.evaluate(UNCOVERED, selector) == [], (name, selector)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(VIEWPORTS))
 def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: str) -> None:
     width, height, touch = VIEWPORTS[name]
@@ -197,6 +198,7 @@ def replay_at_the_first_result(browser: Browser, live: LiveServer, name: str) ->
     return page
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", REPLAY_VIEWPORTS)
 def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, live: LiveServer, name: str) -> None:
     page = replay_at_the_first_result(browser, live, name)
@@ -220,6 +222,7 @@ def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, liv
     page.context.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["desktop-1280", "portrait-390"])
 def test_nothing_of_the_board_shows_through_the_replay_result(browser: Browser, live: LiveServer, name: str) -> None:
     page = replay_at_the_first_result(browser, live, name)  # its rivers full of tsumogiri tiles below
@@ -247,6 +250,7 @@ RIVER_EDGES = """() => { const edges = (sel, f) => { const xs = [...document.que
 LONG_HAND_SEED = 20
 
 
+@pytest.mark.slow
 def test_your_river_stays_in_view_late_in_a_hand_at_360x740(browser: Browser, tmp_path: Path) -> None:
     settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
     live = LiveServer(settings, seed_source=lambda: LONG_HAND_SEED)

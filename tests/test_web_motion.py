@@ -38,6 +38,7 @@ def riichi_live(tmp_path: Path) -> Iterator[LiveServer]:
     server.stop()
 
 
+@pytest.mark.slow
 def test_call_out_for_the_seeded_pon_and_motion_at_normal_speed(browser: Browser, live: LiveServer) -> None:
     page = recording_page(browser, live)
     start_match(page)
@@ -51,6 +52,7 @@ def test_call_out_for_the_seeded_pon_and_motion_at_normal_speed(browser: Browser
     page.context.close()
 
 
+@pytest.mark.slow
 def test_call_out_for_the_seeded_riichi(browser: Browser, riichi_live: LiveServer) -> None:
     """Played by tests/test_aids.py's tenpai-seeking policy, declaring riichi with the first
     discard that allows it (each choice computed from the stored log)."""
@@ -87,6 +89,7 @@ def test_call_out_for_the_seeded_riichi(browser: Browser, riichi_live: LiveServe
     page.context.close()
 
 
+@pytest.mark.slow
 def test_reduced_motion_and_instant_animations_start_no_animation(browser: Browser, live: LiveServer) -> None:
     page = recording_page(browser, live, reduced_motion="reduce")
     start_match(page)
@@ -106,6 +109,7 @@ def test_reduced_motion_and_instant_animations_start_no_animation(browser: Brows
     page.context.close()
 
 
+@pytest.mark.slow
 def test_sounds_start_after_a_gesture_and_the_remembered_mute_silences_them(browser: Browser, live: LiveServer) -> None:
     page = recording_page(browser, live)
     start_match(page)  # the clicks on the start screen are the first gestures
@@ -129,6 +133,7 @@ def test_sounds_start_after_a_gesture_and_the_remembered_mute_silences_them(brow
     page.context.close()
 
 
+@pytest.mark.slow
 def test_no_sound_before_the_first_gesture(browser: Browser, live: LiveServer) -> None:
     """A match resumed on load plays its events without any gesture: it stays silent."""
     page = recording_page(browser, live)

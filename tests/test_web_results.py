@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from sanma.engine.actions import Kan, Kita, Tsumo
 from sanma.engine.tiles import parse_kind
 from sanma.server.codec import event_to_wire
@@ -168,6 +170,7 @@ def test_seat_badges_use_the_tiles_wind_letters_in_indonesian(browser: Browser, 
     page.close()
 
 
+@pytest.mark.slow
 def test_play_again_keeps_the_options_and_leaving_asks_in_the_page_then_offers_resume(
     browser: Browser, live: LiveServer
 ) -> None:
@@ -208,6 +211,7 @@ def test_play_again_keeps_the_options_and_leaving_asks_in_the_page_then_offers_r
     page.close()
 
 
+@pytest.mark.slow
 def test_the_match_end_links_to_the_replay_in_the_history(browser: Browser, live: LiveServer) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)
@@ -308,6 +312,7 @@ def kan_rinshan_events() -> list[dict[str, Any]]:
     return [event_to_wire(e, True) for e in k.events]
 
 
+@pytest.mark.slow
 def test_a_win_on_a_kita_replacement_says_so_and_shows_the_kita(
     browser: Browser, live: LiveServer, tmp_path: Path
 ) -> None:

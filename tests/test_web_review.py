@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import Page
 
 from tests.fixtures.i18n import DICTS, VISIBLE_TEXTS, outside_dictionaries
@@ -52,6 +53,7 @@ def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_review_from_the_history_then_on_a_phone(browser, live, shots):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live, SEED)

@@ -148,6 +148,7 @@ def test_one_settings_panel_from_the_start_screen_and_the_menu(
 AUDIO = "async () => (await import('/src/sound.js')).outputGain()"
 
 
+@pytest.mark.slow
 def test_the_volume_slider_sets_every_sounds_gain_and_zero_silences_the_table(
     browser: Browser, live: LiveServer
 ) -> None:
@@ -178,6 +179,7 @@ def test_the_volume_slider_sets_every_sounds_gain_and_zero_silences_the_table(
     page.context.close()
 
 
+@pytest.mark.slow
 def test_the_animations_speed_is_apart_from_the_bots_pace(browser: Browser, live: LiveServer) -> None:
     page = recording_page(browser, live)
     page.wait_for_selector("#play")
@@ -212,6 +214,7 @@ def test_the_animations_speed_is_apart_from_the_bots_pace(browser: Browser, live
     page.context.close()
 
 
+@pytest.mark.slow
 def test_the_first_visit_pointer_to_the_guide_is_dismissable_and_remembered(browser: Browser, live: LiveServer) -> None:
     page = fresh_page(browser, live, SAVED.format(lang="en"))
     hint = page.locator("[data-testid=guide-hint]")

@@ -37,6 +37,7 @@ TYPES = {
 }
 
 
+@pytest.mark.slow
 def test_the_client_files_are_the_bytes_on_disk_with_type_validators_and_policy(server: ServeProcess) -> None:
     for path, kind in TYPES.items():
         r = httpx.get(server.http + path)

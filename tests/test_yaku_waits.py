@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from sanma.engine.actions import Ron
 from sanma.engine.events import TileDiscarded
 from sanma.engine.hand import MeldType
@@ -54,6 +56,7 @@ def _check_windows(seed: int, seen: Counter[str]) -> None:
             seen["ron" if offered else "no yaku"] += 1
 
 
+@pytest.mark.slow
 def test_ron_is_offered_exactly_on_the_yaku_waits() -> None:
     seen: Counter[str] = Counter()
     for seed in range(400):
