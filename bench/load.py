@@ -75,13 +75,54 @@ from tests.services import free_port, scratch_postgres, scratch_redis  # noqa: E
 LATENCY_TARGET_MS = 100.0
 
 
-class Node:
-    """One ``sanma serve`` process."""
+CGROUP_CPU = Path("/sys/fs/cgroup/cpu")
+"""cgroup v1's ``cpu`` controller, where a process's CPU share can be capped (root only)."""
 
-    def __init__(self, name: str, env: dict[str, str], folder: Path, root: Path = ROOT) -> None:
+QUOTA_PERIOD_US = 10_000
+"""The CFS period of a capped process: short, so a throttled process waits a few ms at most."""
+
+
+class CpuCap:
+    """A cgroup (v1 ``cpu``) holding one server process and the workers it starts, capped at
+    ``cores`` of CPU time: a dedicated core of a given speed, on a machine with fewer cores
+    than processes and workers (what ``--cpu-per-node`` emulates)."""
+
+    def __init__(self, name: str, cores: float) -> None:
+        if not (CGROUP_CPU / "cpu.cfs_quota_us").exists():
+            raise SystemExit(f"--cpu-per-node needs cgroup v1's cpu controller at {CGROUP_CPU} (and root)")
+        self.folder = CGROUP_CPU / f"sanma-load-{name}-{os.getpid()}"
+        self.folder.mkdir()
+        (self.folder / "cpu.cfs_period_us").write_text(str(QUOTA_PERIOD_US))
+        quota = round(cores * QUOTA_PERIOD_US)
+        (self.folder / "cpu.cfs_quota_us").write_text(str(quota))
+        burst = self.folder / "cpu.cfs_burst_us"
+        if burst.exists():  # unused quota carries over (up to one period's): a bot's burst runs on
+            burst.write_text(str(quota))
+
+    def add(self, pid: int) -> None:
+        """Move ``pid`` (all its threads) here; the processes it starts later stay here."""
+        (self.folder / "cgroup.procs").write_text(str(pid))
+
+    def throttled_s(self) -> float:
+        """Seconds the group was held back by its quota so far."""
+        stat = dict(line.split() for line in (self.folder / "cpu.stat").read_text().splitlines())
+        return int(stat.get("throttled_time", 0)) / 1e9
+
+    def remove(self) -> None:
+        with contextlib.suppress(OSError):  # a worker still exiting keeps it a moment
+            self.folder.rmdir()
+
+
+class Node:
+    """One ``sanma serve`` process (in its own ``CpuCap`` when ``cpu_cores`` is given)."""
+
+    def __init__(
+        self, name: str, env: dict[str, str], folder: Path, root: Path = ROOT, cpu_cores: float | None = None
+    ) -> None:
         self.name = name
         self.port = free_port()
         self.log = (folder / f"{name}.log").open("w")
+        self.cap = CpuCap(name, cpu_cores) if cpu_cores else None
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sanma", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
             cwd=root,  # ``-m`` imports the ``sanma`` of the working folder first
@@ -89,6 +130,8 @@ class Node:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
+        if self.cap is not None:  # before it serves, so its bot workers start inside
+            self.cap.add(self.proc.pid)
         self.ps = psutil.Process(self.proc.pid)
         self.http = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}/ws"
@@ -131,6 +174,8 @@ class Node:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+        if self.cap is not None:
+            self.cap.remove()
 
 
 @dataclass
@@ -340,12 +385,18 @@ def cpu_total(nodes: list[Node]) -> float:
     return sum(n.cpu_s() for n in nodes)
 
 
+def throttled_total(nodes: list[Node]) -> float:
+    return sum(node.cap.throttled_s() for node in nodes if node.cap is not None and node.alive)
+
+
 async def measure(load: Load, tables: int, warmup_s: float, window_s: float) -> dict[str, Any]:
     await asyncio.sleep(warmup_s)
     me = psutil.Process()
     cpu0, t0, gen0 = cpu_total(load.nodes), time.monotonic(), sum(me.cpu_times()[:2])
+    held0 = throttled_total(load.nodes)
     await asyncio.sleep(window_s)
     cpu1, t1, gen1 = cpu_total(load.nodes), time.monotonic(), sum(me.cpu_times()[:2])
+    held1 = throttled_total(load.nodes)
     ms = sorted(m for when, m in load.stats.latencies if t0 <= when <= t1)
     pings = sorted(m for when, m in load.stats.pings if t0 <= when <= t1)
     return {
@@ -360,6 +411,7 @@ async def measure(load: Load, tables: int, warmup_s: float, window_s: float) -> 
         "cpu_s_per_table_min": (cpu1 - cpu0) / (tables * (t1 - t0) / 60),
         "cpu_cores": (cpu1 - cpu0) / (t1 - t0),
         "generator_cores": (gen1 - gen0) / (t1 - t0),
+        "throttled_share": (held1 - held0) / (t1 - t0),  # capped nodes: time held back by the quota
         "rss_mb": sum(n.ps.memory_info().rss for n in load.nodes if n.alive) / 2**20,
         "loadavg": os.getloadavg()[0],  # the whole machine's: other work shares its cores
     }
@@ -374,6 +426,7 @@ def start_nodes(
     gc_freeze_s: float,
     root: Path = ROOT,
     bot_workers: int | None = None,
+    cpu_cores: float | None = None,
 ) -> list[Node]:
     env = {
         "SANMA_GC_FREEZE": str(gc_freeze_s),
@@ -394,7 +447,7 @@ def start_nodes(
     }
     if bot_workers is not None:  # else the server's default (an older server: its threads)
         env["SANMA_BOT_WORKERS"] = str(bot_workers)
-    nodes = [Node(f"node-{'ab'[i]}", env, folder, root) for i in range(count)]
+    nodes = [Node(f"node-{'ab'[i]}", env, folder, root, cpu_cores) for i in range(count)]
     for node in nodes:
         node.wait_ready()
     return nodes
@@ -419,7 +472,8 @@ async def ramp(args: argparse.Namespace, nodes: list[Node]) -> list[dict[str, An
                 f"p99 {fmt(row['p99_ms'])} ms  max {fmt(row['max_ms'])} ms  "
                 f"ping p50/p99 {fmt(row['ping_p50_ms'])}/{fmt(row['ping_p99_ms'])} ms  "
                 f"cpu {row['cpu_s_per_table_min']:.3f} s/table-min ({row['cpu_cores']:.2f} cores, "
-                f"generator {row['generator_cores']:.2f})  rss {row['rss_mb']:.0f} MB  "
+                f"generator {row['generator_cores']:.2f}, throttled {row['throttled_share']:.2f})  "
+                f"rss {row['rss_mb']:.0f} MB  "
                 f"load avg {row['loadavg']:.1f}",
                 flush=True,
             )
@@ -653,6 +707,11 @@ def main() -> int:
         help="run the servers from this checkout (e.g. an older commit's files: before/after on one machine)",
     )
     parser.add_argument("--pg-dir", help="parent folder of the scratch PostgreSQL (e.g. /dev/shm: no disk fsync)")
+    parser.add_argument(
+        "--cpu-per-node",
+        type=float,
+        help="cap each server process and its workers at this many cores (a cgroup's CPU quota; root)",
+    )
     args = parser.parse_args()
     nodes_wanted = 2 if args.mode == "kill" else args.nodes
     folder = Path(tempfile.mkdtemp(prefix="sanma-load-"))
@@ -664,13 +723,22 @@ def main() -> int:
             engine.dispose()
         redis_url = stack.enter_context(scratch_redis()) if nodes_wanted > 1 else ""
         nodes = start_nodes(
-            nodes_wanted, database_url, redis_url, args.pace, folder, args.gc_freeze, args.server_root, args.bot_workers
+            nodes_wanted,
+            database_url,
+            redis_url,
+            args.pace,
+            folder,
+            args.gc_freeze,
+            args.server_root,
+            args.bot_workers,
+            args.cpu_per_node,
         )
         try:
             cores = psutil.cpu_count()
             print(
                 f"{nodes_wanted} server process(es), {cores} cores, pace {args.pace} s, bots {args.level}, "
-                f"bot workers {args.bot_workers}, gc freeze {args.gc_freeze} s, logs in {folder}"
+                f"bot workers {args.bot_workers}, gc freeze {args.gc_freeze} s, "
+                f"cpu per node {args.cpu_per_node or 'uncapped'}, logs in {folder}"
             )
             if args.mode == "ramp":
                 out: Any = asyncio.run(ramp(args, nodes))
