@@ -794,6 +794,6 @@ def test_event_logs_of_random_hands_follow_the_rules(preset: str) -> None:
     event log; every indicator turns when §1 says; no kan or kita on an empty live wall."""
     wins = 0
     for seed in range(300):
-        kyoku = play_kyoku(1000 + seed, preset)
+        kyoku = play_kyoku(1000 + seed, preset, checked=False)  # the log is what is audited
         wins += _check_hand_log(kyoku.events)
     assert wins > 60
