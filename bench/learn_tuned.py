@@ -21,7 +21,7 @@ import numpy as np
 
 from sanma.bots.expert import ExpertBot
 from sanma.bots.learned import LearnedBot
-from sanma.engine.actions import Action, Discard, Pass
+from sanma.engine.actions import Action, Discard
 from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
 from sanma.learn import encode as enc
@@ -36,14 +36,7 @@ class BiasedPolicy(LearnedBot):
         self.bias[enc.RIICHI : enc.PON] = bias
 
     def legal_logits(self, legal: LegalActions) -> np.ndarray:
-        view = self.view
-        offered = self.offered if Pass() in legal else None
-        mask = enc.legal_mask(view, legal)
-        logits = self.policy.logits(enc.encode(view, offered)[None], enc.scalars(view, offered)[None])[0]
-        return np.where(mask, logits + self.bias, -np.inf)
-
-    def decide(self, legal: LegalActions) -> Action:
-        return enc.action_of(int(self.legal_logits(legal).argmax()), self.view, legal)
+        return super().legal_logits(legal) + self.bias  # -inf stays -inf: still only the legal
 
 
 class ExpertRiichi(BiasedPolicy):

@@ -33,10 +33,10 @@ SERVICE_FIXTURES = frozenset({"postgres_url", "database_url", "redis_url", "node
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test by what it needs (see ``markers`` in pyproject.toml): ``browser`` when it
-        uses the browser fixture, ``services`` when it starts PostgreSQL, Redis or nginx (one of those
-    fixtures, or a parameter "postgresql": each store test runs on SQLite and on PostgreSQL). The fast
-        lane leaves both out, and ``slow`` (set by hand on tests of more than a few seconds)."""
+    """Mark each test by what it needs (``markers`` in pyproject.toml): ``browser`` when it uses
+    the browser fixture; ``services`` when it starts PostgreSQL, Redis or nginx (one of those
+    fixtures, or a parameter "postgresql": each store test runs on SQLite and on PostgreSQL).
+    The fast lane leaves both out, and ``slow``, which is set by hand."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)

@@ -37,15 +37,20 @@ class LearnedBot(Player):
         if not isinstance(event, DoraRevealed | RiichiAccepted):
             self.offered = enc.offered_tile(event)
 
-    def decide(self, legal: LegalActions) -> Action:
+    def legal_logits(self, legal: LegalActions) -> np.ndarray:
+        """The policy's logit for each of the encoder's actions, ``-inf`` where not legal."""
         view = self.view
         offered = self.offered if Pass() in legal else None
-        mask = enc.legal_mask(view, legal)
         planes = enc.encode(view, offered)[None]
         logits = self.policy.logits(planes, enc.scalars(view, offered)[None])[0]
-        legal_logits = np.where(mask, logits, -np.inf)
+        return np.where(enc.legal_mask(view, legal), logits, -np.inf)
+
+    def decide(self, legal: LegalActions) -> Action:
+        view = self.view
+        legal_logits = self.legal_logits(legal)
         index = int(legal_logits.argmax())
         odds = np.exp(legal_logits - legal_logits[index])
         odds /= odds.sum()
-        self.last_probabilities = {enc.action_of(int(i), view, legal): float(odds[i]) for i in np.flatnonzero(mask)}
+        legal_indices = np.flatnonzero(np.isfinite(legal_logits))
+        self.last_probabilities = {enc.action_of(int(i), view, legal): float(odds[i]) for i in legal_indices}
         return enc.action_of(index, view, legal)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import multiprocessing
@@ -202,6 +203,7 @@ class _Link:
             self.process.kill()
 
 
+@functools.cache
 def _context() -> Any:
     """The forkserver context, with the bots' modules imported before its first fork (the
     preload list is read when the forkserver starts: the first worker of this process)."""
@@ -291,9 +293,7 @@ class BotPool:
 
     async def _start(self) -> _Link:
         ours, theirs = socket.socketpair()
-        process = _context().Process(
-            target=_serve, args=(theirs,), name="sanma-bots", daemon=True
-        )
+        process = _context().Process(target=_serve, args=(theirs,), name="sanma-bots", daemon=True)
         process.start()
         theirs.close()
         reader, writer = await asyncio.open_connection(sock=ours)
