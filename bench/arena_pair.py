@@ -9,7 +9,9 @@ group has a much narrower interval than either placement alone:
     .venv/bin/python -m sanma arena --players py:legacy.ev_variants:calm_priced,expert,expert ... --json /tmp/b.json
     .venv/bin/python bench/arena_pair.py /tmp/a.json /tmp/b.json --index 0
 
-It prints both placements and B - A, each with its 95% half-width over the seed groups.
+It prints both placements and B - A, each with its 95% half-width over the seed groups.  Two
+runs of different sizes from the same first group meet the same walls in the groups they share:
+``--common`` pairs those.
 """
 
 from __future__ import annotations
@@ -47,14 +49,18 @@ def main() -> int:
     parser.add_argument("a", type=Path, help="the reference run's --json file")
     parser.add_argument("b", type=Path, help="the other run's --json file")
     parser.add_argument("--index", type=int, default=0, choices=(0, 1, 2), help="the player's place in --players")
+    parser.add_argument("--common", action="store_true", help="pair the seed groups both runs played")
     args = parser.parse_args()
     a, b = (json.loads(path.read_text()) for path in (args.a, args.b))
-    differ = [key for key in SAME if a["config"][key] != b["config"][key]]
+    same = [key for key in SAME if not (args.common and key == "seed_groups")]
+    differ = [key for key in same if a["config"][key] != b["config"][key]]
     if differ:
         print(f"the runs did not meet the same walls: {', '.join(differ)} differ", file=sys.stderr)
         return 2
     name_a, places_a = per_group(a, args.index)
     name_b, places_b = per_group(b, args.index)
+    shared = min(len(places_a), len(places_b))
+    places_a, places_b = places_a[:shared], places_b[:shared]
     for name, places in ((name_a, places_a), (name_b, places_b)):
         mean, half = interval(places)
         print(f"{name:32s} placement {mean:.3f} ±{half:.3f}")

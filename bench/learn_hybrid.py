@@ -1,5 +1,12 @@
-"""A candidate master for a paired arena run: the learned policy, with the expected-value
-program pricing its own-turn decisions while an opponent is in riichi (push or fold).
+"""Candidate masters for a paired arena run, the learned policy mixed with a program:
+
+* ``PolicyWithEV``: the policy, with the expected-value program pricing its own-turn decisions
+  while an opponent is in riichi (push or fold);
+* ``expert_calm``: the Expert while nobody threatens it, the policy under pressure (the Expert's
+  own test of pressure: a riichi, or an open hand that looks tenpai);
+* ``policy_calm``: the other way round, the policy while calm and the Expert under pressure.
+
+Both of the last two take every legal win, as every level does.
 
 Not a level: issue 25 keeps the program in the master only where a paired run on the same
 walls shows it adds strength.  Run from the repository root so that ``bench`` imports:
@@ -13,7 +20,10 @@ walls shows it adds strength.  Run from the repository root so that ``bench`` im
 
 from __future__ import annotations
 
+from sanma.bots.base import Player
 from sanma.bots.ev import EVBot, priced_as
+from sanma.bots.expert import ExpertBot
+from sanma.bots.heuristics import winning_action
 from sanma.bots.learned import LearnedBot
 from sanma.engine.actions import Action, Pass
 from sanma.engine.events import Event
@@ -50,3 +60,41 @@ class PolicyWithEV(LearnedBot):
             return choice
         self.overruled += 1
         return best
+
+
+class SplitByPressure(Player):
+    """One player while the Expert feels no pressure, another while it does."""
+
+    name = "Mahjong master (split by pressure)"
+
+    def __init__(self, seat: int, seed: int = 0, policy_when_pressed: bool = True) -> None:
+        super().__init__(seat, seed)
+        self.expert = ExpertBot(seat, seed)
+        self.policy = LearnedBot(seat, seed)
+        self.policy_when_pressed = policy_when_pressed
+        self.by_policy = 0
+        self.decisions = 0
+
+    def observe(self, event: Event) -> None:
+        super().observe(event)
+        self.expert.observe(event)
+        self.policy.observe(event)
+
+    def decide(self, legal: LegalActions) -> Action:
+        win = winning_action(legal)
+        if win is not None:
+            return win
+        answer = self.expert.decide(legal)  # also tells whether it is under pressure now
+        self.decisions += 1
+        if self.expert.pressed != self.policy_when_pressed:
+            return answer
+        self.by_policy += 1
+        return self.policy.decide(legal)
+
+
+def expert_calm(seat: int, seed: int) -> SplitByPressure:
+    return SplitByPressure(seat, seed, policy_when_pressed=True)
+
+
+def policy_calm(seat: int, seed: int) -> SplitByPressure:
+    return SplitByPressure(seat, seed, policy_when_pressed=False)

@@ -6,7 +6,10 @@ every tenpai.  Two ways to undo that, each a factory ``(seat, seed) -> Player`` 
 ``py:bench.learn_tuned:NAME``:
 
 * ``riichi_bias_1`` .. ``riichi_bias_3``: add that much to every riichi discard's logit;
-* ``expert_riichi``: the Expert says whether to declare; the policy picks the tile.
+* ``expert_riichi``: the Expert says whether to declare; the policy picks the tile;
+* ``expert_riichi_south``: the same, and in an East match the network is told it is one round
+  later (East as South, South as West, four hands more): every phoenix game is East-South, so
+  the policy learned the end of a match only in the South round.
 
 Run from the repository root so that ``bench`` imports:
 
@@ -24,6 +27,7 @@ from sanma.bots.learned import LearnedBot
 from sanma.engine.actions import Action, Discard
 from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
+from sanma.engine.tiles import Tile
 from sanma.learn import encode as enc
 
 
@@ -62,6 +66,26 @@ class ExpertRiichi(BiasedPolicy):
         return enc.action_of(int(chosen.argmax()), self.view, legal)
 
 
+class EastAsSouth(ExpertRiichi):
+    """``ExpertRiichi`` that shows the network an East match's rounds as an East-South's last."""
+
+    def inputs(self, offered: Tile | None) -> tuple[np.ndarray, np.ndarray]:
+        planes, scalars = super().inputs(offered)
+        rules = self.view.rules
+        if rules is None or rules.length != "east":
+            return planes, scalars
+        rounds = scalars[ROUND : ROUND + 3].copy()
+        scalars[ROUND : ROUND + 3] = 0.0
+        scalars[ROUND + 1 : ROUND + 3] = rounds[:2]  # East -> South, South (extension) -> West
+        scalars[HAND_NUMBER] += LATER_HANDS / 10  # encode.scalars keeps hand_number / 10
+        return planes, scalars
+
+
+ROUND = enc.SCALAR_NAMES.index("round_east")
+HAND_NUMBER = enc.SCALAR_NAMES.index("hand_number")
+LATER_HANDS = 4  # about the hands of a phoenix game's East round (three dealers and repeats)
+
+
 def riichi_bias_1(seat: int, seed: int) -> BiasedPolicy:
     return BiasedPolicy(seat, seed, 1.0)
 
@@ -76,3 +100,7 @@ def riichi_bias_3(seat: int, seed: int) -> BiasedPolicy:
 
 def expert_riichi(seat: int, seed: int) -> ExpertRiichi:
     return ExpertRiichi(seat, seed)
+
+
+def expert_riichi_south(seat: int, seed: int) -> EastAsSouth:
+    return EastAsSouth(seat, seed)

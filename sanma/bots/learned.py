@@ -37,13 +37,16 @@ class LearnedBot(Player):
         if not isinstance(event, DoraRevealed | RiichiAccepted):
             self.offered = enc.offered_tile(event)
 
+    def inputs(self, offered: Tile | None) -> tuple[np.ndarray, np.ndarray]:
+        """The network's inputs for the seat's view: planes and scalars (a hook for variants
+        that show the network a changed picture, in ``bench/``)."""
+        return enc.encode(self.view, offered), enc.scalars(self.view, offered)
+
     def legal_logits(self, legal: LegalActions) -> np.ndarray:
         """The policy's logit for each of the encoder's actions, ``-inf`` where not legal."""
-        view = self.view
-        offered = self.offered if Pass() in legal else None
-        planes = enc.encode(view, offered)[None]
-        logits = self.policy.logits(planes, enc.scalars(view, offered)[None])[0]
-        return np.where(enc.legal_mask(view, legal), logits, -np.inf)
+        planes, scalars = self.inputs(self.offered if Pass() in legal else None)
+        logits = self.policy.logits(planes[None], scalars[None])[0]
+        return np.where(enc.legal_mask(self.view, legal), logits, -np.inf)
 
     def decide(self, legal: LegalActions) -> Action:
         view = self.view
