@@ -47,6 +47,31 @@ def serve(tmp_path: Path) -> Iterator[Any]:
         proc.stop()
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One ``sanma serve`` per distinct settings, shared by the module's tests that ask for it (a
+    process start costs seconds).  Only for tests that need no fresh process: each one's
+    connections end with it (a stalled body gets its 408 and is closed), and none kills or floods
+    the server, counts what it holds (rooms, meters, connections) or reads its log for a line
+    another test could write.  The others start their own with ``serve``."""
+    folder = tmp_path_factory.mktemp("shared")
+    started: dict[tuple[tuple[str, str], ...], ServeProcess] = {}
+
+    def start(**env: str) -> ServeProcess:
+        key = tuple(sorted(env.items()))
+        if key not in started:
+            name = f"shared-{len(started)}"
+            base = {"SANMA_DATA_DIR": str(folder / name), "SANMA_BOT_DELAY": "0"}
+            started[key] = ServeProcess(
+                free_port(), {**base, **env}, folder / f"{name}.log", label=f"sanma serve {name}"
+            )
+        return started[key]
+
+    yield start
+    for proc in started.values():
+        proc.stop()
+
+
 def guest(server: ServeProcess, **headers: str) -> str:
     r = httpx.post(f"{server.http}/api/guest", headers=headers)
     assert r.status_code == 201, r.text
@@ -192,8 +217,8 @@ def test_an_idle_kept_alive_connection_is_closed(serve):
 
 
 @pytest.mark.slow
-def test_a_stalled_body_is_refused(serve):
-    server = serve(SANMA_BODY_TIMEOUT="1")
+def test_a_stalled_body_is_refused(shared):
+    server = shared(SANMA_BODY_TIMEOUT="1")
     token = guest(server)
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
         head = (
@@ -232,8 +257,8 @@ def _post(token: str, body: bytes, *, chunked: bool = False, length: bytes | Non
 
 
 @pytest.mark.slow
-def test_bad_bodies_get_typed_refusals(serve):
-    server = serve()
+def test_bad_bodies_get_typed_refusals(shared):
+    server = shared()
     token = guest(server)
     big = b'{"level": "' + b"x" * 5000 + b'"}'
     status, body = _raw(server, _post(token, big, chunked=True))
@@ -261,11 +286,11 @@ def _big_post(length: int | None) -> bytes:
 
 
 @pytest.mark.slow
-def test_a_refused_big_body_sent_whole_gets_its_413_not_a_reset(serve: Any) -> None:
+def test_a_refused_big_body_sent_whole_gets_its_413_not_a_reset(shared: Any) -> None:
     # The 413 goes out before the body is read. Closing at once, with the body still coming,
     # reset the connection: the client's send failed and a proxy answered 502 instead (nginx,
     # 39 times in 40 with 1 MiB).  The server reads and drops the rest before it closes.
-    server = serve()
+    server = shared()
     mib = b"[" * 1024 * 1024
     chunked = b"%x\r\n" % len(mib) + mib + b"\r\n0\r\n\r\n"
     for attempt in range(3):
@@ -408,8 +433,8 @@ def test_token_answers_are_never_stored_and_ready_tells_outsiders_little(serve):
 
 
 @pytest.mark.slow
-def test_without_smtp_the_log_holds_no_whole_address(serve):
-    server = serve()
+def test_without_smtp_the_log_holds_no_whole_address(shared):
+    server = shared()
     token = guest(server)
     r = httpx.post(f"{server.http}/api/account/email", json={"email": "Annabel.Lee@example.org"}, headers=auth(token))
     assert r.status_code == 202
@@ -425,8 +450,8 @@ def test_without_smtp_the_log_holds_no_whole_address(serve):
 
 
 @pytest.mark.slow
-def test_the_api_pages_come_from_here_under_the_content_policy(serve):
-    server = serve()
+def test_the_api_pages_come_from_here_under_the_content_policy(shared, serve):
+    server = shared()
     page = httpx.get(f"{server.http}/api/docs")
     assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
     assert "unsafe" not in page.headers["content-security-policy"] and "<script>" not in page.text
@@ -442,14 +467,14 @@ def test_the_api_pages_come_from_here_under_the_content_policy(serve):
 
 
 @pytest.mark.slow
-def test_the_api_pages_render_in_chromium_with_nothing_refused(serve):
+def test_the_api_pages_render_in_chromium_with_nothing_refused(shared):
     from tests.fixtures.browser import CHROMIUM, CHROMIUM_ARGS, _missing, sync_playwright
 
     if sync_playwright is None:
         _missing("playwright is not installed")
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         _missing(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-    server = serve()
+    server = shared()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -503,10 +528,10 @@ def _kept_alive(server: ServeProcess) -> socket.socket:
 
 
 @pytest.mark.slow
-def test_a_slow_two_mib_body_gets_its_408_within_the_new_allowance(serve):
+def test_a_slow_two_mib_body_gets_its_408_within_the_new_allowance(shared):
     # SANMA_BODY_TIMEOUT=1: the allowance is 1 s + 2 MiB at 512 KiB/s = 5 s.  Before, a route
     # allowing 2 MiB gave 1 s + one second per 64 KiB above 64 KiB = 32 s.
-    server = serve(SANMA_BODY_TIMEOUT="1")
+    server = shared(SANMA_BODY_TIMEOUT="1")
     token = guest(server)
     length = 2 * 1024 * 1024
     head = (
@@ -581,8 +606,8 @@ def test_a_trusted_proxy_is_not_capped(serve):
 
 
 @pytest.mark.slow
-def test_every_refusal_has_the_security_headers_and_the_error_shape(serve):
-    server = serve(SANMA_BODY_TIMEOUT="1")
+def test_every_refusal_has_the_security_headers_and_the_error_shape(shared):
+    server = shared(SANMA_BODY_TIMEOUT="1")
     token = guest(server)
     big = b'{"level": "' + b"x" * 5000 + b'"}'
     cases = {
