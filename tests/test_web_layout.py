@@ -1,5 +1,6 @@
-"""The table on every screen (issue 11): a one-hand match played by clicking at each of the
-seven viewports, desktop to phone portrait, measuring element boxes as it goes.
+"""The table on every screen (issue 11): a one-hand match played by clicking, in a mouse and in
+a touch context, the page resized through the seven viewports (desktop to phone portrait) at
+every own turn and panel, measuring element boxes as it goes.
 
 At every own turn: nothing wider than the page, every hand tile inside the wooden frame,
 no button over a tile, the minimum sizes (hand tiles >= 36 px wide on a landscape phone and
@@ -10,15 +11,15 @@ does the replay viewer's result panel on a phone held sideways, with the viewer'
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from sanma.server.settings import Settings
-from tests.fixtures.browser import ACTIONABLE, start_match, step
+from tests.fixtures.browser import ACTIONABLE, live_server, start_match, step
 from tests.fixtures.layout import VIEWPORTS
-from tests.fixtures.server import LiveServer, free_port
+from tests.fixtures.server import LiveServer
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -46,6 +47,14 @@ MEASURE = """() => {
     riverMe: box(document.querySelector(".river-me")),
   };
 }"""
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for the module (each test plays or stores its own guest's matches on it)."""
+    server = live_server(tmp_path_factory.mktemp("live") / "data")
+    yield server
+    server.stop()
 
 
 def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
@@ -115,10 +124,26 @@ def check_uncovered(page: Page, selector: str, name: str) -> None:
     assert page.evaluate(UNCOVERED, selector) == [], (name, selector)
 
 
+def viewports(touch: bool) -> list[str]:
+    """The viewports of a touch context, or of a mouse one."""
+    return [name for name, (_, _, t) in VIEWPORTS.items() if t == touch]
+
+
+def resize(page: Page, name: str) -> None:
+    """The page at viewport ``name``.  The table's layout follows from media queries alone (no
+    script reads the size), so it is measured as it would be if loaded at that size."""
+    width, height, _ = VIEWPORTS[name]
+    page.set_viewport_size({"width": width, "height": height})
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(VIEWPORTS))
-def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: str) -> None:
-    width, height, touch = VIEWPORTS[name]
+@pytest.mark.parametrize("touch", [False, True], ids=["mouse", "touch"])
+def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, touch: bool) -> None:
+    # One match per context, its page resized through the context's viewports at every own turn
+    # and panel: a match per viewport cost seconds each.  Touch is the context's (pointer: coarse
+    # does not follow a resize), hence a match for each.
+    names = viewports(touch)
+    width, height, _ = VIEWPORTS[names[0]]
     # Boxes are measured at rest: a tile still arriving would be caught mid-flight.
     context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, reduced_motion="reduce")
     page = context.new_page()
@@ -127,29 +152,37 @@ def test_the_table_fits_every_screen(browser: Browser, live: LiveServer, name: s
     page.add_init_script("localStorage.setItem('sanma.lang', 'en')")
     page.goto(live.http + "/")
     start_match(page)
-    positions: set[tuple[int, int]] = set()
+    positions: dict[str, set[tuple[int, int]]] = {name: set() for name in names}
     turns = 0
     seen = {"hand-end": 0, "match-end": 0}
     for _ in range(400):
         page.wait_for_function(ACTIONABLE, timeout=20_000)
         if not page.locator("#overlay .panel").count() and page.locator(".hand.my-turn").count():
-            m = page.evaluate(MEASURE)
-            check_table(m, name, width, height, touch)
-            positions.add((round(m["centre"]["t"]), round(m["riverMe"]["t"])))
+            for name in names:
+                resize(page, name)
+                width, height, _ = VIEWPORTS[name]
+                m = page.evaluate(MEASURE)
+                check_table(m, name, width, height, touch)
+                positions[name].add((round(m["centre"]["t"]), round(m["riverMe"]["t"])))
             turns += 1
         what = step(page)
         if what == "hand-end":
             seen[what] += 1
-            check_panel_button(page, "[data-panel=next]", name)
-            check_uncovered(page, "#overlay .panel", name)
+            for name in names:
+                resize(page, name)
+                check_panel_button(page, "[data-panel=next]", name)
+                check_uncovered(page, "#overlay .panel", name)
             page.click("[data-panel=next]")
         elif what == "match-end":
             seen[what] += 1
-            check_panel_button(page, "[data-testid=match-end] .primary", name)
+            for name in names:
+                resize(page, name)
+                check_panel_button(page, "[data-testid=match-end] .primary", name)
             break
     assert seen == {"hand-end": 1, "match-end": 1} and turns >= 5, (seen, turns)
     # The rivers grew turn after turn; the centre and your river stayed where they were.
-    assert len(positions) == 1, (name, positions)
+    for name in names:
+        assert len(positions[name]) == 1, (name, positions[name])
     assert errors == [], errors
     context.close()
 
@@ -252,8 +285,7 @@ LONG_HAND_SEED = 20
 
 @pytest.mark.slow
 def test_your_river_stays_in_view_late_in_a_hand_at_360x740(browser: Browser, tmp_path: Path) -> None:
-    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
-    live = LiveServer(settings, seed_source=lambda: LONG_HAND_SEED)
+    live = live_server(tmp_path / "data", LONG_HAND_SEED)
     width, height, touch = VIEWPORTS["portrait-360"]
     context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, reduced_motion="reduce")
     page = context.new_page()
