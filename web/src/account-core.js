@@ -2,13 +2,13 @@
 // catalogue) and API calls with the session's token.  Their markup is the client's one
 // builder (`html` in render/common.js: names from other players are escaped there); texts are
 // the client's one dictionary (i18n.js, keys "acct.*").
-import { request, saveToken, storedToken } from "./api.js";
+import { request, saveToken, sessionToken } from "./api.js";
 import { getLang, t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { html } from "./render/common.js";
 
 export const session = {
-  getToken: storedToken,
+  getToken: sessionToken,
   setToken: saveToken,
   profile: null,
   shop: null,

@@ -17,12 +17,11 @@ export { syncHistory };
 const view = { open: false, tab: "profile", note: "", error: "", deleting: false };
 let onSwitch = () => {};
 
-/** Wire the account pages to the app: `getToken`/`setToken` read and change the browser's
- * token; `switched()` is called after the browser changes account (recover, import).  The
- * module is loaded once the first screen is up (main.js), so the profile and history are
- * asked at once. */
-export function initAccount({ getToken, setToken, switched }) {
-  session.getToken = getToken;
+/** Wire the account pages to the app: `setToken` changes the browser's token (api.js holds
+ * it); `switched()` is called after the browser changes account (recover, import).  The
+ * module is loaded once the first screen is up (match.js `withAccount`), so the profile and
+ * history are asked at once. */
+export function initAccount({ setToken, switched }) {
   session.setToken = setToken;
   onSwitch = switched || (() => {});
   document.addEventListener("keydown", (ev) => {

@@ -1,15 +1,26 @@
 // HTTP calls (docs/protocol.md "Before the socket"): the one fetch wrapper of the client and the
-// one place that knows where the guest token lives (localStorage, TOKEN_KEY).
+// one place that holds the guest token: this page's (`sessionToken`), and the browser's kept
+// under TOKEN_KEY in localStorage for the next visit.
 
 export const TOKEN_KEY = "sanma.token";
+
+// This page's token, once boot has it (ensureToken) or the player switched account (saveToken);
+// another tab's switch changes the stored one, not this page's.
+let session = null;
 
 /** The token kept in this browser, or null. */
 export function storedToken() {
   return localStorage.getItem(TOKEN_KEY);
 }
 
-/** Keep `token` as this browser's guest token. */
+/** The token this page plays with: every call, socket and sheet asks here. */
+export function sessionToken() {
+  return session;
+}
+
+/** Keep `token` as this page's and this browser's guest token. */
 export function saveToken(token) {
+  session = token;
   localStorage.setItem(TOKEN_KEY, token);
 }
 
@@ -37,8 +48,9 @@ export async function request(method, path, { token = null, body, raw, blob = fa
 /** The stored guest token, creating a guest on the first visit. */
 export async function ensureToken() {
   const saved = storedToken();
-  if (saved) return saved;
-  return newToken();
+  if (!saved) return newToken();
+  session = saved;
+  return saved;
 }
 
 export async function newToken() {

@@ -390,7 +390,7 @@ function onKey(ev) {
 
 /** The panels' own buttons (Next hand, To the results) move the replay instead of the table. */
 function onPanelClick(ev) {
-  ev.stopPropagation(); // main.js acts on [data-panel] clicks for the live table
+  ev.stopPropagation(); // input.js acts on [data-panel] clicks for the live table
   const which = ev.target.closest?.("[data-panel]")?.dataset.panel;
   if (which === "next") {
     const i = handAt(view.hands, view.pos);

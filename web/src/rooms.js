@@ -3,7 +3,7 @@
 // the match a small bar shows each seat's presence, and the turn timer with the time bank sits
 // beside the hand.  An invited friend without a name is asked once for one.  A spectator's
 // bar names the seats as buttons: the one pressed is drawn at the bottom.
-import { request } from "./api.js";
+import { request, sessionToken } from "./api.js";
 import { html, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
 import { t } from "./i18n.js";
@@ -16,7 +16,6 @@ const POLL_MS = 1500;
 const NAME_ASKED_KEY = "sanma.name-asked"; // an invited friend is asked for a name once per browser
 
 const room = {
-  getToken: null,
   enterMatch: null,
   view: null, // null (closed) | "home" | "lobby"
   data: null, // the room as GET /api/rooms/{code} answers
@@ -37,7 +36,7 @@ const room = {
 
 /** One call of the rooms API with this browser's token (api.js: the client's one fetch wrapper). */
 function call(method, path, body) {
-  return request(method, `/api/rooms${path}`, { token: room.getToken(), body });
+  return request(method, `/api/rooms${path}`, { token: sessionToken(), body });
 }
 
 // --- the sheet: create, join, lobby -----------------------------------------------------
@@ -206,7 +205,7 @@ function nameAskHtml() {
 async function saveName(value) {
   const name = (value || "").trim();
   if (!name) return;
-  const { status } = await request("POST", "/api/account/name", { token: room.getToken(), body: { name } });
+  const { status } = await request("POST", "/api/account/name", { token: sessionToken(), body: { name } });
   if (status !== 200) {
     room.error = t(status === 422 ? "rooms.error.bad_name" : "rooms.error.other", { status });
     render();
@@ -451,8 +450,7 @@ document.addEventListener("keydown", (ev) => {
 
 /** Hook the rooms up.  Returns `{match, lobby}`: `match` a room match this guest plays in (to
  * resume), `lobby` true when a lobby is open (an invite link, `/?room=CODE`, joins its room). */
-export async function initRooms({ getToken, enterMatch, viewFrom: redraw }) {
-  room.getToken = getToken;
+export async function initRooms({ enterMatch, viewFrom: redraw }) {
   room.enterMatch = enterMatch;
   room.viewFrom = redraw;
   const params = new URLSearchParams(location.search);
@@ -614,7 +612,7 @@ export async function backToRoom() {
 
 /** A spectator's next match: the id of the match the watched room plays now when it is not
  * `ended` (the host started another), else null.  Counts as a look-up (the server's join limit:
- * main.js asks every few seconds). */
+ * overlay.js asks every few seconds). */
 export async function nextRoomMatch(ended) {
   const code = localStorage.getItem(ROOM_KEY);
   if (!code) return null;

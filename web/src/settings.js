@@ -2,19 +2,19 @@
 // from the start screen and the table's menu - the language, sound (on/off and a volume
 // slider), the animations' speed apart from the bots' pace, and the step-by-step guide.
 // Each value lives with the module that uses it (i18n.js, sound.js, motion.js; the bots'
-// pace with main.js, which sends it to the match); this module only shows and sets them.
+// pace with game.js, which sends it to the match); this module only shows and sets them.
 // Also the first-visit pointer to the guide on the start screen, until dismissed or followed.
 import { getLang, LANGS, t } from "./i18n.js";
 import { html, join, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
 import { MOTION_SPEEDS, motionSpeed, setMotionSpeed } from "./motion.js";
 import { getVolume, isMuted, setMuted, setVolume } from "./sound.js";
+import { SPEEDS as BOT_SPEEDS } from "./app.js";
 
-const BOT_SPEEDS = ["normal", "fast", "instant"];
 const GUIDE_HINT_KEY = "sanma.guide_hint";
 
-// What main.js lends: the bots' pace and its setter, whether the pace is the room's, and a
-// redraw of the screen behind (the top bar's sound button, the start card).
+// What main.js lends: the bots' pace and its setter (game.js), whether the pace is the room's,
+// and a redraw of the screen behind (the top bar's sound button, the start card).
 let hooks = { botSpeed: () => "normal", setBotSpeed: () => {}, roomPace: () => false, changed: () => {} };
 let open = false;
 let opener = null; // the element focused before opening: it gets the focus back
@@ -117,7 +117,7 @@ function guideFound() {
   document.querySelector("[data-testid=guide-hint]")?.remove();
 }
 
-// -- events (registered when the module loads, before main.js's own: see keydown) -----------
+// -- events (registered when the module loads, before input.js's own: see keydown) ----------
 
 document.addEventListener("click", (ev) => {
   if (open && ev.target.id === "settings-sheet") {
@@ -137,7 +137,7 @@ document.addEventListener("click", (ev) => {
   } else if (el.dataset.settingsClose !== undefined) closeSettings();
   else if (el.dataset.setting) choose(el.dataset.setting, el.dataset.value);
   else if (el.dataset.lang) {
-    // main.js switches the language (and redraws its screens) after this listener.
+    // input.js switches the language (and redraws its screens) after this listener.
     setTimeout(() => {
       renderSettings();
       sheet().querySelector(`[data-lang="${el.dataset.lang}"]`)?.focus();
@@ -163,7 +163,7 @@ document.addEventListener("input", (ev) => {
 });
 
 // While the panel is open its keys are its own: Escape closes it, and no key reaches the
-// table's shortcuts (main.js listens after this module, so stopping here is enough).
+// table's shortcuts (input.js listens after this module, so stopping here is enough).
 document.addEventListener("keydown", (ev) => {
   if (!open) return;
   if (ev.key === "Escape") closeSettings();
