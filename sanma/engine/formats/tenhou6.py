@@ -5,14 +5,15 @@ turns them into what our engine understands: a scripted ``Deal`` and the time-or
 list of ``(seat, Action)`` the log implies, plus the recorded result.  The format is
 described in ``shared/testdata/FORMAT.md`` section 1 and in ``docs/formats.md``.
 
-Turn order is rebuilt by simulation: after a discard the next actor is the seat whose
-next draws entry is a call string taking that tile from the discarder, else the next
-seat.  When two readings are possible (two seats hold a matching call string), every
-reading is tried and the one that consumes the whole log is kept.
+Turn order is read by playing the hand on ``Kyoku``, handing it each wall tile as it is
+drawn: after a discard the engine says which seats may call, and a seat whose next draws
+entry is a call string taking that tile from the discarder calls it; otherwise the next
+seat draws.  Only when a call now and the same call on a later discard are both legal is
+each reading tried, on a copy, and the one that consumes the whole log kept.
 
 The adapter is four modules, re-exported here: ``tenhou6_codes`` (tile codes, call strings,
 constants, errors, payments in the log's terms), ``tenhou6_read`` (recorded values and the
-turn-order simulation), ``tenhou6_write`` (export) and ``tenhou6_check`` (the replay check).
+reading in time order), ``tenhou6_write`` (export) and ``tenhou6_check`` (the replay check).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from sanma.engine.formats.tenhou6_read import RecordedGame as RecordedGame
 from sanma.engine.formats.tenhou6_read import RecordedHand as RecordedHand
 from sanma.engine.formats.tenhou6_read import RecordedResult as RecordedResult
 from sanma.engine.formats.tenhou6_read import RecordedWin as RecordedWin
+from sanma.engine.formats.tenhou6_read import four_player_reason as four_player_reason
 from sanma.engine.formats.tenhou6_read import hand_tiles as hand_tiles
 from sanma.engine.formats.tenhou6_read import loads as loads
 from sanma.engine.formats.tenhou6_read import parse_game as parse_game
@@ -50,4 +52,6 @@ from sanma.engine.formats.tenhou6_write import export_game as export_game
 from sanma.engine.formats.tenhou6_write import export_hand as export_hand
 from sanma.engine.formats.tenhou6_write import meld_string as meld_string
 from sanma.engine.formats.tenhou6_write import points_text as points_text
+from sanma.engine.formats.tenhou6_write import rule_name_for as rule_name_for
+from sanma.engine.formats.tenhou6_write import split_hands as split_hands
 from sanma.engine.formats.tenhou6_write import yaku_texts as yaku_texts

@@ -12,7 +12,7 @@ from sanma.engine.events import (
     MatchEnded,
     MatchStarted,
 )
-from sanma.engine.formats.tenhou6_codes import RecordedPayment, _payment
+from sanma.engine.formats.tenhou6_codes import RecordedPayment, recorded_payment
 from sanma.engine.formats.tenhou6_read import RecordedGame, RecordedHand, RecordedWin
 from sanma.engine.kyoku import Kyoku, KyokuResult, WinRecord
 from sanma.engine.rules import Rules, preset
@@ -122,7 +122,7 @@ def replay_hand(hand: RecordedHand, rules: Rules, *, source: str = "") -> HandCh
 
 def _recorded_base_payment(win: WinRecord, dealer: int) -> RecordedPayment:
     """The engine's payment in the log's terms (no honba)."""
-    return _payment(win.score.base, win.seat == win.from_seat, win.seat == dealer)
+    return recorded_payment(win.score.base, win.seat == win.from_seat, win.seat == dealer)
 
 
 def compare_result(hand: RecordedHand, result: KyokuResult) -> list[str]:

@@ -83,26 +83,45 @@ def tile_code(tile: Tile, red_fives: bool = True) -> int:
     return kind_to_code(kind, is_red(tile, red_fives))
 
 
-class _Allocator:
+class CodeAllocator:
     """Physical tiles for tenhou codes by ``tiles.CopyAllocator`` (red codes get copy 0,
-    plain fives the other copies, so no tile is used twice), with errors naming the code."""
+    plain fives the other copies, so no tile is used twice), with errors naming the code.
+    It remembers what it gave, so that the reader can take back a tile it offered the
+    engine for a draw that did not happen (``untake``) and copy itself for a trial."""
 
-    __slots__ = ("_copies", "red_fives")
+    __slots__ = ("_copies", "_taken", "red_fives")
 
     def __init__(self, red_fives: bool) -> None:
         self.red_fives = red_fives
         self._copies = CopyAllocator(red_fives)
+        self._taken: list[tuple[TileKind, bool]] = []
 
     def take(self, code: int) -> Tile:
+        """The next free copy of the tile ``code`` names; raises ``InvalidHand``."""
         kind, red = code_to_kind(code)
         try:
-            return self._copies.take(kind, red)
+            tile = self._copies.take(kind, red)
         except InvalidHand:
             if red and not self.red_fives:
                 raise InvalidHand(f"red five {code} in a game without red fives") from None
             if red:
                 raise InvalidHand(f"a second red five {code}") from None
             raise InvalidHand(f"a fifth copy of tile {code}") from None
+        self._taken.append((kind, red))
+        return tile
+
+    def untake(self) -> None:
+        """Give back the last tile taken (the allocator is rebuilt from what it gave before)."""
+        self._taken.pop()
+        self._copies = CopyAllocator(self.red_fives)
+        self._copies.take_all(self._taken)
+
+    def copy(self) -> CodeAllocator:
+        """An independent allocator that has given the same tiles."""
+        other = CodeAllocator(self.red_fives)
+        other._copies.take_all(self._taken)
+        other._taken = list(self._taken)
+        return other
 
 
 # ---------------------------------------------------------------------------
@@ -126,20 +145,22 @@ class RecordedPayment:
 # JSON helpers
 
 
-def _int(value: object, what: str, err: _Err) -> int:
+def log_int(value: object, what: str, err: HandErrors) -> int:
+    """``value`` as an integer (not a bool), or the hand's error naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise err(f"{what} must be an integer, not {value!r}")
     return value
 
 
-def _list(value: object, what: str, err: _Err) -> list[object]:
+def log_list(value: object, what: str, err: HandErrors) -> list[object]:
+    """``value`` as a JSON array, or the hand's error naming ``what``."""
     if not isinstance(value, list):
         raise err(f"{what} must be an array, not {type(value).__name__}")
     return value
 
 
 @dataclass(frozen=True, slots=True)
-class _Err:
+class HandErrors:
     """Builds ``TenhouLogError`` values for one hand."""
 
     source: str
@@ -215,7 +236,7 @@ def call_offset(letter: str, seat: int, from_seat: int) -> int:
     return {v: k for k, v in _OFFSET_TO_DELTA[letter].items()}[delta]
 
 
-def _payment(base: int, tsumo: bool, winner_is_dealer: bool) -> RecordedPayment:
+def recorded_payment(base: int, tsumo: bool, winner_is_dealer: bool) -> RecordedPayment:
     """What each payer pays for base points ``base``, honba excluded: ``scoring``'s own
     arithmetic, in the log's terms."""
     if not tsumo:

@@ -1,36 +1,38 @@
 """Reading tenhou.net/6 logs: the recorded values, the result and score texts, and the
-turn-order simulation that turns per-seat arrays into a scripted ``Deal`` and time-ordered
-actions (see ``tenhou6.py`` and ``docs/formats.md``)."""
+reading that replays the per-seat arrays on ``Kyoku`` to put them in time order: a scripted
+``Deal`` and time-ordered actions (see ``tenhou6.py`` and ``docs/formats.md``)."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Final
 
-from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pon, Ron, Tsumo
-from sanma.engine.errors import InvalidHand
+from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
+from sanma.engine.errors import IllegalAction, InvalidHand, SanmaError
+from sanma.engine.events import TileDrawn
 from sanma.engine.formats.tenhou6_codes import (
     DAIMINKAN_PLACEHOLDER,
     HAND_LENGTH,
     KITA_CODE,
     TSUMOGIRI,
     CallString,
+    CodeAllocator,
+    HandErrors,
     Outcome,
     RecordedPayment,
     TenhouLogError,
-    _Allocator,
-    _Err,
-    _int,
-    _list,
     call_from_seat,
     code_to_kind,
+    log_int,
+    log_list,
     parse_call,
     tile_code,
 )
-from sanma.engine.legality import kita_tile
+from sanma.engine.hand import MeldType
+from sanma.engine.kyoku import Kyoku
+from sanma.engine.rules import DEFAULT, Rules
 from sanma.engine.tiles import EAST, NORTH, SEAT_COUNT, SEATS, Tile, TileKind, is_red, kind_of
 from sanma.engine.wall import Deal
 
@@ -141,17 +143,17 @@ _DRAW_REASONS: Final = {
 _LIMIT_BY_BASE: Final = {2000: "mangan", 3000: "haneman", 4000: "baiman", 6000: "sanbaiman"}
 
 
-def _deltas(value: object, err: _Err, what: str) -> tuple[int, int, int]:
-    items = _list(value, what, err)
+def _deltas(value: object, err: HandErrors, what: str) -> tuple[int, int, int]:
+    items = log_list(value, what, err)
     if len(items) != 4:
         raise err(f"{what} must hold 4 numbers")
-    nums = [_int(v, what, err) for v in items]
+    nums = [log_int(v, what, err) for v in items]
     if nums[3] != 0:
         raise err(f"{what}: seat 3 must be 0 in sanma")
     return nums[0], nums[1], nums[2]
 
 
-def _parse_points(text: str, tsumo: bool, err: _Err) -> tuple[int, str, RecordedPayment]:
+def _parse_points(text: str, tsumo: bool, err: HandErrors) -> tuple[int, str, RecordedPayment]:
     m = _POINTS_RE.match(text)
     if not m:
         raise err(f"unreadable score text {text!r}", "result")
@@ -169,12 +171,12 @@ def _parse_points(text: str, tsumo: bool, err: _Err) -> tuple[int, str, Recorded
     return fu, limit, RecordedPayment(non_dealer=first, dealer=int(second))
 
 
-def _parse_win(deltas: object, info: object, dealer: int, err: _Err) -> RecordedWin:
+def _parse_win(deltas: object, info: object, dealer: int, err: HandErrors) -> RecordedWin:
     d = _deltas(deltas, err, "win deltas")
-    items = _list(info, "win info", err)
+    items = log_list(info, "win info", err)
     if len(items) < 5:
         raise err("win info needs winner, from, pao, score text and yaku", "result")
-    seat, from_seat, pao = (_int(v, "win seat", err) for v in items[:3])
+    seat, from_seat, pao = (log_int(v, "win seat", err) for v in items[:3])
     if not all(0 <= s < SEAT_COUNT for s in (seat, from_seat, pao)):
         raise err(f"win info names a seat outside 0..2: {items[:3]}", "result")
     text = items[3]
@@ -212,8 +214,8 @@ def _yakuman_multiple(payment: RecordedPayment, winner_is_dealer: bool) -> int:
     return max(1, payment.non_dealer // 16000)
 
 
-def _parse_result(value: object, dealer: int, err: _Err) -> RecordedResult:
-    items = _list(value, "result", err)
+def _parse_result(value: object, dealer: int, err: HandErrors) -> RecordedResult:
+    items = log_list(value, "result", err)
     if not items or not isinstance(items[0], str):
         raise err("the result must start with its name", "result")
     name = items[0]
@@ -231,7 +233,45 @@ def _parse_result(value: object, dealer: int, err: _Err) -> RecordedResult:
 
 
 # ---------------------------------------------------------------------------
-# the turn-order simulation
+# reading the arrays in time order, on Kyoku
+#
+# The log keeps each seat's draws and discards apart, not the order they happened in.  The
+# engine knows that order once it knows who calls: after a discard it opens a window for the
+# seats that may call, and a seat's next draws entry says whether it called.  So the reader
+# plays the hand on ``Kyoku`` itself, handing it each wall tile just before it is drawn (the
+# log gives the wall seat by seat, so it cannot be dealt up front).
+
+
+# The reader asks the engine only who may call and when the wall is drawn; the replay check
+# judges every action under the preset asked for.  So it reads under the widest legality the
+# presets have, so that an action one preset allows is never cut short here.
+def _reading_rules(red_fives: bool) -> Rules:
+    return DEFAULT.with_options(
+        red_fives=red_fives, kokushi_robs_ankan=True, riichi_kan_keeps_readings=False, melds_block_waits=False
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Start:
+    """A hand's header as the reading needs it."""
+
+    result: RecordedResult
+    alloc: CodeAllocator
+    round_wind: TileKind
+    dealer: int
+    honba: int
+    deposits: int
+    scores: tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What a reading found: the time-ordered actions and the wall as it was drawn."""
+
+    actions: tuple[tuple[int, Action], ...]
+    live: tuple[Tile, ...]
+    replacements: tuple[Tile, ...]
+    riichi: tuple[int, ...]
 
 
 class _Stuck(Exception):
@@ -244,106 +284,214 @@ class _Stuck(Exception):
         self.progress = progress
 
 
+class _Refused(Exception):
+    """The engine will not take the log's last action (or ends the hand before the log does).
+    The reading stops there with what it read, action included: the replay check, which
+    replays it, reports the refusal (the log and the engine disagree; the log is readable)."""
+
+    def __init__(self, read: _Read) -> None:
+        super().__init__("the engine refuses the log's action")
+        self.read = read
+        self.progress = len(read.actions)
+
+
 @dataclass(slots=True)
-class _Sim:
+class _Reading:
+    """One reading of a hand's arrays, played on ``Kyoku``.  ``ptr`` is each seat's index
+    into both its draws and its discards: a turn takes one entry of each."""
+
     draws: tuple[tuple[object, ...], ...]
     discards: tuple[tuple[object, ...], ...]
     result: RecordedResult
-    alloc: _Allocator
-    hands: list[list[Tile]]
-    melds: list[list[tuple[str, TileKind]]]  # ("pon"|"kan", kind) per seat, for kakan checks
-    ptr: list[int] = field(default_factory=lambda: [0, 0, 0])
-    actions: list[tuple[int, Action]] = field(default_factory=list)
-    live: list[Tile] = field(default_factory=list)
-    replacements: list[Tile] = field(default_factory=list)
-    riichi: list[int] = field(default_factory=list)
+    alloc: CodeAllocator
+    kyoku: Kyoku
+    ptr: list[int]
+    actions: list[tuple[int, Action]]
+    live: list[Tile]
+    replacements: list[Tile]
+    riichi: list[int]
+    drawn: Tile | None = None  # what the seat on turn drew (None after a pon)
 
-    def progress(self) -> int:
-        return len(self.actions)
+    @classmethod
+    def begin(cls, deal: Deal, start: _Start, draws: list[list[object]], discards: list[list[object]]) -> _Reading:
+        """Deal the hand on ``Kyoku`` (``deal`` without its wall); the dealer draws its first
+        draws entry."""
+        r = cls.__new__(cls)
+        r.draws = tuple(tuple(d) for d in draws)
+        r.discards = tuple(tuple(d) for d in discards)
+        r.result, r.alloc = start.result, start.alloc
+        r.ptr, r.actions, r.live, r.replacements, r.riichi = [0, 0, 0], [], [], [], []
+        first = r.offer(start.dealer, replacement=False)
+        if isinstance(first, _Stuck):
+            raise first
+        r.live.append(first)
+        r.drawn = first
+        r.kyoku = Kyoku.start(
+            replace(deal, live=(first,)),
+            rules=_reading_rules(start.alloc.red_fives),
+            round_wind=start.round_wind,
+            dealer=start.dealer,
+            honba=start.honba,
+            deposits=start.deposits,
+            scores=start.scores,
+        )
+        return r
+
+    def copy(self) -> _Reading:
+        """An independent reading from here (a trial, see ``_branch``)."""
+        return _Reading(
+            self.draws,
+            self.discards,
+            self.result,
+            self.alloc.copy(),
+            self.kyoku.copy(),
+            list(self.ptr),
+            list(self.actions),
+            list(self.live),
+            list(self.replacements),
+            list(self.riichi),
+            self.drawn,
+        )
+
+    def read(self) -> _Read:
+        return _Read(tuple(self.actions), tuple(self.live), tuple(self.replacements), tuple(self.riichi))
 
     def stuck(self, message: str, position: str) -> _Stuck:
-        return _Stuck(message, position, self.progress())
+        return _Stuck(message, position, len(self.actions))
 
     def consumed(self) -> bool:
         return all(self.ptr[s] == len(self.draws[s]) == len(self.discards[s]) for s in SEATS)
 
-    def take_from_hand(self, seat: int, code: int, position: str, avoid: Tile | None = None) -> Tile:
-        try:
-            kind, red = code_to_kind(code)
-        except InvalidHand as exc:
-            raise self.stuck(str(exc), position) from None
-        candidates = [t for t in self.hands[seat] if kind_of(t) == kind and self._is_red(t) == red]
-        if not candidates:
-            raise self.stuck(f"seat {seat} does not hold tile {code}", position)
-        # Keep the drawn tile when another copy was meant, so tedashi stays tedashi.
-        preferred = [t for t in candidates if t != avoid] or candidates
-        tile = min(preferred)
-        self.hands[seat].remove(tile)
-        return tile
+    # -- the wall, handed to the engine a tile at a time
 
-    def _is_red(self, tile: Tile) -> bool:
-        return is_red(tile, self.alloc.red_fives)
-
-    # One seat's turn from its draw (or its call) to the end of its turn.
-    def turn(self, seat: int, replacement: bool) -> tuple[str, int, Tile | None]:
-        """Play ``seat``'s turn; returns what ended it: ("discard", seat, tile),
-        ("kita"|"kan", seat, None) or ("end", seat, None)."""
+    def offer(self, seat: int, *, replacement: bool) -> Tile | _Stuck:
+        """The tile ``seat``'s next draws entry gives (taken from the allocator), or why it
+        gives none: that matters only if the engine does draw for the seat now."""
         i = self.ptr[seat]
         pos = f"seat {seat} draws[{i}]"
         if i >= len(self.draws[seat]):
-            return "end", seat, None
+            return self.stuck(f"seat {seat} has no draw left but the hand goes on", f"seat {seat}")
         entry = self.draws[seat][i]
         if isinstance(entry, str):
-            raise self.stuck(f"a call {entry!r} where seat {seat} should draw", pos)
+            return self.stuck(f"a call {entry!r} where seat {seat} should draw", pos)
+        if isinstance(entry, bool) or not isinstance(entry, int):
+            return self.stuck(f"expected a tile code, got {entry!r}", pos)
         try:
-            drawn = self.alloc.take(_code(entry, pos, self))
+            return self.alloc.take(entry)
+        except InvalidHand as exc:
+            return self.stuck(str(exc), pos)
+
+    def apply(self, seat: int, action: Action, drawer: int | None = None, *, replacement: bool = False) -> None:
+        """``kyoku.apply``, with ``drawer``'s next tile on the wall in case the engine draws
+        for it now (``replacement``: a replacement draw); a tile not drawn goes back."""
+        offered = self.offer(drawer, replacement=replacement) if drawer is not None else None
+        tile = offered if isinstance(offered, int) else None
+        self.wall(tile, replacement)
+        try:
+            events = self.kyoku.apply(seat, action)
+        except SanmaError as exc:
+            if isinstance(offered, _Stuck) and not isinstance(exc, IllegalAction):
+                raise offered from None  # the engine drew for a seat whose entry is no tile
+            raise _Refused(self.read()) from None
+        drew = [e for e in events if isinstance(e, TileDrawn)]
+        if drew:
+            assert tile is not None and drew[0].seat == drawer and drew[0].tile == tile
+            (self.replacements if replacement else self.live).append(tile)
+            self.drawn = tile
+        elif tile is not None:
+            self.alloc.untake()
+        if self.kyoku.result is not None:
+            raise _Refused(self.read())  # the engine ended the hand; the log goes on
+
+    def wall(self, tile: Tile | None, replacement: bool) -> None:
+        """The engine's deal: the tiles drawn so far, and ``tile`` next (when given).  It is
+        rebuilt only when it changes (it holds an offered tile, or is to hold one)."""
+        deal = self.kyoku.deal
+        live, replacements = len(self.live), len(self.replacements)
+        if tile is None and len(deal.live) == live and len(deal.replacements) == replacements:
+            return
+        extra = () if tile is None else (tile,)
+        self.kyoku.deal = Deal(
+            deal.hands,
+            (*self.live, *extra) if not replacement else tuple(self.live),
+            (*self.replacements, *extra) if replacement else tuple(self.replacements),
+            deal.dora_indicators,
+            deal.ura_indicators,
+            deal.live_size,
+        )
+
+    def pass_window(self, drawer: int, *, replacement: bool = False) -> None:
+        """Every seat the open window awaits passes; the last answer resolves it, and the
+        engine draws for ``drawer``."""
+        while self.kyoku.phase == "window":
+            waiting = self.kyoku.awaiting()
+            self.apply(waiting[0], Pass(), drawer if len(waiting) == 1 else None, replacement=replacement)
+
+    # -- tiles named by code
+
+    def pick(self, hand: list[Tile], seat: int, code: int, pos: str, avoid: Tile | None = None) -> Tile:
+        """Take a tile of ``code`` out of ``hand`` (a copy of the seat's): the lowest copy,
+        keeping the drawn tile when another copy was meant, so tedashi stays tedashi."""
+        try:
+            kind, red = code_to_kind(code)
         except InvalidHand as exc:
             raise self.stuck(str(exc), pos) from None
-        (self.replacements if replacement else self.live).append(drawn)
-        self.hands[seat].append(drawn)
+        candidates = [t for t in hand if kind_of(t) == kind and is_red(t, self.alloc.red_fives) == red]
+        if not candidates:
+            raise self.stuck(f"seat {seat} does not hold tile {code}", pos)
+        preferred = [t for t in candidates if t != avoid] or candidates
+        tile = min(preferred)
+        hand.remove(tile)
+        return tile
+
+    def code(self, entry: object, pos: str) -> int:
+        if isinstance(entry, bool) or not isinstance(entry, int):
+            raise self.stuck(f"expected a tile code, got {entry!r}", pos)
+        return entry
+
+    # -- one seat's turn
+
+    def turn(self, seat: int) -> tuple[str, Action | None]:
+        """``seat`` (on turn after its draw or its pon) plays its next discards entry:
+        ("discard"|"kita"|"kan", action), or ("end", None) when it has none left."""
+        i = self.ptr[seat]
         if i >= len(self.discards[seat]):
             self.ptr[seat] += 1
-            return "end", seat, drawn
-        return self.act(seat, drawn)
-
-    def act(self, seat: int, drawn: Tile | None) -> tuple[str, int, Tile | None]:
-        """The discards entry at the seat's pointer: a discard, kita or kan."""
-        i = self.ptr[seat]
+            return "end", None
         pos = f"seat {seat} discards[{i}]"
         entry = self.discards[seat][i]
         self.ptr[seat] += 1
+        hand = list(self.kyoku.hand(seat))
+        action: Action
         if entry == KITA_CODE:
-            # The same physical North the engine sets aside (the drawn one, else the lowest).
-            if not any(kind_of(t) == NORTH for t in self.hands[seat]):
+            # The engine sets aside the drawn North, else the lowest (``legality.kita_tile``).
+            if not any(kind_of(t) == NORTH for t in hand):
                 raise self.stuck(f"seat {seat} has no North to set aside", pos)
-            self.hands[seat].remove(kita_tile(self.hands[seat], drawn))
-            self.actions.append((seat, Kita()))
-            return "kita", seat, None
-        if isinstance(entry, str) and entry.startswith("r"):
-            tile = self.discard_tile(seat, entry[1:], drawn, pos)
+            how, action = "kita", Kita()
+        elif isinstance(entry, str) and entry.startswith("r"):
+            tile = self.discard_tile(hand, seat, entry[1:], pos)
             self.riichi.append(seat)
-            self.actions.append((seat, Discard(tile, riichi=True)))
-            return "discard", seat, tile
-        if isinstance(entry, str):
-            return self.self_kan(seat, entry, pos)
-        tile = self.discard_tile(seat, entry, drawn, pos)
-        self.actions.append((seat, Discard(tile)))
-        return "discard", seat, tile
+            how, action = "discard", Discard(tile, riichi=True)
+        elif isinstance(entry, str):
+            how, action = "kan", self.self_kan(hand, seat, entry, pos)
+        else:
+            how, action = "discard", Discard(self.discard_tile(hand, seat, entry, pos))
+        self.actions.append((seat, action))
+        return how, action
 
-    def discard_tile(self, seat: int, entry: object, drawn: Tile | None, pos: str) -> Tile:
+    def discard_tile(self, hand: list[Tile], seat: int, entry: object, pos: str) -> Tile:
         if isinstance(entry, str):
             if not entry.isdigit():
                 raise self.stuck(f"unreadable discard {entry!r}", pos)
             entry = int(entry)
-        code = _code(entry, pos, self)
+        code = self.code(entry, pos)
         if code == TSUMOGIRI:
-            if drawn is None:
+            if self.drawn is None:
                 raise self.stuck("tsumogiri (60) with no drawn tile", pos)
-            self.hands[seat].remove(drawn)
-            return drawn
-        return self.take_from_hand(seat, code, pos, avoid=drawn)
+            return self.drawn
+        return self.pick(hand, seat, code, pos, avoid=self.drawn)
 
-    def self_kan(self, seat: int, text: str, pos: str) -> tuple[str, int, Tile | None]:
+    def self_kan(self, hand: list[Tile], seat: int, text: str, pos: str) -> Kan:
         try:
             call = parse_call(text)
         except InvalidHand as exc:
@@ -351,18 +499,16 @@ class _Sim:
         kind = code_to_kind(call.codes[0])[0]
         if call.letter == "a":
             for code in call.codes:
-                self.take_from_hand(seat, code, pos)
-            self.melds[seat].append(("kan", kind))
+                self.pick(hand, seat, code, pos)
         elif call.letter == "k":
-            if ("pon", kind) not in self.melds[seat]:
+            if not any(m.type is MeldType.PON and m.kind == kind for m in self.kyoku.melds(seat)):
                 raise self.stuck(f"added kan {text!r} without a pon of that kind", pos)
-            self.take_from_hand(seat, call.marked, pos)
-            self.melds[seat].remove(("pon", kind))
-            self.melds[seat].append(("kan", kind))
+            self.pick(hand, seat, call.marked, pos)
         else:
             raise self.stuck(f"{text!r} cannot stand among discards", pos)
-        self.actions.append((seat, Kan(kind)))
-        return "kan", seat, None
+        return Kan(kind)
+
+    # -- calls
 
     def callers(self, seat: int, tile: Tile) -> list[tuple[int, CallString]]:
         """Seats whose next draws entry calls ``tile`` discarded by ``seat``."""
@@ -384,24 +530,29 @@ class _Sim:
                 out.append((other, call))
         return out
 
-    def call(self, seat: int, call: CallString) -> tuple[str, int, Tile | None]:
-        """``seat`` pons or open-kans the last discard; returns how its turn ended."""
-        i = self.ptr[seat]
-        pos = f"seat {seat} draws[{i}]"
+    def call_action(self, seat: int, call: CallString) -> Pon | Kan:
+        """The action a call string names, once the seat is seen to hold its tiles."""
+        pos = f"seat {seat} draws[{self.ptr[seat]}]"
         rest = list(call.codes)
         rest.remove(call.marked)
+        hand = list(self.kyoku.hand(seat))
         for code in rest:
-            self.take_from_hand(seat, code, pos)
+            self.pick(hand, seat, code, pos)
         kind = code_to_kind(call.marked)[0]
         if call.letter == "p":
-            reds = sum(code_to_kind(c)[1] for c in rest)
-            self.actions.append((seat, Pon(kind, red=reds > 0)))
-            self.melds[seat].append(("pon", kind))
+            return Pon(kind, red=any(code_to_kind(c)[1] for c in rest))
+        return Kan(kind)
+
+    def call(self, seat: int, action: Pon | Kan) -> None:
+        """``seat`` pons or open-kans the discard the open window offers; the others pass."""
+        i = self.ptr[seat]
+        self.actions.append((seat, action))
+        if isinstance(action, Pon):
             if i >= len(self.discards[seat]):
-                raise self.stuck("a pon with no discard after it", pos)
-            return self.act(seat, None)
-        self.actions.append((seat, Kan(kind)))
-        self.melds[seat].append(("kan", kind))
+                raise self.stuck("a pon with no discard after it", f"seat {seat} draws[{i}]")
+            self.answer(seat, action, None)
+            self.drawn = None
+            return
         if i == len(self.discards[seat]) and i + 2 == len(self.draws[seat]):
             # The replacement draw is the seat's last entry and wins: some writers leave the
             # open kan's 0 out, since no discard follows at all.  Read it as if it were there.
@@ -409,169 +560,178 @@ class _Sim:
         if i >= len(self.discards[seat]) or self.discards[seat][i] != DAIMINKAN_PLACEHOLDER:
             raise self.stuck("an open kan must be followed by a 0 in discards", f"seat {seat} discards[{i}]")
         self.ptr[seat] += 1
-        return "kan", seat, None
+        self.answer(seat, action, seat)
 
+    def answer(self, seat: int, action: Action, drawer: int | None) -> None:
+        """``seat`` answers the window with ``action``, then every other awaited seat passes."""
+        last = len(self.kyoku.awaiting()) == 1
+        self.apply(seat, action, drawer if last else None, replacement=True)
+        if drawer is not None:
+            self.pass_window(drawer, replacement=True)
+        else:
+            while self.kyoku.phase == "window":
+                self.apply(self.kyoku.awaiting()[0], Pass())
 
-def _code(entry: object, pos: str, sim: _Sim) -> int:
-    if isinstance(entry, bool) or not isinstance(entry, int):
-        raise sim.stuck(f"expected a tile code, got {entry!r}", pos)
-    return entry
+    # -- the end
 
-
-def _finish(sim: _Sim, how: str, seat: int) -> None:
-    """Check the end of the arrays against the result and append the winning actions."""
-    result = sim.result
-    if how == "end-draw":
-        if not all(sim.ptr[s] == len(sim.draws[s]) for s in SEATS) or any(
-            len(sim.discards[s]) != sim.ptr[s] - (1 if s == seat else 0) for s in SEATS
-        ):
-            raise sim.stuck("a seat stops after a draw while others still have entries", f"seat {seat}")
-        if result.outcome == "won" and all(w.seat == seat and w.tsumo for w in result.wins):
-            sim.actions.append((seat, Tsumo()))
+    def finish(self, how: str, seat: int) -> None:
+        """Check the end of the arrays against the result and append the winning actions."""
+        result = self.result
+        if how == "end-draw":
+            if not all(self.ptr[s] == len(self.draws[s]) for s in SEATS) or any(
+                len(self.discards[s]) != self.ptr[s] - (1 if s == seat else 0) for s in SEATS
+            ):
+                raise self.stuck("a seat stops after a draw while others still have entries", f"seat {seat}")
+            if result.outcome == "won" and all(w.seat == seat and w.tsumo for w in result.wins):
+                self.actions.append((seat, Tsumo()))
+                return
+            if result.reason == "nine_terminals":
+                self.actions.append((seat, NineTerminals()))
+                return
+            raise self.stuck(f"seat {seat} stops after a draw but the result is {result.name}", f"seat {seat}")
+        if not self.consumed():
+            raise self.stuck("the arrays end unevenly", f"seat {seat}")
+        if result.outcome == "won":
+            if not all(w.from_seat == seat and not w.tsumo for w in result.wins):
+                raise self.stuck(f"the log ends on seat {seat}'s {how}, which the result does not ron", f"seat {seat}")
+            # Winners claim in turn order from the discarder, as the engine resolves them.
+            for win in sorted(result.wins, key=lambda w: (w.seat - seat) % SEAT_COUNT):
+                self.actions.append((win.seat, Ron()))
             return
-        if result.reason == "nine_terminals":
-            sim.actions.append((seat, NineTerminals()))
-            return
-        raise sim.stuck(f"seat {seat} stops after a draw but the result is {result.name}", f"seat {seat}")
-    if not sim.consumed():
-        raise sim.stuck("the arrays end unevenly", f"seat {seat}")
-    if result.outcome == "won":
-        if not all(w.from_seat == seat and not w.tsumo for w in result.wins):
-            raise sim.stuck(f"the log ends on seat {seat}'s {how}, which the result does not ron", f"seat {seat}")
-        # Winners claim in turn order from the discarder, as the engine resolves them.
-        for win in sorted(result.wins, key=lambda w: (w.seat - seat) % SEAT_COUNT):
-            sim.actions.append((win.seat, Ron()))
-        return
-    if how != "discard":
-        raise sim.stuck(f"the log ends on a {how} without a win", f"seat {seat}")
+        if how != "discard":
+            raise self.stuck(f"the log ends on a {how} without a win", f"seat {seat}")
 
 
-def _run(sim: _Sim, seat: int, replacement: bool) -> _Sim:
-    """Play from ``seat``'s draw to the end; backtrack over ambiguous calls."""
+def _play(r: _Reading, seat: int) -> _Reading:
+    """From ``seat``'s turn to the end of the hand; returns the reading that used the log."""
     while True:
-        how, who, tile = sim.turn(seat, replacement)
+        how, action = r.turn(seat)
         if how == "end":
-            if tile is None:
-                raise sim.stuck(f"seat {who} has no draw left but the hand goes on", f"seat {who}")
-            _finish(sim, "end-draw", who)
-            return sim
-        if how in ("kita", "kan"):
-            if sim.consumed():
-                _finish(sim, how, who)
-                return sim
-            seat, replacement = who, True
+            r.finish("end-draw", seat)
+            return r
+        assert action is not None
+        if how != "discard":
+            if r.consumed():
+                r.finish(how, seat)
+                return r
+            r.apply(seat, action, seat, replacement=True)
+            r.pass_window(seat, replacement=True)
             continue
-        assert tile is not None
-        callers = sim.callers(who, tile)
-        if not callers:
-            if sim.consumed():
-                _finish(sim, "discard", who)
-                return sim
-            seat, replacement = (who + 1) % SEAT_COUNT, False
-            continue
-        return _branch(sim, who, callers)
+        assert isinstance(action, Discard)
+        callers = r.callers(seat, action.tile)
+        if callers:
+            return _branch(r, seat, action, callers)
+        if r.consumed():
+            r.finish("discard", seat)
+            return r
+        nxt = (seat + 1) % SEAT_COUNT
+        r.apply(seat, action, nxt)
+        r.pass_window(nxt)
+        seat = nxt
 
 
-def _branch(sim: _Sim, discarder: int, callers: list[tuple[int, CallString]]) -> _Sim:
-    best: _Stuck | None = None
-    options: list[tuple[int, CallString] | None] = [*callers]
-    if all(c != (discarder + 1) % SEAT_COUNT for c, _ in callers):
-        options.append(None)  # nobody calls now; a listed call may take a later discard
-    for option in options:
-        trial = copy.deepcopy(sim) if len(options) > 1 else sim
+def _branch(r: _Reading, discarder: int, discard: Discard, callers: list[tuple[int, CallString]]) -> _Reading:
+    """A discard that some seat's next draws entry calls.  The engine says who may call it
+    now (the window it opens).  A seat may also let it go and call a later discard of the
+    same tile, and the log keeps no time order: when both readings are legal, each is tried
+    on a copy of the reading (its ``Kyoku`` copied) until one uses the whole log.  That
+    happens only for a caller two seats on from the discarder, and the wrong reading
+    almost always fails at the next turn (it can hold only if the discarder calls between)."""
+    nxt = (discarder + 1) % SEAT_COUNT
+    skip: _Stuck | None = None
+    try:
+        r.apply(discarder, discard, nxt)  # with no window open the next seat draws at once
+    except _Stuck as exc:
+        skip = exc  # no window, and the next seat's entry is no tile
+    base = r.read()
+    options: list[tuple[int, Pon | Kan] | None] = []
+    refused: list[tuple[int, Pon | Kan]] = []
+    failures: list[_Stuck | _Refused] = []
+    for seat, call in callers:
+        try:
+            action = r.call_action(seat, call)
+        except _Stuck as exc:
+            failures.append(exc)
+            continue
+        if skip is None and action in r.kyoku.legal_actions(seat):
+            options.append((seat, action))
+        else:
+            refused.append((seat, action))
+    if all(seat != nxt for seat, _ in callers):  # nobody calls now; a listed call may come later
+        if skip is None:
+            options.append(None)
+        else:
+            failures.append(skip)
+    for i, option in enumerate(options):
+        trial = r if i == len(options) - 1 else r.copy()
         try:
             if option is None:
-                return _run(trial, (discarder + 1) % SEAT_COUNT, False)
-            caller, call = option
-            how, who, tile = trial.call(caller, call)
-            if how == "kan":
-                return _run(trial, caller, True)
-            return _continue_after(trial, how, who, tile)
-        except _Stuck as exc:
-            if best is None or exc.progress > best.progress:
-                best = exc
-    assert best is not None
-    raise best
-
-
-def _continue_after(sim: _Sim, how: str, who: int, tile: Tile | None) -> _Sim:
-    """Go on after a turn that ended in ``how`` (the pon caller's discard, kita or kan)."""
-    if how in ("kita", "kan"):
-        if sim.consumed():
-            _finish(sim, how, who)
-            return sim
-        return _run(sim, who, True)
-    assert tile is not None
-    callers = sim.callers(who, tile)
-    if callers:
-        return _branch(sim, who, callers)
-    if sim.consumed():
-        _finish(sim, "discard", who)
-        return sim
-    return _run(sim, (who + 1) % SEAT_COUNT, False)
+                trial.pass_window(nxt)
+                return _play(trial, nxt)
+            seat, action = option
+            trial.call(seat, action)
+            return _play(trial, seat)
+        except (_Stuck, _Refused) as exc:
+            failures.append(exc)
+    # No reading uses the whole log.  A call the engine will not allow is still the log's
+    # word (the replay check reports the refusal), so it beats a reading the arrays contradict.
+    failures += [_Refused(replace(base, actions=(*base.actions, c))) for c in refused]
+    raise max(failures, key=lambda e: (isinstance(e, _Refused), e.progress))
 
 
 # ---------------------------------------------------------------------------
 # hands and games
 
 
-def _seat_arrays(raw: list[object], err: _Err) -> tuple[list[list[object]], list[list[object]], list[list[object]]]:
+def _seat_arrays(
+    raw: list[object], err: HandErrors
+) -> tuple[list[list[object]], list[list[object]], list[list[object]]]:
     haipai, draws, discards = [], [], []
     for seat in SEATS:
         base = 4 + 3 * seat
-        haipai.append(_list(raw[base], f"seat {seat} haipai", err))
-        draws.append(_list(raw[base + 1], f"seat {seat} draws", err))
-        discards.append(_list(raw[base + 2], f"seat {seat} discards", err))
+        haipai.append(log_list(raw[base], f"seat {seat} haipai", err))
+        draws.append(log_list(raw[base + 1], f"seat {seat} draws", err))
+        discards.append(log_list(raw[base + 2], f"seat {seat} discards", err))
     for i in (13, 14, 15):
-        if _list(raw[i], "seat 3 arrays", err):
+        if log_list(raw[i], "seat 3 arrays", err):
             raise err("seat 3 must be empty in a sanma log", f"element {i}")
     return haipai, draws, discards
 
 
 def parse_hand(raw: object, *, index: int, red_fives: bool = True, source: str = "") -> RecordedHand:
     """One 17-element tenhou.net/6 hand -> a ``RecordedHand``; raises ``TenhouLogError``."""
-    err = _Err(source, index)
-    items = _list(raw, "a hand", err)
+    err = HandErrors(source, index)
+    items = log_list(raw, "a hand", err)
     if len(items) != HAND_LENGTH:
         raise err(f"a hand has {HAND_LENGTH} elements, not {len(items)}")
-    head = _list(items[0], "[kyoku, honba, kyotaku]", err)
+    head = log_list(items[0], "[kyoku, honba, kyotaku]", err)
     if len(head) != 3:
         raise err("element 0 must be [kyoku, honba, kyotaku]")
-    kyoku, honba, deposits = (_int(v, "element 0", err) for v in head)
+    kyoku, honba, deposits = (log_int(v, "element 0", err) for v in head)
     if not 0 <= kyoku < 12 or kyoku % 4 == 3 or honba < 0 or deposits < 0:
         raise err(f"impossible sanma hand header {head}", "element 0")
     scores = _deltas(items[1], err, "start scores")
     result = _parse_result(items[16], kyoku % 4, err)
     haipai, draws, discards = _seat_arrays(items, err)
-    alloc = _Allocator(red_fives)
+    alloc = CodeAllocator(red_fives)
     try:
-        hands = [[alloc.take(_int(c, f"seat {s} haipai", err)) for c in haipai[s]] for s in SEATS]
-        dora = [alloc.take(_int(c, "dora indicator", err)) for c in _list(items[2], "dora", err)]
-        ura = [alloc.take(_int(c, "ura indicator", err)) for c in _list(items[3], "ura", err)]
+        hands = [[alloc.take(log_int(c, f"seat {s} haipai", err)) for c in haipai[s]] for s in SEATS]
+        dora = [alloc.take(log_int(c, "dora indicator", err)) for c in log_list(items[2], "dora", err)]
+        ura = [alloc.take(log_int(c, "ura indicator", err)) for c in log_list(items[3], "ura", err)]
     except InvalidHand as exc:
         raise err(str(exc), "haipai/indicators") from None
     if any(len(h) != 13 for h in hands) or not dora:
         raise err("each seat needs 13 tiles and the hand a dora indicator", "haipai")
-    sim = _Sim(
-        draws=tuple(tuple(d) for d in draws),
-        discards=tuple(tuple(d) for d in discards),
-        result=result,
-        alloc=alloc,
-        hands=[list(h) for h in hands],
-        melds=[[], [], []],
-    )
     dealer = kyoku % 4
+    start = _Start(result, alloc, EAST + kyoku // 4, dealer, honba, deposits, scores)
+    deal = Deal(hands=(tuple(hands[0]), tuple(hands[1]), tuple(hands[2])), live=(), replacements=(),
+                dora_indicators=tuple(dora), ura_indicators=tuple(ura))  # fmt: skip
     try:
-        sim = _run(sim, dealer, False)
+        read = _play(_Reading.begin(deal, start, draws, discards), dealer).read()
     except _Stuck as exc:
         raise err(exc.message, exc.position) from None
-    deal = Deal(
-        hands=(tuple(hands[0]), tuple(hands[1]), tuple(hands[2])),
-        live=tuple(sim.live),
-        replacements=tuple(sim.replacements),
-        dora_indicators=tuple(dora),
-        ura_indicators=tuple(ura),
-    )
+    except _Refused as exc:
+        read = exc.read
     return RecordedHand(
         index=index,
         round_wind=EAST + kyoku // 4,
@@ -579,11 +739,33 @@ def parse_hand(raw: object, *, index: int, red_fives: bool = True, source: str =
         honba=honba,
         deposits=deposits,
         scores=scores,
-        deal=deal,
-        actions=tuple(sim.actions),
+        deal=replace(deal, live=read.live, replacements=read.replacements),
+        actions=read.actions,
         result=result,
-        riichi=tuple(sim.riichi),
+        riichi=read.riichi,
     )
+
+
+def four_player_reason(data: object) -> str | None:
+    """Why a decoded game looks like a four-player one, or ``None``: the room name, a fourth
+    player's name or a fourth seat's points (``parse_game`` would only name the first symptom).
+
+    >>> four_player_reason({"rule": {"disp": "鳳南喰赤"}}), four_player_reason({"name": ["a", "b", "c", ""]})
+    ("the room '鳳南喰赤' is a four-player room", None)
+    """
+    if not isinstance(data, dict):
+        return None
+    rule = data.get("rule")
+    disp = rule.get("disp") if isinstance(rule, dict) else None
+    if isinstance(disp, str) and disp and not disp.startswith("三"):
+        return f"the room {disp!r} is a four-player room"
+    names = data.get("name")
+    if isinstance(names, list) and len(names) >= 4 and isinstance(names[3], str) and names[3]:
+        return f"it names a fourth player ({names[3]!r})"
+    for i, hand in enumerate(data.get("log") or []):
+        if isinstance(hand, list) and len(hand) > 1 and isinstance(hand[1], list) and len(hand[1]) > 3 and hand[1][3]:
+            return f"hand {i + 1} gives a fourth seat {hand[1][3]} points"
+    return None
 
 
 def _red_fives(rule: object) -> bool:
@@ -596,10 +778,10 @@ def _red_fives(rule: object) -> bool:
 
 def parse_game(data: object, *, source: str = "") -> RecordedGame:
     """A decoded tenhou.net/6 game (the JSON object) -> ``RecordedGame``."""
-    err = _Err(source, None)
+    err = HandErrors(source, None)
     if not isinstance(data, dict):
         raise err("a tenhou.net/6 game is a JSON object")
-    log = _list(data.get("log"), "log", err)
+    log = log_list(data.get("log"), "log", err)
     rule = data.get("rule", {})
     rule_name = rule.get("disp", "") if isinstance(rule, dict) else ""
     if not isinstance(rule_name, str):

@@ -10,12 +10,15 @@ from typing import Final
 from sanma.engine.errors import InvalidLog
 from sanma.engine.events import (
     DoraRevealed,
+    Event,
     HandAborted,
     HandDrawn,
     HandStarted,
     HandWon,
     KitaDeclared,
     KyokuEvent,
+    MatchEnded,
+    MatchStarted,
     MeldCalled,
     TileDiscarded,
     TileDrawn,
@@ -24,8 +27,8 @@ from sanma.engine.formats.tenhou6_codes import (
     DAIMINKAN_PLACEHOLDER,
     KITA_CODE,
     TSUMOGIRI,
-    _payment,
     call_offset,
+    recorded_payment,
     tile_code,
 )
 from sanma.engine.hand import Meld, MeldType
@@ -116,7 +119,7 @@ def points_text(score: Score, tsumo: bool, winner_is_dealer: bool) -> str:
     >>> points_text(Score(2, 30, 0, "none", (), 480, Payments(), 0), True, False)
     '30符2飜500-1000点'
     """
-    paid = _payment(score.base, tsumo, winner_is_dealer)
+    paid = recorded_payment(score.base, tsumo, winner_is_dealer)
     if not tsumo:
         amount = f"{paid.ron}点"
     elif winner_is_dealer:
@@ -285,3 +288,31 @@ def export_game(
             sc += [final_points[seat], scores[seat]]
         data["sc"] = [*sc, 0, 0]
     return data
+
+
+def split_hands(events: Sequence[Event]) -> list[list[KyokuEvent]]:
+    """A match's events cut into hands, each from its ``HandStarted`` to its end (what
+    ``export_game`` takes)."""
+    hands: list[list[KyokuEvent]] = []
+    for event in events:
+        if isinstance(event, MatchStarted | MatchEnded):
+            continue
+        if isinstance(event, HandStarted):
+            hands.append([])
+        if hands:
+            hands[-1].append(event)
+    return hands
+
+
+def rule_name_for(rules: Rules) -> str:
+    """The tenhou.net/6 room name our rules come closest to: the length and red fives (a
+    re-import reads the preset from it, ``preset_for_rule_name``; ``docs/formats.md``).
+
+    >>> from sanma.engine.rules import PRESETS
+    >>> rule_name_for(PRESETS["default"]), rule_name_for(PRESETS["mahjongsoul"].with_options(length="east"))
+    ('三般南喰赤', '三金の間東赤')
+    """
+    length = "東" if rules.length in ("east", "one-hand") else "南"
+    if rules.preset == "mahjongsoul":
+        return f"三金の間{length}{'赤' if rules.red_fives else ''}"
+    return f"三般{length}喰{'赤' if rules.red_fives else ''}"
