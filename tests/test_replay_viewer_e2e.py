@@ -19,7 +19,6 @@ from playwright.sync_api import Page
 from sanma.engine.events import HandStarted, HandWon, KitaDeclared, MatchEnded, RiichiAccepted
 from sanma.engine.formats import tenhou6
 from sanma.engine.rules import DEFAULT
-from sanma.server.api.replays import split_hands
 from sanma.store import db
 from tests.fixtures.browser import DESKTOP, PHONE
 from tests.fixtures.replay_viewer import (
@@ -64,7 +63,7 @@ def shown_scores(page: Page) -> list[str]:
 def test_a_practice_match_from_the_history(browser, live, shots):
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live)
-    hands = split_hands(events)
+    hands = tenhou6.split_hands(events)
     assert len(hands) >= 3
     open_replay(page, match)
     # The hand list shows every hand with its result; jump to hand 3.
@@ -162,7 +161,7 @@ def test_tenhou6_download_round_trips(browser, live, tmp_path):
     download.value.save_as(path)
     assert download.value.suggested_filename == f"sanma-{match}.tenhou6.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    hands = split_hands(events)
+    hands = tenhou6.split_hands(events)
     assert data["log"] == json.loads(json.dumps([tenhou6.export_hand(h, DEFAULT, sort_haipai=True) for h in hands]))
     game = tenhou6.loads(path.read_text(encoding="utf-8"))
     assert all(c.match for c in tenhou6.check_game(game, tenhou6.rules_for(game, "default")))
@@ -307,7 +306,7 @@ def test_a_result_panel_fits_and_the_hand_list_says_its_change(browser, live, sh
     winner's own stick is not counted as won)."""
     page = page_for(browser, live)
     match, events = ended_match_in_history(page, live)
-    hands = split_hands(events)
+    hands = tenhou6.split_hands(events)
     open_replay(page, match)
     _end_of_hand(page, 3, len(hands))
     page.screenshot(path=str(shots / "desktop-replay-result-fit-en.png"))
@@ -356,7 +355,7 @@ def test_on_a_phone_the_open_hands_are_readable(browser, live, shots, viewport):
     assert widths and min(widths) >= 13, widths
     size = page.evaluate("() => ({sw: document.documentElement.scrollWidth, w: innerWidth})")
     assert size["sw"] <= size["w"], size
-    _end_of_hand(page, 3, len(split_hands(events)))
+    _end_of_hand(page, 3, len(tenhou6.split_hands(events)))
     page.screenshot(path=str(shots / f"{name}-replay-result-en.png"))
     fit = page.evaluate(FITS)
     # The panel's foot (the scores, its button) in view: in the stage and on the screen.

@@ -41,7 +41,7 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, Field
 
 from sanma.engine.errors import SanmaError
-from sanma.engine.events import Event, HandStarted, HandWon, KyokuEvent, MatchEnded, MatchStarted
+from sanma.engine.events import Event, HandWon, MatchEnded, MatchStarted
 from sanma.engine.formats import mjlog, tenhou6
 from sanma.engine.match import standings, without_abandoned_hand
 from sanma.engine.replay import replay as replay_log
@@ -191,7 +191,7 @@ def _opened(data: object, preset: str | None, max_hands: int) -> OpenedLog:
     hands = data.get("log") if isinstance(data, dict) else None
     if isinstance(hands, list) and len(hands) > max_hands:
         raise LogFault(422, "too_many_hands", f"the log has {len(hands)} hands; at most {max_hands} are opened")
-    why = _four_player(data)
+    why = tenhou6.four_player_reason(data)
     if why is not None:
         raise LogFault(422, "four_player", f"this is a four-player log ({why}); Sanma opens three-player logs only")
     try:
@@ -259,24 +259,6 @@ def _rendered(game: tenhou6.RecordedGame, rules: Rules) -> OpenedLog:
         rule_name=game.rule_name,
         hands=hands,
     )
-
-
-def _four_player(data: object) -> str | None:
-    """Why ``data`` looks like a four-player game, or ``None``: the room name, a fourth
-    player's name or a fourth seat's points (the importer would only name the first symptom)."""
-    if not isinstance(data, dict):
-        return None
-    rule = data.get("rule")
-    disp = rule.get("disp") if isinstance(rule, dict) else None
-    if isinstance(disp, str) and disp and not disp.startswith("三"):
-        return f"the room {disp!r} is a four-player room"
-    names = data.get("name")
-    if isinstance(names, list) and len(names) >= 4 and isinstance(names[3], str) and names[3]:
-        return f"it names a fourth player ({names[3]!r})"
-    for i, hand in enumerate(data.get("log") or []):
-        if isinstance(hand, list) and len(hand) > 1 and isinstance(hand[1], list) and len(hand[1]) > 3 and hand[1][3]:
-            return f"hand {i + 1} gives a fourth seat {hand[1][3]} points"
-    return None
 
 
 def _plain(message: str) -> str:
@@ -368,28 +350,6 @@ def replay_job(
     return answer.__pydantic_serializer__.to_json(answer)
 
 
-def split_hands(events: Sequence[Event]) -> list[list[KyokuEvent]]:
-    """A match's events cut into hands, each from its ``HandStarted`` to its end."""
-    hands: list[list[KyokuEvent]] = []
-    for event in events:
-        if isinstance(event, MatchStarted | MatchEnded):
-            continue
-        if isinstance(event, HandStarted):
-            hands.append([])
-        if hands:
-            hands[-1].append(event)
-    return hands
-
-
-def rule_name(rules: Rules) -> str:
-    """The tenhou.net/6 room name our rules come closest to: the length and red fives (a
-    re-import reads the preset from it; ``docs/formats.md``)."""
-    length = "東" if rules.length in ("east", "one-hand") else "南"
-    if rules.preset == "mahjongsoul":
-        return f"三金の間{length}{'赤' if rules.red_fives else ''}"
-    return f"三般{length}喰{'赤' if rules.red_fives else ''}"
-
-
 def tenhou6_job(match_id: str, stored: list[dict[str, Any]], rules: dict[str, Any], names: list[str]) -> bytes:
     """An ended match as a tenhou.net/6 game (the engine's exporter, kita as ``f44``), JSON bytes.
     A hand an operator's end abandoned is left out (Tenhou writes no hand without a result)."""
@@ -397,10 +357,10 @@ def tenhou6_job(match_id: str, stored: list[dict[str, Any]], rules: dict[str, An
     events = without_abandoned_hand([event_from_store(e) for e in stored])
     final = next((e for e in events if isinstance(e, MatchEnded)), None)
     game = tenhou6.export_game(
-        split_hands(events),
+        tenhou6.split_hands(events),
         parsed,
         names=names,
-        rule_name=rule_name(parsed),
+        rule_name=tenhou6.rule_name_for(parsed),
         ref=match_id,
         final_points=None if final is None else final.points,
         final_scores=None if final is None else final.final_scores,

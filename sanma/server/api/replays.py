@@ -40,7 +40,6 @@ from sanma.server.logwork import (
     unpacked,
     with_id,
 )
-from sanma.server.logwork import split_hands as split_hands
 from sanma.store import accounts as account_store
 from sanma.store import matches as match_store
 
