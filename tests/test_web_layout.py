@@ -11,7 +11,7 @@ does the replay viewer's result panel on a phone held sideways, with the viewer'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -212,29 +212,45 @@ def check_shown(page: Page, selector: str, name: str) -> None:
     assert shown["on_top"] and not any(shown["scrolled"]), (name, selector, shown)
 
 
-def replay_at_the_first_result(browser: Browser, live: LiveServer, name: str) -> Page:
-    """A finished match's replay at viewport ``name``, at the first hand's result (one event
-    before the second hand's deal)."""
+@pytest.fixture(scope="module")
+def replay_at_the_first_result(browser: Browser, live: LiveServer) -> Iterator[Callable[[str], Page]]:
+    """``at(name)``: a finished match's replay at viewport ``name``, at the first hand's result
+    (one event before the second hand's deal).  One page per kind of context (touch and mobile,
+    or neither), resized and brought to that result again for each viewport: the match stored
+    and the replay opened once per kind, not once per viewport."""
     from tests.fixtures.replay_viewer import ended_match_in_history, open_replay
 
-    width, height, touch = VIEWPORTS[name]
-    context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
-    page = context.new_page()
-    page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
-    page.goto(live.http + "/")
-    page.wait_for_selector("#play")
-    match, _ = ended_match_in_history(page, live)
-    open_replay(page, match)
-    page.click("#replay-hand-2")
-    page.keyboard.press("Shift+ArrowLeft")
-    page.wait_for_selector("#replay-result .hand-end")
-    return page
+    pages: dict[bool, Page] = {}
+
+    def at(name: str) -> Page:
+        width, height, touch = VIEWPORTS[name]
+        if touch not in pages:
+            context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch)
+            page = context.new_page()
+            page.add_init_script("localStorage.getItem('sanma.lang') || localStorage.setItem('sanma.lang', 'en')")
+            page.goto(live.http + "/")
+            page.wait_for_selector("#play")
+            match, _ = ended_match_in_history(page, live)
+            open_replay(page, match)
+            pages[touch] = page
+        page = pages[touch]
+        resize(page, name)
+        page.click("#replay-hand-2")
+        page.keyboard.press("Shift+ArrowLeft")
+        page.wait_for_selector("#replay-result .hand-end")
+        return page
+
+    yield at
+    for page in pages.values():
+        page.context.close()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", REPLAY_VIEWPORTS)
-def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, live: LiveServer, name: str) -> None:
-    page = replay_at_the_first_result(browser, live, name)
+def test_the_replay_result_panel_fits_a_phone_in_landscape(
+    replay_at_the_first_result: Callable[[str], Page], name: str
+) -> None:
+    page = replay_at_the_first_result(name)
     controls = ["#replay-prev-hand", "#replay-play", "#replay-next-turn", "#replay-next-hand"]
     # The first hand's result, then the last's.
     for selector in ["#replay-result [data-panel=next]", *controls]:
@@ -252,15 +268,15 @@ def test_the_replay_result_panel_fits_a_phone_in_landscape(browser: Browser, liv
     page.wait_for_selector("#replay-result .match-end")
     for selector in controls:
         check_shown(page, selector, name)
-    page.context.close()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["desktop-1280", "portrait-390"])
-def test_nothing_of_the_board_shows_through_the_replay_result(browser: Browser, live: LiveServer, name: str) -> None:
-    page = replay_at_the_first_result(browser, live, name)  # its rivers full of tsumogiri tiles below
+def test_nothing_of_the_board_shows_through_the_replay_result(
+    replay_at_the_first_result: Callable[[str], Page], name: str
+) -> None:
+    page = replay_at_the_first_result(name)  # its rivers full of tsumogiri tiles below
     check_uncovered(page, "#replay-result .panel", name)
-    page.context.close()
 
 
 # Your river at 360x740 late in a hand: every tile inside the viewport, inside the board (which
