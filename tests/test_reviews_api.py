@@ -370,7 +370,9 @@ def test_migration_0011_keeps_older_reviews_claimable(tmp_path: Path) -> None:
     engine = db.open_engine(f"sqlite:///{tmp_path / 'old.db'}")
     db.upgrade(engine, "0010")
     guest, _ = guest_token(engine)
-    match, _ = store_ended(engine, 46, guest)
+    match, _ = store_ended(engine, 46, guest, ending=False)
+    with engine.begin() as conn:  # ended as the code of 0010 ended it (no statistics rows: no table yet)
+        conn.execute(text("UPDATE matches SET status = 'ended' WHERE id = :m"), {"m": match})
     with engine.begin() as conn:  # a review queued before the asker's address was kept
         conn.execute(
             text(

@@ -24,6 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from sanma.store import stats
 from sanma.store.tables import accounts, guests, match_events, match_players, match_shares, matches, saved_logs
 
 
@@ -154,7 +155,8 @@ def append_events(engine: Engine, match_id: str, first_v: int, events: list[dict
 
     The primary key (match, v) makes a second writer of the same version fail instead of
     forking the log.  ``ended`` marks the match over in the same transaction, with its result
-    taken from the ``MatchEnded`` event among ``events``."""
+    taken from the ``MatchEnded`` event among ``events`` and its seats' summaries
+    (``stats.write_summary``) read from the whole log."""
     now = datetime.now(UTC)
     with engine.begin() as conn:
         if events:
@@ -170,6 +172,8 @@ def append_events(engine: Engine, match_id: str, first_v: int, events: list[dict
             if final:
                 result = {k: final[-1][k] for k in ("points", "placements", "final_scores")}
                 values["result"] = json.dumps(result, separators=(",", ":"))
+                # Each seat's statistics row, in this transaction: an ended match has its rows.
+                stats.write_summary(conn, match_id, now)
         conn.execute(update(matches).where(matches.c.id == match_id).values(**values))
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Column,
     Date,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     LargeBinary,
@@ -230,4 +231,35 @@ guest_bars = Table(
     Column("guest_id", String(32), primary_key=True),
     Column("reason", Text, nullable=False, server_default=""),
     Column("barred_at", DateTime(timezone=True), nullable=False),
+)
+
+# -- statistics (issue 27, migration 0013) ----------------------------------------------------
+
+# One seat's summary of a finished match (store/stats.py), written once in the transaction that
+# ends it: a player's figures are sums over its rows (joined to ``match_players`` by match and
+# seat, so whoever holds the seat holds its row), one GROUP BY however many matches.  ``kind``,
+# ``bot_level`` (a practice match's; NULL for a room) and ``length`` are the match's, copied so
+# the sums need no other table; ``ended_at`` orders the trend.
+match_stats = Table(
+    "match_stats",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(16), nullable=False),
+    Column("bot_level", String(16), nullable=True),
+    Column("length", String(16), nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=False),
+    Column("placement", Integer, nullable=False),
+    Column("final_score", Float, nullable=False),
+    Column("hands", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("tsumo_wins", Integer, nullable=False),
+    Column("deal_ins", Integer, nullable=False),
+    Column("riichi_hands", Integer, nullable=False),
+    Column("called_hands", Integer, nullable=False),
+    Column("kita", Integer, nullable=False),
+    Column("win_points", Integer, nullable=False),
+    Column("deal_in_points", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("draws_tenpai", Integer, nullable=False),
 )

@@ -1,4 +1,5 @@
-"""Match history: every finished match of the account (its replay and downloads: ``replays.py``)."""
+"""Match history: every finished match of the account (its replay and downloads: ``replays.py``),
+and the statistics summed over them (``store/stats.py``; docs/stats.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from sanma.server.api.deps import ERRORS, AppServices, Guest
 from sanma.store import accounts as store
+from sanma.store import stats as stats_store
 
 router = APIRouter(prefix="/api", tags=["history"], responses=ERRORS)
 
@@ -78,3 +80,62 @@ async def history(
             )
         )
     return History(matches=out)
+
+
+class StatsGroup(BaseModel):
+    """One mode and length (``kind`` ``all``: every match together): the sums, then the figures
+    made from them (docs/stats.md; ``null``: nothing to divide by yet)."""
+
+    kind: str = Field(description="practice, room or all")
+    bot_level: str | None = Field(description="a practice match's bot level; null for rooms and all")
+    length: str = Field(description="one-hand, east, east-south or all")
+    matches: int
+    placements: list[int] = Field(description="how many 1st, 2nd and 3rd places")
+    placement_sum: int
+    final_score_sum: float
+    hands: int
+    wins: int
+    tsumo_wins: int
+    deal_ins: int
+    riichi_hands: int
+    called_hands: int
+    kita: int
+    win_points: int
+    deal_in_points: int
+    draws: int
+    draws_tenpai: int
+    figures: dict[str, float | None] = Field(
+        description="avg_placement, avg_final_score, win_rate, deal_in_rate, tsumo_share, riichi_rate, call_rate,"
+        " kita_per_hand, avg_win, avg_deal_in, draw_tenpai_rate"
+    )
+
+
+class Stats(BaseModel):
+    """The account's statistics: by mode and length (most played first), all together, and the
+    placements of the last 200 matches, oldest first (the trend)."""
+
+    groups: list[StatsGroup]
+    total: StatsGroup
+    recent: list[int]
+
+
+def _group(t: stats_store.Totals) -> StatsGroup:
+    counters = {name: getattr(t, name) for name in stats_store.COUNTERS}
+    return StatsGroup(
+        kind=t.kind,
+        bot_level=t.bot_level,
+        length=t.length,
+        matches=t.matches,
+        placements=[t.firsts, t.seconds, t.thirds],
+        placement_sum=t.placement_sum,
+        final_score_sum=t.final_score_sum,
+        figures=stats_store.figures(t),
+        **counters,
+    )
+
+
+@router.get("/account/stats")
+async def stats(guest: Guest, app: AppServices) -> Stats:
+    """The account's statistics over every finished match it sat in (practice and rooms)."""
+    found = await asyncio.to_thread(stats_store.player_stats, app.engine, guest)
+    return Stats(groups=[_group(g) for g in found.groups], total=_group(found.total), recent=list(found.recent))
