@@ -1,6 +1,6 @@
 // The account sheet (start screen button "Account"): profile and display name, e-mail link and
 // recovery, backup export/import, the server's export of the account's data and its deletion,
-// with the shop (shop.js) and the history (history.js) as tabs.
+// with the shop (shop.js), the history (history.js) and the statistics (stats.js) as tabs.
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
 import { accountButtonInner, api, errorText, mailLang, session } from "./account-core.js";
 import { newToken } from "./api.js";
@@ -10,6 +10,7 @@ import { delegate, html, mount, nodeOf } from "./render/common.js";
 import { forgetLocal, historyActions, historyTab, localHistory, mergeLocal, saveBlob, syncHistory } from "./history.js";
 import { t } from "./i18n.js";
 import { dressSwatches, shopActions, shopTab } from "./shop.js";
+import { statsActions, statsTab } from "./stats.js";
 
 export { syncHistory };
 
@@ -54,7 +55,7 @@ function sheet() {
   if (!el) {
     el = nodeOf(html`<div id="account-sheet" class="overlay sheet" hidden role="dialog" aria-modal="true" aria-labelledby="acct-title"></div>`);
     // One set of listeners for every tab's controls (data-act), kept across redraws.
-    const actions = { ...ACTIONS, ...shopActions(say, refresh), ...historyActions(say) };
+    const actions = { ...ACTIONS, ...shopActions(say, refresh), ...historyActions(say), ...statsActions() };
     for (const type of ["click", "change", "keydown", "dragover", "dragleave", "drop"]) delegate(el, type, actions);
     document.body.append(el);
   }
@@ -106,12 +107,13 @@ export async function render() {
   const el = sheet();
   el.hidden = !view.open;
   if (!view.open) return;
-  const tabs = ["profile", "shop", "history"].map(
+  const tabs = ["profile", "shop", "history", "stats"].map(
     (name) => html`<button type="button" class="choice${view.tab === name ? " on" : ""}" aria-pressed="${view.tab === name}" data-act="acct-tab" data-acct-tab="${name}">${t(`acct.tab.${name}`)}</button>`,
   );
   let body;
   if (view.tab === "shop") body = await shopTab();
   else if (view.tab === "history") body = await historyTab();
+  else if (view.tab === "stats") body = await statsTab();
   else body = profileTab();
   // Forced: the tabs change parts of the sheet (a share box, a shown name) after drawing it.
   mount(
