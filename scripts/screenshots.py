@@ -4,7 +4,7 @@ Starts the real server (uvicorn in a thread, a temporary SQLite file, the browse
 seed), drives Debian's Chromium with Playwright and writes, per viewport,
 ``docs/screenshots/<viewport>/<screen>.png`` for: start, table (after six discards), hand-end,
 match-end, rules, guide, rooms (the create / join sheet), rooms-lobby, account (profile),
-account-shop and account-history.  The desktop 1280x800 and phone 844x390 shots also refresh
+account-shop, account-history and account-stats.  The desktop 1280x800 and phone 844x390 shots also refresh
 the flat names docs/web.md links (``desktop-table.png``, ``phone-hand-end.png``...).
 ``--lang id`` writes ``docs/screenshots/<viewport>-id/`` instead.
 
@@ -108,7 +108,7 @@ def account(page: Page, viewport: str) -> None:
     page.click("#account-btn")
     page.wait_for_selector("#account-panel")
     shoot(page, viewport, "account")
-    for tab in ("shop", "history"):
+    for tab in ("shop", "history", "stats"):
         page.click(f"[data-acct-tab={tab}]")
         page.wait_for_timeout(300)  # the tab's list comes from the API
         shoot(page, viewport, f"account-{tab}")
