@@ -207,10 +207,12 @@ def children(pid: int) -> set[int]:
 
 def log_workers(serve: ServeProcess, before: set[int]) -> set[int]:
     """The server's children started since ``before`` that are neither bot workers (the server
-    logs each one's pid) nor multiprocessing's resource tracker: the log workers."""
+    logs each one's pid) nor multiprocessing's helpers: the log workers.  The bot workers'
+    forkserver starts with the first bot worker, which may come after ``before`` was taken."""
     bots = {int(pid) for pid in re.findall(r"bot worker \d+ started \(pid (\d+)\)", serve.log_path.read_text())}
     new = children(serve.proc.pid) - before - bots
-    return {pid for pid in new if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()}
+    helpers = (b"multiprocessing.resource_tracker", b"multiprocessing.forkserver")
+    return {pid for pid in new if not any(h in Path(f"/proc/{pid}/cmdline").read_bytes() for h in helpers)}
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 120) -> None:
