@@ -33,6 +33,7 @@ from sanma.engine.events import (
     TileDiscarded,
 )
 from sanma.engine.hand import MeldType
+from sanma.engine.match import Match
 from sanma.engine.rules import DEFAULT
 from sanma.server.api.history import _group
 from sanma.server.codec import event_from_store, event_to_store, rules_to_json
@@ -320,3 +321,22 @@ def test_matches_played_through_the_server_give_the_counted_figures(tmp_path: Pa
         assert_group(g, groups[(g["kind"], g["bot_level"], g["length"])])
     finals = [next(e for e in logs[m] if isinstance(e, MatchEnded)) for m, *_ in played_ids]
     assert got["recent"] == [f.placements[seat] for f, (_, _, _, seat) in zip(finals, played_ids, strict=True)]
+
+
+def test_an_operators_end_counts_the_match_but_not_the_hand_it_abandoned(any_engine: Engine) -> None:
+    engine = any_engine
+    guest = create_guest(engine).id
+    rng = random.Random(5)
+    match = Match(5, DEFAULT.with_options(length="east"))
+    hands = 0
+    while hands < 2 or len(match.events) < 40:  # into the second hand, after a few discards
+        seat = match.awaiting()[0]
+        match.apply(seat, rng.choice(list(match.legal_actions(seat))))
+        hands = sum(isinstance(e, HandStarted) for e in match.events)
+    match.end_now()
+    log = [event_to_store(e) for e in match.events]
+    record = create_match(engine, guest_id=guest, rules={"length": "east"}, seed=5, bot_level="normal", human_seat=0)
+    append_events(engine, record.id, 1, log, ended=True)
+    found = player_stats(engine, guest)
+    assert found.total.matches == 1 and found.total.hands == hands - 1
+    assert_group(_group(found.total).model_dump(), count(stored_log(engine, record.id), 0))
