@@ -12,6 +12,7 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -32,7 +33,7 @@ from sanma.store import db
 from sanma.store.matches import MatchRecord, load_events
 from tests.fixtures.browser import DESKTOP, PHONE, open_page
 from tests.fixtures.room_pages import play_both_to_the_end
-from tests.fixtures.scaleout import LEASE_TTL_S, OPERATOR, Node, Player, new_practice, stored_log
+from tests.fixtures.scaleout import LEASE_TTL_S, OPERATOR, Node, Player, new_practice, node_pair, stored_log
 from tests.services import scratch_redis
 
 
@@ -92,55 +93,110 @@ def lease_owner(redis_url: str, match: str) -> str | None:
         client.close()
 
 
-@pytest.mark.slow
-def test_a_match_created_on_one_process_is_played_through_another(nodes, database_url, redis_url):
-    a, b = nodes
-    token, match = new_practice(a)
-    assert lease_owner(redis_url, match) == "node-a"  # the creator owns the room
-    player = Player(b, token, match)
-    welcome = json.loads(player.ws.recv(timeout=20))
-    assert (welcome["t"], welcome["match"], welcome["seat"]) == ("welcome", match, 0)
-    player.frames.append(welcome)
-    assert player.play(player.next_prompt_or_end()) is None
-    player.close()
-    log = stored_log(database_url, match)
-    assert isinstance(log[-1], MatchEnded)
-    check_against_log(player.frames, log, 0)
-    assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+class TestOnOnePair:
+    """The tests that neither kill a process nor need settings of their own share one pair (a
+    pair takes seconds to start); each plays its own match or room.  A class, so that the pair
+    is stopped before the tests below start theirs: those take the same names, and every live
+    process adopts the rooms whose owner died."""
 
+    @pytest.fixture(scope="class")
+    @classmethod
+    def nodes(
+        cls, database_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
+    ) -> Iterator[tuple[Node, Node]]:
+        with node_pair(database_url, redis_url, tmp_path_factory.mktemp("pair")) as pair:
+            yield pair
 
-@pytest.mark.slow
-def test_next_hand_reaches_the_owner_over_the_bus(nodes, database_url, redis_url):
-    # The break between hands (docs/rooms.md): a player on B is in A's break, and its
-    # "Next hand" travels over the room bus to A, which deals only then.
-    a, b = nodes
-    token, match = new_practice(a, length="east")
-    ws = connect(b.ws, max_size=None, legacy=True)
-    ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": 0}))
-    end_v = 0
-    while True:
-        frame = json.loads(ws.recv(timeout=20))
-        if frame["t"] == "prompt":
-            ws.send(json.dumps({"t": "act", "seq": frame["seq"], "a": frame["default"]}))
-        elif frame["t"] == "event":
-            end_v = frame["v"]
-        elif frame["t"] == "hand_break":
-            break
-    assert frame == {"t": "hand_break", "v": end_v, "ready": [], "waiting": [0], "left_s": None}
-    with pytest.raises(TimeoutError):
-        ws.recv(timeout=1.0)  # A deals nothing while the player reads
-    engine = db.open_engine(database_url)
-    try:
-        assert len(load_events(engine, match)) == end_v  # the next deal is not even stored
-    finally:
-        engine.dispose()
-    ws.send(json.dumps({"t": "next_hand", "v": end_v}))
-    ready = json.loads(ws.recv(timeout=20))  # A heard it: the seat is ready
-    assert (ready["t"], ready["ready"], ready["waiting"]) == ("hand_break", [0], [])
-    first = json.loads(ws.recv(timeout=20))
-    assert (first["t"], first["v"], first["e"]["type"]) == ("event", end_v + 1, "HandStarted")
-    ws.close()
-    assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+    @pytest.mark.slow
+    def test_a_match_created_on_one_process_is_played_through_another(self, nodes, database_url, redis_url):
+        a, b = nodes
+        token, match = new_practice(a)
+        assert lease_owner(redis_url, match) == "node-a"  # the creator owns the room
+        player = Player(b, token, match)
+        welcome = json.loads(player.ws.recv(timeout=20))
+        assert (welcome["t"], welcome["match"], welcome["seat"]) == ("welcome", match, 0)
+        player.frames.append(welcome)
+        assert player.play(player.next_prompt_or_end()) is None
+        player.close()
+        log = stored_log(database_url, match)
+        assert isinstance(log[-1], MatchEnded)
+        check_against_log(player.frames, log, 0)
+        assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+
+    @pytest.mark.slow
+    def test_next_hand_reaches_the_owner_over_the_bus(self, nodes, database_url, redis_url):
+        # The break between hands (docs/rooms.md): a player on B is in A's break, and its
+        # "Next hand" travels over the room bus to A, which deals only then.
+        a, b = nodes
+        token, match = new_practice(a, length="east")
+        ws = connect(b.ws, max_size=None, legacy=True)
+        ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": 0}))
+        end_v = 0
+        while True:
+            frame = json.loads(ws.recv(timeout=20))
+            if frame["t"] == "prompt":
+                ws.send(json.dumps({"t": "act", "seq": frame["seq"], "a": frame["default"]}))
+            elif frame["t"] == "event":
+                end_v = frame["v"]
+            elif frame["t"] == "hand_break":
+                break
+        assert frame == {"t": "hand_break", "v": end_v, "ready": [], "waiting": [0], "left_s": None}
+        with pytest.raises(TimeoutError):
+            ws.recv(timeout=1.0)  # A deals nothing while the player reads
+        engine = db.open_engine(database_url)
+        try:
+            assert len(load_events(engine, match)) == end_v  # the next deal is not even stored
+        finally:
+            engine.dispose()
+        ws.send(json.dumps({"t": "next_hand", "v": end_v}))
+        ready = json.loads(ws.recv(timeout=20))  # A heard it: the seat is ready
+        assert (ready["t"], ready["ready"], ready["waiting"]) == ("hand_break", [0], [])
+        first = json.loads(ws.recv(timeout=20))
+        assert (first["t"], first["v"], first["e"]["type"]) == ("event", end_v + 1, "HandStarted")
+        ws.close()
+        assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+
+    @pytest.mark.slow
+    def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(self, nodes, database_url):
+        a, b = nodes
+        host, guest = (httpx.post(f"{n.http}/api/guest").json()["token"] for n in (a, b))
+
+        def call(node: Node, token: str, path: str, body: Any = None) -> dict[str, Any]:
+            r = httpx.post(f"{node.http}/api/rooms{path}", json=body, headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code in (200, 201), r.text
+            return dict(r.json())
+
+        code = call(a, host, "", {"length": "one-hand", "red_fives": True})["code"]
+        call(b, guest, f"/{code}/join")  # the lobby is in the shared database
+        call(a, host, f"/{code}/bots", {"seat": 2, "level": "beginner"})
+        match = call(a, host, f"/{code}/start")["match"]
+        players = {0: Player(a, host, match), 1: Player(b, guest, match)}  # seat 1 reaches A's room through B
+        # A guest with no seat watches through B, too: nothing concealed (live: tests/test_watch_scaleout.py).
+        watcher = Player(b, httpx.post(f"{b.http}/api/guest").json()["token"], match)
+        errors: list[BaseException] = []
+
+        def play(player: Player) -> None:
+            try:
+                assert player.play(player.next_prompt_or_end(timeout=60)) is None
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=play, args=(p,), daemon=True) for p in players.values()]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=180)
+        assert not errors, errors
+        log = stored_log(database_url, match)
+        assert isinstance(log[-1], MatchEnded)
+        for seat, player in players.items():
+            assert next(f for f in player.frames if f["t"] == "welcome")["seat"] == seat
+            check_against_log(player.frames, log, seat)
+            player.close()
+        assert watcher.next_prompt_or_end(timeout=30) is None  # the one hand, once the match ended
+        assert next(f for f in watcher.frames if f["t"] == "welcome")["spectator"] is True
+        check_against_log(watcher.frames, log, None)  # redacted for nobody
+        watcher.close()
 
 
 @pytest.mark.slow
@@ -169,49 +225,6 @@ def test_killing_the_owner_mid_match_loses_nothing(nodes, database_url, redis_ur
     log = stored_log(database_url, match)
     assert isinstance(log[-1], MatchEnded)
     check_against_log(before + player.frames, log, 1)
-
-
-@pytest.mark.slow
-def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(nodes, database_url):
-    a, b = nodes
-    host, guest = (httpx.post(f"{n.http}/api/guest").json()["token"] for n in (a, b))
-
-    def call(node: Node, token: str, path: str, body: Any = None) -> dict[str, Any]:
-        r = httpx.post(f"{node.http}/api/rooms{path}", json=body, headers={"Authorization": f"Bearer {token}"})
-        assert r.status_code in (200, 201), r.text
-        return dict(r.json())
-
-    code = call(a, host, "", {"length": "one-hand", "red_fives": True})["code"]
-    call(b, guest, f"/{code}/join")  # the lobby is in the shared database
-    call(a, host, f"/{code}/bots", {"seat": 2, "level": "beginner"})
-    match = call(a, host, f"/{code}/start")["match"]
-    players = {0: Player(a, host, match), 1: Player(b, guest, match)}  # seat 1 reaches A's room through B
-    # A guest with no seat watches through B, too: nothing concealed (live: tests/test_watch_scaleout.py).
-    watcher = Player(b, httpx.post(f"{b.http}/api/guest").json()["token"], match)
-    errors: list[BaseException] = []
-
-    def play(player: Player) -> None:
-        try:
-            assert player.play(player.next_prompt_or_end(timeout=60)) is None
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=play, args=(p,), daemon=True) for p in players.values()]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=180)
-    assert not errors, errors
-    log = stored_log(database_url, match)
-    assert isinstance(log[-1], MatchEnded)
-    for seat, player in players.items():
-        assert next(f for f in player.frames if f["t"] == "welcome")["seat"] == seat
-        check_against_log(player.frames, log, seat)
-        player.close()
-    assert watcher.next_prompt_or_end(timeout=30) is None  # the one hand, once the match ended
-    assert next(f for f in watcher.frames if f["t"] == "welcome")["spectator"] is True
-    check_against_log(watcher.frames, log, None)  # redacted for nobody
-    watcher.close()
 
 
 @pytest.mark.slow
