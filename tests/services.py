@@ -144,12 +144,19 @@ class ServeProcess:
         )
         self.http = f"http://127.0.0.1:{port}"
         self.ws = f"ws://127.0.0.1:{port}/ws"
+        try:
+            self._wait_started(label)
+        except BaseException:
+            self.stop()  # one that was too slow to answer would outlive the test otherwise
+            raise
+
+    def _wait_started(self, label: str) -> None:
         deadline = time.monotonic() + 30
         while True:
-            assert self.proc.poll() is None, f"{label} exited: {log.read_text()[-2000:]}"
+            assert self.proc.poll() is None, f"{label} exited: {self.log_path.read_text()[-2000:]}"
             try:
                 if httpx.get(f"{self.http}/api/health", timeout=1).status_code == 200:
-                    break
+                    return
             except httpx.HTTPError:
                 pass
             assert time.monotonic() < deadline, f"{label} did not start"
