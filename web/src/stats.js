@@ -4,7 +4,7 @@
 import { api, errorText } from "./account-core.js";
 import { localHistory, syncHistory } from "./history.js";
 import { t } from "./i18n.js";
-import { html, numberLocale, points as formatPoints, stylesheet } from "./render/common.js";
+import { html, nodeOf, numberLocale, points as formatPoints, stylesheet } from "./render/common.js";
 
 await stylesheet("assets/stats.css");
 
@@ -33,7 +33,7 @@ export function statsActions() {
       if (ev.type !== "change" || !shown) return;
       view.group = el.value;
       const place = document.getElementById("stats-figures");
-      if (place) place.outerHTML = String(figuresSection(current()));
+      if (place) place.replaceWith(nodeOf(figuresSection(current())));
     },
   };
 }
