@@ -55,6 +55,9 @@ matches = Table(
     # JSON: a practice match's turn timers when the player chose them (rooms/table.py TurnTimers);
     # NULL: none (a friend room's are in ``rooms``).
     Column("timers", Text, nullable=True),
+    # Migration 0014: the player turned the practice table's coach on at least once (the
+    # history marks the match, the statistics keep it apart).
+    Column("coached", Boolean, nullable=False, server_default=false()),
 )
 
 # Who sat where: a guest (``guest_id``) or a bot (``bot_level``), one row per seat.
@@ -262,4 +265,5 @@ match_stats = Table(
     Column("deal_in_points", Integer, nullable=False),
     Column("draws", Integer, nullable=False),
     Column("draws_tenpai", Integer, nullable=False),
+    Column("coached", Boolean, nullable=False, server_default=false()),  # the match's (0014)
 )
