@@ -153,12 +153,7 @@ class ExpertBot(BotPlayer):
         if win is not None:
             return win
         k = know(self.view)
-        opps = self._threats(k)
-        self.hazard = end_hazard(opps)
-        self.pressed = self._under_pressure(opps)
-        w = situation(self.view, k.seat)
-        if self.pressed:
-            w = Weights(w.gain * PUSH_GAIN, w.loss)
+        opps, w = self._weigh(k)
         if any(isinstance(a, Pon) for a in legal):
             return self._call(k, legal, opps, w) if self.pressed else plain_call(k, legal)
         if not any(isinstance(a, Discard) for a in legal):
@@ -178,6 +173,40 @@ class ExpertBot(BotPlayer):
             return Kita()
         kan = self._kan(k, legal, options, opps, w)
         return kan if kan is not None else best.action
+
+    def _weigh(self, k: Knowledge) -> tuple[list[Threat], Weights]:
+        """The decision's threats and weights (and ``hazard``, ``pressed`` for it)."""
+        opps = self._threats(k)
+        self.hazard = end_hazard(opps)
+        self.pressed = self._under_pressure(opps)
+        w = situation(self.view, k.seat)
+        if self.pressed:
+            w = Weights(w.gain * PUSH_GAIN, w.loss)
+        return opps, w
+
+    def ranked_discards(self, legal: LegalActions) -> list[Candidate]:
+        """Every discard of ``legal`` (one per kind, with and without riichi), best first by
+        the Expert's own scores: while nobody threatens, the order of plain speed that
+        ``_calm_discard`` starts from (shanten, unseen improving tiles, the tile least worth
+        keeping); under pressure, the expected values ``_weighed_discard`` picks its best from.
+        For the coach's runners-up: the answer itself is ``decide``'s (riichi, the 1-shanten
+        outlook and kita or kan may overrule the top of this list)."""
+        k = know(self.view)
+        opps, w = self._weigh(k)
+        options = discard_options(k)
+        if self.pressed:
+            cands, _ = self._weighed_candidates(k, legal, options, opps, w)
+            return sorted(cands, key=lambda c: -c.ev)
+        keyed = []
+        for riichi in (False, True):
+            kinds = {kind_of(a.tile) for a in legal if isinstance(a, Discard) and a.riichi == riichi}
+            for kind in sorted(kinds):
+                o = options[kind]
+                action = pick_tile(tiles_of_kind(legal, kind, riichi), k.red_fives, self.view.drawn)
+                merit = (o.shanten, -o.ukeire, keep_value(k, kind), riichi)  # efficient_discard's order
+                keyed.append((merit, Candidate(action, -25.0 * o.shanten + 0.5 * o.ukeire, 0.0, 0.0)))
+        keyed.sort(key=lambda pair: pair[0])
+        return [c for _, c in keyed]
 
     def _threats(self, k: Knowledge) -> list[Threat]:
         """Both opponents as threats (a hook: the master reads tenpai differently)."""
@@ -237,6 +266,28 @@ class ExpertBot(BotPlayer):
         self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
     ) -> Candidate:
         """Each discard's expected value: its push value (at least 0: folding) minus its danger."""
+        cands, tenpai_cache = self._weighed_candidates(k, legal, options, opps, w)
+        best: Candidate | None = None
+        best_riichi: Candidate | None = None
+        for cand in cands:
+            if best is None or cand.ev > best.ev:
+                best = cand
+            if cand.action.riichi and (best_riichi is None or cand.ev > best_riichi.ev):
+                best_riichi = cand
+        assert best is not None, "a turn always has a discard"
+        if (
+            best_riichi is not None
+            and best_riichi is not best
+            and self._prefer_riichi(k, best, best_riichi, tenpai_cache)
+        ):
+            return best_riichi
+        return best
+
+    def _weighed_candidates(
+        self, k: Knowledge, legal: LegalActions, options: dict[TileKind, Option], opps: list[Threat], w: Weights
+    ) -> tuple[list[Candidate], dict[Tile, Tenpai | None]]:
+        """Each discard (one per kind, riichi and redness) with its expected value, in the
+        order ``_weighed_discard`` meets them, and the tenpai hands it scored on the way."""
         groups: dict[tuple[TileKind, bool, bool], list[Discard]] = {}
         for a in legal:
             if isinstance(a, Discard):
@@ -249,8 +300,7 @@ class ExpertBot(BotPlayer):
         for kind, _, _ in groups:
             o = options[kind]
             widest[o.shanten] = max(widest.get(o.shanten, 0), o.ukeire)
-        best: Candidate | None = None
-        best_riichi: Candidate | None = None
+        cands: list[Candidate] = []
         for (kind, riichi, _), choices in sorted(groups.items()):
             action = pick_tile(choices, k.red_fives, self.view.drawn)
             o = options[kind]
@@ -272,19 +322,8 @@ class ExpertBot(BotPlayer):
                 push = self._push(k, o, value, per_turn, w)
                 fold = max(push, 0.0)
             tiebreak = -25.0 * o.shanten + 0.5 * o.ukeire - 3.0 * keep_value(k, kind)
-            cand = Candidate(action, fold - risk + tiebreak, push, risk)
-            if best is None or cand.ev > best.ev:
-                best = cand
-            if riichi and (best_riichi is None or cand.ev > best_riichi.ev):
-                best_riichi = cand
-        assert best is not None, "a turn always has a discard"
-        if (
-            best_riichi is not None
-            and best_riichi is not best
-            and self._prefer_riichi(k, best, best_riichi, tenpai_cache)
-        ):
-            return best_riichi
-        return best
+            cands.append(Candidate(action, fold - risk + tiebreak, push, risk))
+        return cands, tenpai_cache
 
     def _prefer_riichi(
         self, k: Knowledge, best: Candidate, riichi: Candidate, tenpai_cache: dict[Tile, Tenpai | None]

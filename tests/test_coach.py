@@ -1,0 +1,155 @@
+"""The coach (``sanma.bots.coach``): its first choice is the master's answer, its figures
+match counts made here independently, and it reads only what the seat sees."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sanma.bots.coach import advise, reasons_for, safety_class, same_choice
+from sanma.bots.ev import EVBot
+from sanma.bots.heuristics import know
+from sanma.engine.actions import Discard
+from sanma.engine.events import Event, HandStarted, MatchStarted, RiichiAccepted, TileDiscarded, TileDrawn
+from sanma.engine.match import Match
+from sanma.engine.rules import Rules
+from sanma.engine.shanten import is_complete, shanten
+from sanma.engine.tiles import EAST, KIND_COUNT, kind_of, parse_kind, parse_tiles
+from sanma.engine.visibility import redact
+from tests.fixtures.selfplay import choose
+
+
+def _bot(seat: int, events: list[Event]) -> EVBot:
+    bot = EVBot(seat)
+    for e in events:
+        bot.observe(e)
+    return bot
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_first_choice_is_the_masters_answer_in_seeded_self_play(seed: int) -> None:
+    """Random self-play drives the match; at every decision of every seat the coach's first
+    choice equals a fresh master's ``decide`` on the same events, and every choice is legal."""
+    rng = random.Random(seed)
+    match = Match(seed, Rules(length="one-hand"))
+    seen: list[list[Event]] = [[], [], []]
+    coaches = [EVBot(s) for s in range(3)]
+    checked = 0
+
+    def fold(events: list[Event]) -> None:
+        for e in events:
+            for s in range(3):
+                r = redact(e, s)
+                seen[s].append(r)
+                coaches[s].observe(r)
+
+    fold(list(match.events))
+    while not match.finished:
+        seat = match.awaiting()[0]
+        legal = match.legal_actions(seat)
+        advice = advise(coaches[seat], legal)
+        master = _bot(seat, seen[seat]).decide(legal)
+        assert same_choice(advice.actions[0], master), (advice.actions, master)
+        assert all(a in legal for a in advice.actions)
+        assert len(advice.choices) == len(advice.actions) >= 1
+        checked += 1
+        fold(match.apply(seat, choose(rng, match.kyoku, seat)))
+    assert checked > 20
+
+
+# -- hand-made positions -------------------------------------------------------------------------
+
+
+def _position(hand0: str, discards: list[tuple[int, str, bool]], indicator: str = "1z") -> EVBot:
+    """Seat 0 holds ``hand0`` (14 tiles, the last one drawn) after the other seats' ``discards``
+    ``(seat, tile, riichi)``; the other hands are hidden, as seat 0 sees them."""
+    tiles = parse_tiles(hand0)
+    rules = Rules()
+    events: list[Event] = [MatchStarted(seed=1, rules=rules, wall_algorithm="x")]
+    dora = parse_tiles(indicator)[0]
+    events.append(HandStarted(EAST, 0, 0, 0, (35000, 35000, 35000), (tuple(tiles[:13]), (), ()), dora, "", 55))
+    for seat, tile, riichi in discards:
+        events.append(TileDiscarded(seat, parse_tiles(tile)[0], False, riichi))
+        if riichi:
+            events.append(RiichiAccepted(seat))
+    events.append(TileDrawn(0, tiles[13]))
+    return _bot(0, events)
+
+
+def _improving(counts: list[int], seen: list[int], melds: int = 0) -> tuple[int, int]:
+    """Kinds whose draw lowers the shanten of the 13-tile ``counts`` and their copies not in
+    ``seen``: counted draw by draw with ``shanten`` itself."""
+    base = shanten(counts, melds)
+    kinds = tiles = 0
+    for kind in range(KIND_COUNT):
+        left = 4 - seen[kind]
+        if left <= 0:
+            continue
+        counts[kind] += 1
+        if shanten(counts, melds) < base:
+            kinds, tiles = kinds + 1, tiles + left
+        counts[kind] -= 1
+    return kinds, tiles
+
+
+def test_speed_counts_the_improving_tiles_and_the_waits() -> None:
+    bot = _position("19m2378p34589s1255z", [(1, "4p", False), (2, "9s", False)])
+    k = know(bot.view)
+    seen = [k.counts[i] + k.visible[i] for i in range(KIND_COUNT)]
+    for tile in set(bot.view.hand):
+        kind = kind_of(tile)
+        reason = reasons_for(bot, Discard(tile))
+        counts = k.counts[:]
+        counts[kind] -= 1
+        assert reason.speed is not None
+        assert reason.speed.shanten == shanten(counts)
+        if reason.speed.shanten > 0:
+            assert (reason.speed.kinds, reason.speed.tiles) == _improving(counts, seen)
+    # 9m goes: 123p 789p 345s 55z 11m waits on 1m or 5z (shanpon)
+    tenpai = _position("123789p345s55z119m", [(1, "1m", False)])
+    reason = reasons_for(tenpai, Discard(parse_tiles("9m")[0]))
+    counts = know(tenpai.view).counts[:]
+    counts[parse_kind("9m")] -= 1
+    waits = [w for w in range(KIND_COUNT) if is_complete([*counts[:w], counts[w] + 1, *counts[w + 1 :]])]
+    assert reason.speed is not None and reason.speed.shanten == 0
+    assert reason.speed.waits == ("1m", "5z") and len(waits) == 2
+    assert reason.speed.tiles == (4 - 2 - 1) + (4 - 2)  # 1m: two held, one in a river; 5z: two held
+    assert reason.speed.kinds == 2
+
+
+def test_safety_classes_against_a_riichi() -> None:
+    # seat 1 discards 3p then riichi on 2s; seat 2 lets 6p go after the riichi (genbutsu too)
+    bot = _position(
+        "19m1469p2578s1235z",
+        [(1, "3p", False), (2, "1z", False), (1, "2s", True), (2, "6p", False)],
+    )
+    k = know(bot.view)
+    safe = frozenset(parse_kind(t) for t in ("3p", "2s", "6p"))
+
+    def cls(tile: str) -> tuple[str, int]:
+        r = reasons_for(bot, Discard(parse_tiles(tile)[0]))
+        assert [s.seat for s in r.safety] == [1]  # seat 2 is not threatening
+        return r.safety[0].kind, r.safety[0].seen
+
+    assert cls("6p") == ("genbutsu", 0)  # passed after the riichi
+    assert cls("9p") == ("suji", 0)  # 6p is genbutsu: 78p-9p is killed
+    assert cls("4p") == ("dangerous", 0)  # 1p and 7p are not genbutsu
+    assert cls("5s") == ("dangerous", 0)  # 2s is genbutsu, 8s is not: half suji is not suji
+    assert cls("1z") == ("honor", 3)  # one held, one in seat 2's river (not seat 1's: not genbutsu)
+    assert safety_class(k, parse_kind("1m"), safe) == "honor"
+    assert safety_class(k, parse_kind("5s"), safe | {parse_kind("8s")}) == "suji"
+    assert safety_class(k, parse_kind("9p"), safe) == "suji"
+
+
+def test_no_safety_while_nobody_threatens_and_value_notes() -> None:
+    bot = _position("19m1469p2578s1235z", [(1, "3p", False)], indicator="3p")  # 4p is dora
+    r = reasons_for(bot, Discard(parse_tiles("1z")[0]))
+    assert r.safety == ()
+    assert r.tile == "1z" and not r.riichi
+    assert [(n.code, n.n) for n in r.value] == [("dora_kept", 1)]
+    r = reasons_for(bot, Discard(parse_tiles("4p")[0]))
+    assert [(n.code, n.n) for n in r.value] == [("dora_lost", 1)]
+    r = reasons_for(bot, Discard(parse_tiles("5z")[0]))  # white: a single, no value pair
+    assert "pair_lost" not in [n.code for n in r.value]
