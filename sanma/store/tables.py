@@ -267,3 +267,32 @@ match_stats = Table(
     Column("draws_tenpai", Integer, nullable=False),
     Column("coached", Boolean, nullable=False, server_default=false()),  # the match's (0014)
 )
+
+# -- drills (issue 27, migration 0015) --------------------------------------------------------
+
+# A player's daily drills (store/drills.py): each row one problem of the set of ``day`` (UTC),
+# a priced discard mistake of a done review of the player's seat, ``(match_id, seat,
+# event_index)`` (the review's ``index``), kept with its ``choice``, the master's ``master``
+# and ``loss`` as the review said them when the set was made.  ``answer``, ``right`` and
+# ``answered_at`` are null until answered.  A day's set is written once, so it stays the same
+# all day; the streak is read off the days whose every problem is answered.  The rows go with
+# the guest (ON DELETE CASCADE): they are the player's own practice, nobody else's.
+drills = Table(
+    "drills",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("guest_id", String(32), ForeignKey("guests.id", ondelete="CASCADE"), nullable=False),
+    Column("day", Date, nullable=False),
+    Column("slot", Integer, nullable=False),
+    Column("match_id", String(32), ForeignKey("matches.id"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("event_index", Integer, nullable=False),
+    Column("choice", String(32), nullable=False),
+    Column("master", String(32), nullable=False),
+    Column("loss", Float, nullable=False),
+    Column("answer", String(4), nullable=True),
+    Column("right", Boolean, nullable=True),
+    Column("answered_at", DateTime(timezone=True), nullable=True),
+    UniqueConstraint("guest_id", "day", "slot"),
+    UniqueConstraint("guest_id", "day", "match_id", "seat", "event_index"),
+)
