@@ -4,8 +4,12 @@ match counts made here independently, and it reads only what the seat sees."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+from sqlalchemy import select
 
 from sanma.bots.coach import advise, reasons_for, safety_class, same_choice
 from sanma.bots.ev import EVBot
@@ -13,11 +17,19 @@ from sanma.bots.heuristics import know
 from sanma.engine.actions import Discard
 from sanma.engine.events import Event, HandStarted, MatchStarted, RiichiAccepted, TileDiscarded, TileDrawn
 from sanma.engine.match import Match
+from sanma.engine.replay import replay
 from sanma.engine.rules import Rules
 from sanma.engine.shanten import is_complete, shanten
 from sanma.engine.tiles import EAST, KIND_COUNT, kind_of, parse_kind, parse_tiles
 from sanma.engine.visibility import redact
-from tests.fixtures.selfplay import choose
+from sanma.server.codec import action_to_wire
+from sanma.server.protocol import CoachToggle, ProtocolError, parse_client_frame
+from sanma.server.settings import Settings
+from sanma.store import db
+from sanma.store.tables import match_stats, matches
+from tests.fixtures.rooms import Api, Player
+from tests.fixtures.selfplay import choose as random_choice
+from tests.fixtures.server import Client, LiveServer, choose, free_port, full_log, new_guest, new_match
 
 
 def _bot(seat: int, events: list[Event]) -> EVBot:
@@ -55,7 +67,7 @@ def test_the_first_choice_is_the_masters_answer_in_seeded_self_play(seed: int) -
         assert all(a in legal for a in advice.actions)
         assert len(advice.choices) == len(advice.actions) >= 1
         checked += 1
-        fold(match.apply(seat, choose(rng, match.kyoku, seat)))
+        fold(match.apply(seat, random_choice(rng, match.kyoku, seat)))
     assert checked > 20
 
 
@@ -153,3 +165,114 @@ def test_no_safety_while_nobody_threatens_and_value_notes() -> None:
     assert [(n.code, n.n) for n in r.value] == [("dora_lost", 1)]
     r = reasons_for(bot, Discard(parse_tiles("5z")[0]))  # white: a single, no value pair
     assert "pair_lost" not in [n.code for n in r.value]
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400)
+
+
+def _seat_events(settings: Settings, match: str, v: int, seat: int) -> list[Event]:
+    """What ``seat`` saw of the match's first ``v`` events (its own redacted log)."""
+    return [redact(e, seat) for e in full_log(settings, match)[:v]]
+
+
+def _next_prompt(client: Client, advice: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """The next prompt (``None``: the match ended), keeping the coach frames by seq."""
+    while True:
+        frame = client.recv()
+        if frame["t"] == "prompt":
+            return frame
+        if frame["t"] == "coach":
+            advice[frame["seq"]] = frame
+        elif frame["t"] == "event" and frame["e"]["type"] == "MatchEnded":
+            return None
+        elif frame["t"] == "hand_break":
+            client.send({"t": "next_hand", "v": frame["v"]})
+
+
+def _coach_of(client: Client, seq: int, advice: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    while seq not in advice:
+        frame = client.recv()
+        if frame["t"] == "coach":
+            advice[frame["seq"]] = frame
+        else:
+            assert frame["t"] in ("event", "coach_state"), frame
+    return advice[seq]
+
+
+def test_the_coach_at_a_practice_table_advises_as_the_master_from_the_seats_view(settings: Settings) -> None:
+    """The toggle turns the coach on (the match is marked coached); each prompt's coach frame
+    follows it with the master's answer first and nothing but what a fold of the seat's own
+    redacted log gives (so no hidden tile); the stats keep the coached match apart."""
+    live = LiveServer(settings)
+    try:
+        token = new_guest(live)
+        match = new_match(live, token)
+        client = Client(live, token, match)
+        client.send({"t": "coach", "on": True})
+        coached = 0
+        advice: dict[int, dict[str, Any]] = {}
+        while (prompt := _next_prompt(client, advice)) is not None:
+            frame = _coach_of(client, prompt["seq"], advice)
+            events = _seat_events(settings, match, prompt["v"], 0)
+            legal = replay(full_log(settings, match)[: prompt["v"]]).legal_actions(0)
+            master = _bot(0, events).decide(legal)
+            assert frame["choices"][0]["a"] == action_to_wire(master, True)
+            expected = advise(_bot(0, events), legal)
+            pairs = zip(expected.as_dict()["choices"], expected.actions, strict=True)
+            wire = [c | {"a": action_to_wire(a, True)} for c, a in pairs]
+            assert frame["choices"] == wire and frame["shanten"] == expected.shanten
+            coached += 1
+            client.send({"t": "act", "seq": prompt["seq"], "a": choose(prompt)})
+        client.close()
+        assert coached > 3
+        assert [f["on"] for f in client.frames if f["t"] == "coach_state"] == [True]
+        engine = db.open_engine(settings.db_url)
+        try:
+            with engine.connect() as conn:
+                assert conn.execute(select(matches.c.coached).where(matches.c.id == match)).scalar_one() is True
+                flags = conn.execute(select(match_stats.c.coached).where(match_stats.c.match_id == match)).scalars()
+                assert set(flags) == {True}
+        finally:
+            engine.dispose()
+        auth = {"Authorization": f"Bearer {token}"}
+        stats = httpx.get(f"{live.http}/api/account/stats", headers=auth).json()
+        assert [(g["kind"], g["bot_level"], g["coached"]) for g in stats["groups"]] == [("practice", "beginner", True)]
+        history = httpx.get(f"{live.http}/api/account/history", headers=auth).json()
+        assert [m["coached"] for m in history["matches"]] == [True]
+    finally:
+        live.stop()
+
+
+def test_no_coach_frame_without_the_toggle_and_none_in_a_friend_room(settings: Settings) -> None:
+    live = LiveServer(settings)
+    try:
+        token = new_guest(live)
+        client = Client(live, token, new_match(live, token))
+        prompt = client.next_prompt_or_end()
+        assert prompt is not None
+        client.send({"t": "act", "seq": prompt["seq"], "a": choose(prompt)})
+        client.next_prompt_or_end()  # only events in between: no coach frame
+        client.close()
+        host = Api(live)
+        room = host.ok("POST", "", {"length": "one-hand", "red_fives": True}, 201)
+        for seat in (1, 2):
+            host.ok("POST", f"/{room['code']}/bots", {"seat": seat, "level": "beginner"})
+        room = host.ok("POST", f"/{room['code']}/start")
+        player = Player(live, host.token, room["match"])
+        player.send({"t": "coach", "on": True})
+        error = player.until("error")
+        assert error["code"] == "no_coach"
+    finally:
+        live.stop()
+
+
+def test_the_coach_frame_is_validated() -> None:
+    assert parse_client_frame('{"t":"coach","on":true}', 4096) == CoachToggle(True)
+    for bad in ('{"t":"coach"}', '{"t":"coach","on":1}', '{"t":"coach","on":true,"seat":1}'):
+        with pytest.raises(ProtocolError):
+            parse_client_frame(bad, 4096)

@@ -79,6 +79,31 @@ class Decide:
 
 
 @dataclass(frozen=True, slots=True)
+class Advise:
+    """Ask coach ``key`` (a bot of ``level``, built as for ``Decide``), after folding in
+    ``events``, for its advice on ``legal`` (``bots.coach.advise``): the coach's question."""
+
+    request: int
+    key: int
+    level: str
+    seat: int
+    seed: int
+    fresh: bool
+    events: tuple[Event, ...]
+    legal: LegalActions
+    budget_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Advised:
+    """The coach's answer to request ``request``: the advice's wire form, or ``None`` when
+    the bot could not give one (it raised, or it is not a master)."""
+
+    request: int
+    advice: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Forget:
     """The worker drops bot ``key`` (its table has ended or left memory)."""
 
@@ -97,7 +122,8 @@ class Decided:
 
 
 def _serve(sock: socket.socket) -> None:
-    """A worker's life: answer ``Decide`` and obey ``Forget`` until the server's end closes."""
+    """A worker's life: answer ``Decide`` and ``Advise`` and obey ``Forget`` until the server's
+    end closes."""
     from sanma.bots.registry import make_bot  # the bot modules load here, not in the server
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server; the worker follows it
@@ -112,20 +138,40 @@ def _serve(sock: socket.socket) -> None:
             bot = bots[message.key] = make_bot(message.level, message.seat, message.seed)
         for event in message.events:
             bot.observe(event)
-        sock.sendall(_frame(Decided(message.request, ask(bot, message.legal, message.budget_s))))
+        if isinstance(message, Advise):
+            sock.sendall(_frame(Advised(message.request, advice_of(bot, message.legal))))
+        else:
+            sock.sendall(_frame(Decided(message.request, ask(bot, message.legal, message.budget_s))))
 
 
-def _read_blocking(stream: Any) -> Decide | Forget | None:
+def advice_of(bot: Player, legal: LegalActions) -> dict[str, Any] | None:
+    """The coach's advice from ``bot`` (a master that has seen the seat's events) as the
+    ``coach`` frame carries it; ``None`` when ``bot`` is no master or fails (no coach frame:
+    play never depends on the coach)."""
+    from sanma.bots.coach import advise
+    from sanma.bots.ev import EVBot
+
+    if not isinstance(bot, EVBot):
+        return None
+    try:
+        advice = advise(bot, legal)
+    except Exception:  # a failing coach must never stop the worker's bots
+        log.exception("the coach failed")
+        return None
+    return advice.as_dict() | {"actions": list(advice.actions)}
+
+
+def _read_blocking(stream: Any) -> Decide | Advise | Forget | None:
     head = stream.read(_LENGTH.size)
     if len(head) < _LENGTH.size:
         return None  # the server is gone
     body = stream.read(_LENGTH.unpack(head)[0])
     message = pickle.loads(body)
-    assert isinstance(message, Decide | Forget)
+    assert isinstance(message, Decide | Advise | Forget)
     return message
 
 
-def _frame(message: Decide | Forget | Decided) -> bytes:
+def _frame(message: Decide | Advise | Forget | Decided | Advised) -> bytes:
     body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     return _LENGTH.pack(len(body)) + body
 
@@ -173,7 +219,7 @@ class _Link:
         self.reader = reader
         self.writer = writer
         self.generation = generation
-        self.waiting: dict[int, asyncio.Future[Answer]] = {}
+        self.waiting: dict[int, asyncio.Future[Any]] = {}  # an Answer, or an Advised's advice
         self.task: asyncio.Task[None] | None = None
 
     @property
@@ -187,7 +233,7 @@ class _Link:
                 message = pickle.loads(await self.reader.readexactly(_LENGTH.unpack(head)[0]))
                 future = self.waiting.pop(message.request, None)
                 if future is not None and not future.done():  # else: answered too late, dropped
-                    future.set_result(message.answer)
+                    future.set_result(message.answer if isinstance(message, Decided) else message.advice)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass  # the worker stopped
         finally:
@@ -208,7 +254,9 @@ def _context() -> Any:
     """The forkserver context, with the bots' modules imported before its first fork (the
     preload list is read when the forkserver starts: the first worker of this process)."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, *sorted({module for module, _, _ in LEVELS.values()})])
+    context.set_forkserver_preload(
+        [__name__, "sanma.bots.coach", *sorted({module for module, _, _ in LEVELS.values()})]
+    )
     return context
 
 
@@ -248,7 +296,7 @@ class BotPool:
         except (OSError, WorkerLost) as exc:
             return Answer(default, "error", time.perf_counter() - start, f"bot worker: {exc}")
         try:
-            answer = await asyncio.wait_for(asyncio.shield(future), budget_s + GRACE_S)
+            answer: Answer = await asyncio.wait_for(asyncio.shield(future), budget_s + GRACE_S)
         except TimeoutError:
             asyncio.get_running_loop().create_task(self._stop_if_stuck(link, future, budget_s))
             seconds = time.perf_counter() - start
@@ -257,18 +305,39 @@ class BotPool:
             return Answer(default, "error", time.perf_counter() - start, str(exc))
         return answer
 
-    def _send(self, link: _Link, bot: PooledBot, legal: LegalActions, budget_s: float) -> asyncio.Future[Answer]:
+    async def advise(self, bot: PooledBot, legal: LegalActions, budget_s: float) -> dict[str, Any] | None:
+        """The coach ``bot``'s advice on ``legal`` (``advice_of``), or ``None`` when it fails,
+        its worker stops or it takes longer than ``budget_s`` (then its late answer is
+        dropped, and a worker stuck on it is stopped as for a bot's answer)."""
+        try:
+            link = await self._link(bot.slot)
+            future = self._send(link, bot, legal, budget_s, coach=True)
+        except (OSError, WorkerLost):
+            return None
+        try:
+            advice: dict[str, Any] | None = await asyncio.wait_for(asyncio.shield(future), budget_s + GRACE_S)
+        except TimeoutError:
+            asyncio.get_running_loop().create_task(self._stop_if_stuck(link, future, budget_s))
+            return None
+        except WorkerLost:
+            return None
+        return advice
+
+    def _send(
+        self, link: _Link, bot: PooledBot, legal: LegalActions, budget_s: float, coach: bool = False
+    ) -> asyncio.Future[Any]:
         fresh = bot.generation != link.generation
         events = tuple(bot.history if fresh else bot.history[bot.sent :])
         request = next(self._keys)
-        message = Decide(request, bot.key, bot.level, bot.seat, bot.seed, fresh, events, legal, budget_s)
+        kind = Advise if coach else Decide
+        message = kind(request, bot.key, bot.level, bot.seat, bot.seed, fresh, events, legal, budget_s)
         link.writer.write(_frame(message))  # buffered by the transport: the loop never waits
         bot.sent, bot.generation = len(bot.history), link.generation
-        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         link.waiting[request] = future
         return future
 
-    async def _stop_if_stuck(self, link: _Link, future: asyncio.Future[Answer], budget_s: float) -> None:
+    async def _stop_if_stuck(self, link: _Link, future: asyncio.Future[Any], budget_s: float) -> None:
         """Stop ``link``'s worker when ``future`` is still unanswered ``KILL_AFTER_S`` past the
         budget (its bots are built again in the next worker)."""
         await asyncio.wait({future}, timeout=KILL_AFTER_S)
@@ -330,3 +399,14 @@ async def answer(bot: Player, legal: LegalActions, budget_s: float) -> Answer:
     if isinstance(bot, PooledBot):
         return await bot.pool.answer(bot, legal, budget_s)
     return await asyncio.to_thread(ask, bot, legal, budget_s)
+
+
+async def advise(bot: Player, legal: LegalActions, budget_s: float) -> dict[str, Any] | None:
+    """A coach's advice (``advice_of``): through its worker for a pooled bot, in a thread of
+    this process for any other; ``None`` when it fails or is later than ``budget_s``."""
+    if isinstance(bot, PooledBot):
+        return await bot.pool.advise(bot, legal, budget_s)
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(advice_of, bot, legal), budget_s + GRACE_S)
+    except TimeoutError:
+        return None

@@ -31,6 +31,7 @@ ILLEGAL_ACTION: Final = "illegal_action"
 ROOM_FAILED: Final = "room_failed"
 TOO_MANY_SOCKETS: Final = "too_many_sockets"
 BARRED: Final = "barred"  # the server's operator barred the guest (``sanma admin bar``)
+NO_COACH: Final = "no_coach"  # the coach is offered at practice tables only (docs/coach.md)
 
 # WebSocket close codes of the server's own (4000-4999 are the application's; docs/protocol.md).
 CLOSE_HELLO_TIMEOUT: Final = 4000  # no accepted hello within SANMA_HELLO_TIMEOUT seconds
@@ -102,7 +103,14 @@ class Resume:
     """The player takes the seat back from autoplay."""
 
 
-ClientFrame = Hello | Act | Resync | Ping | Speed | NextHand | Resume
+@dataclass(frozen=True, slots=True)
+class CoachToggle:
+    """Turn the coach on or off at the joined practice match (``docs/coach.md``)."""
+
+    on: bool
+
+
+ClientFrame = Hello | Act | Resync | Ping | Speed | NextHand | Resume | CoachToggle
 _MAX_INT: Final = 2**53  # what a browser's JSON numbers hold exactly
 
 
@@ -148,6 +156,11 @@ def parse_client_frame(text: str, max_bytes: int) -> ClientFrame:
     if kind == "resume":
         _fields(data, {"t"}, {"t"})
         return Resume()
+    if kind == "coach":
+        _fields(data, {"t", "on"}, {"t", "on"})
+        if not isinstance(data["on"], bool):
+            raise ProtocolError(BAD_SCHEMA, "on is true or false")
+        return CoachToggle(data["on"])
     raise ProtocolError(BAD_SCHEMA, f"unknown frame type {kind!r:.20}")
 
 
@@ -327,6 +340,40 @@ class Prompt(Frame):
         if self.timer is not None:
             wire["timer"] = self.timer.to_wire()
         return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Coach(Frame):
+    """The coach's advice on prompt ``seq`` (sent after it, when ready; only to that seat):
+    the hand's ``shanten`` and the master's top ``choices``, each with its reason and its
+    action in wire form (``a``); ``priced``: the runners-up follow the master's prices."""
+
+    seq: int
+    shanten: int
+    priced: bool
+    choices: tuple[dict[str, Any], ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {
+            "t": "coach",
+            "seq": self.seq,
+            "shanten": self.shanten,
+            "priced": self.priced,
+            "choices": list(self.choices),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CoachState(Frame):
+    """Whether the coach is on for the connection's seat (the answer to a ``coach`` frame,
+    and part of the state a joining connection gets)."""
+
+    on: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "coach_state", "on": self.on}
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,18 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from sanma.server import netaddr, protocol
 from sanma.server.limits import TokenBucket
 from sanma.server.metrics import Metrics
-from sanma.server.protocol import Act, Hello, NextHand, Ping, ProtocolError, Resume, Resync, ServerFrame, Speed
+from sanma.server.protocol import (
+    Act,
+    CoachToggle,
+    Hello,
+    NextHand,
+    Ping,
+    ProtocolError,
+    Resume,
+    Resync,
+    ServerFrame,
+    Speed,
+)
 from sanma.server.rooms import Room, RoomRegistry
 from sanma.server.rooms.matchlog import StoreSeatRecords
 from sanma.server.rooms.table import TableRoom, seating_for
@@ -390,6 +401,10 @@ async def _handle(
         room.next_hand(conn, frame.v)
     elif isinstance(frame, Resume):
         room.resume(conn)
+    elif isinstance(frame, CoachToggle):
+        if not isinstance(room, TableRoom):  # a match of another process (the bus): no coach there
+            raise ProtocolError(protocol.NO_COACH, "the coach is offered at practice tables only")
+        room.set_coach(conn, frame.on)
 
 
 async def _join(

@@ -221,6 +221,22 @@ def playing_among(engine: Engine, match_ids: list[str]) -> set[str]:
         return {str(r[0]) for r in rows}
 
 
+def mark_coached(engine: Engine, match_id: str) -> None:
+    """Mark a practice match as coached (its player turned the coach on at least once;
+    migration 0014): once, idempotent; the statistics keep such matches apart."""
+    with engine.begin() as conn:
+        conn.execute(update(matches).where(matches.c.id == match_id, matches.c.coached.is_(False)).values(coached=True))
+
+
+def coached_among(engine: Engine, match_ids: list[str]) -> set[str]:
+    """Those of ``match_ids`` that were coached (the history marks them)."""
+    if not match_ids:
+        return set()
+    with engine.connect() as conn:
+        rows = conn.execute(select(matches.c.id).where(matches.c.id.in_(match_ids), matches.c.coached.is_(True)))
+        return {str(r[0]) for r in rows}
+
+
 # -- shared replays and saved logs (migration 0007) ------------------------------------------
 
 

@@ -143,25 +143,43 @@ def _won(tally: _Tally, e: Mapping[str, Any]) -> None:
 def write_summary(conn: Connection, match_id: str, ended_at: datetime) -> bool:
     """Summarize the stored log of ``match_id`` into ``match_stats`` in ``conn``'s transaction;
     whether it had a ``MatchEnded`` (no rows otherwise)."""
-    match = conn.execute(select(matches.c.kind, matches.c.bot_level, matches.c.rules).where(matches.c.id == match_id))
-    kind, level, rules = match.one()
+    match = conn.execute(
+        select(matches.c.kind, matches.c.bot_level, matches.c.rules, matches.c.coached).where(matches.c.id == match_id)
+    )
+    kind, level, rules, coached = match.one()
     texts = conn.execute(
         select(match_events.c.event).where(match_events.c.match_id == match_id).order_by(match_events.c.v)
     ).scalars()
     summary = summarize(json.loads(text) for text in texts)
     if summary is None:
         return False
-    conn.execute(insert(match_stats), summary_rows(match_id, kind, level, length_of(rules), ended_at, summary))
+    rows = summary_rows(match_id, kind, level, length_of(rules), ended_at, summary, coached=bool(coached))
+    conn.execute(insert(match_stats), rows)
     return True
 
 
 def summary_rows(
-    match_id: str, kind: str, bot_level: str, length: str, ended_at: datetime, summary: Sequence[SeatSummary]
+    match_id: str,
+    kind: str,
+    bot_level: str,
+    length: str,
+    ended_at: datetime,
+    summary: Sequence[SeatSummary],
+    *,
+    coached: bool = False,
 ) -> list[dict[str, Any]]:
     """The ``match_stats`` rows of a summary.  The bot level names a practice match's mode
-    (its bots are all of it); a room's seats may differ, so a room has none."""
+    (its bots are all of it); a room's seats may differ, so a room has none.  ``coached``:
+    the match's own mark (``matches.coached``), copied so coached matches group apart."""
     level = bot_level if kind == "practice" else None
-    common = {"match_id": match_id, "kind": kind, "bot_level": level, "length": length, "ended_at": ended_at}
+    common = {
+        "match_id": match_id,
+        "kind": kind,
+        "bot_level": level,
+        "length": length,
+        "ended_at": ended_at,
+        "coached": coached,
+    }
     return [{**common, **{f.name: getattr(s, f.name) for f in fields(s)}} for s in summary]
 
 
@@ -181,6 +199,7 @@ class Totals:
     kind: str
     bot_level: str | None
     length: str
+    coached: bool  # practice matches with the coach on are a group of their own
     matches: int
     firsts: int
     seconds: int
@@ -202,12 +221,12 @@ class Totals:
     def plus(self, other: Totals) -> Totals:
         """Both groups' sums (the labels of ``self``)."""
         sums = {f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self) if f.name in _SUMMED}
-        return Totals(self.kind, self.bot_level, self.length, **sums)
+        return Totals(self.kind, self.bot_level, self.length, self.coached, **sums)
 
 
-_LABELS: Final = ("kind", "bot_level", "length")
+_LABELS: Final = ("kind", "bot_level", "length", "coached")
 _SUMMED: Final = frozenset(f.name for f in fields(Totals)) - set(_LABELS)
-ALL: Final = Totals("all", None, "all", *(0 for _ in _SUMMED))
+ALL: Final = Totals("all", None, "all", False, *(0 for _ in _SUMMED))
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +274,11 @@ def player_stats(engine: Engine, guest_id: str, trend: int = TREND_LENGTH) -> Pl
         placements = tuple(int(p) for p in recent)[::-1]
     groups = tuple(
         sorted(
-            (Totals(kind, level, length, *(_number(v) for v in values)) for kind, level, length, *values in rows),
-            key=lambda g: (-g.matches, g.kind, g.bot_level or "", g.length),
+            (
+                Totals(kind, level, length, bool(coached), *(_number(v) for v in values))
+                for kind, level, length, coached, *values in rows
+            ),
+            key=lambda g: (-g.matches, g.kind, g.bot_level or "", g.length, g.coached),
         )
     )
     total = ALL

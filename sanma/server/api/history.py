@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from sanma.server.api.deps import ERRORS, AppServices, Guest
 from sanma.store import accounts as store
+from sanma.store import matches as matches_store
 from sanma.store import stats as stats_store
 
 router = APIRouter(prefix="/api", tags=["history"], responses=ERRORS)
@@ -40,6 +41,7 @@ class PastMatch(BaseModel):
     points: int | None
     final_score: float | None = Field(description="(points - 35,000)/1,000 + placement bonus")
     result: dict[str, Any] = Field(description="points, placements, final_scores by seat")
+    coached: bool = Field(False, description="a practice match in which the coach was turned on")
 
 
 class History(BaseModel):
@@ -61,6 +63,7 @@ async def history(
 ) -> History:
     """The account's finished matches (practice and rooms), newest first."""
     entries = await asyncio.to_thread(store.history, app.engine, guest, limit, offset)
+    coached = await asyncio.to_thread(matches_store.coached_among, app.engine, [e.match_id for e in entries])
     out = []
     for e in entries:
         seats = [SeatInfo(seat=s.seat, name=s.name, bot_level=s.bot_level, you=s.guest_id == guest) for s in e.seats]
@@ -77,6 +80,7 @@ async def history(
                 points=_pick(e.result.get("points"), e.seat),
                 final_score=_pick(e.result.get("final_scores"), e.seat),
                 result=e.result,
+                coached=e.match_id in coached,
             )
         )
     return History(matches=out)
@@ -89,6 +93,7 @@ class StatsGroup(BaseModel):
     kind: str = Field(description="practice, room or all")
     bot_level: str | None = Field(description="a practice match's bot level; null for rooms and all")
     length: str = Field(description="one-hand, east, east-south or all")
+    coached: bool = Field(description="practice matches in which the coach was on (a group of their own)")
     matches: int
     placements: list[int] = Field(description="how many 1st, 2nd and 3rd places")
     placement_sum: int
@@ -125,6 +130,7 @@ def _group(t: stats_store.Totals) -> StatsGroup:
         kind=t.kind,
         bot_level=t.bot_level,
         length=t.length,
+        coached=t.coached,
         matches=t.matches,
         placements=[t.firsts, t.seconds, t.thirds],
         placement_sum=t.placement_sum,

@@ -33,7 +33,9 @@ is abandoned and the match ends as a normal end does.
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -62,7 +64,7 @@ from sanma.server.rooms.handbreak import HandBreak, replay_stored, split_deal
 from sanma.server.rooms.matchlog import MatchLog, StoreMatchLog, StoreSeatRecords
 from sanma.server.rooms.practice import PracticeSeating
 from sanma.server.rooms.seating import BotFactory, Seating, SeatPlan, bot_seed
-from sanma.store.matches import MatchRecord
+from sanma.store.matches import MatchRecord, mark_coached
 
 __all__ = ["BotFactory", "Outbox", "TableRoom", "TurnTimers", "bot_seed", "seating_for"]
 
@@ -166,6 +168,8 @@ class TableRoom:
         bot_budget_s: float,
         clock: Clock = time.monotonic,
         stored: int | None = None,
+        make_coach: Callable[[int], Player] | None = None,
+        mark_coached: Callable[[], None] | None = None,
     ) -> None:
         self.record = record
         self.id = record.id
@@ -181,6 +185,12 @@ class TableRoom:
         self._bot_delay_s = bot_delay_s
         self._speed = 1.0  # the player's pacing choice (protocol.SPEEDS), kept while the room lives
         self._bot_budget_s = bot_budget_s
+        # The coach (practice tables only, ``docs/coach.md``): a master per seat that turned it
+        # on, seeing that seat's events; ``mark_coached`` marks the stored match once.
+        self._make_coach = make_coach
+        self._mark_coached = mark_coached
+        self._coaches: dict[int, Player] = {}
+        self._coaching: set[asyncio.Task[None]] = set()
         now = clock()
         pauses = self.seating.pauses_when_away
         self._humans = {
@@ -247,7 +257,23 @@ class TableRoom:
         plan = seating.plan(record, make_bot, StoreSeatRecords(engine))
         match_log = StoreMatchLog(engine, record.id, lobby=seating.has_lobby)
         delay_s, budget_s = timing["bot_delay_s"], timing["bot_budget_s"]
-        return cls(record, match, plan, match_log, bot_delay_s=delay_s, bot_budget_s=budget_s, stored=stored)
+        coach = None
+        if record.kind == "practice":  # never in friend rooms or quick match
+
+            def coach(seat: int) -> Player:
+                return make_bot("master", seat, bot_seed(record.seed, seat))
+
+        return cls(
+            record,
+            match,
+            plan,
+            match_log,
+            bot_delay_s=delay_s,
+            bot_budget_s=budget_s,
+            stored=stored,
+            make_coach=coach,
+            mark_coached=functools.partial(mark_coached, engine, record.id),
+        )
 
     @classmethod
     def rebuild(
@@ -400,6 +426,60 @@ class TableRoom:
         """Seconds before a bot's turn action at the current speed."""
         return self._bot_delay_s * self._speed
 
+    def set_coach(self, outbox: Outbox, on: bool) -> None:
+        """Turn the coach on or off for the connection's seat (``docs/coach.md``): refused with
+        ``no_coach`` where the match offers none (a friend room) or for a spectator.  Turned on,
+        the stored match is marked coached (once) and an open prompt gets its advice."""
+        seat = self._audience.seat_of(outbox)
+        if self._make_coach is None or seat is None:
+            outbox.push(protocol.Error(protocol.NO_COACH, "the coach is offered at practice tables only"))
+            return
+        if not on:
+            coach = self._coaches.pop(seat, None)
+            if coach is not None:
+                coach.close()
+        elif seat not in self._coaches:
+            coach = self._coaches[seat] = self._make_coach(seat)
+            for event in self.match.events[: self.v]:
+                coach.observe(redact(event, seat))
+            if self._mark_coached is not None:
+                mark, self._mark_coached = self._mark_coached, None
+                self._spawn(asyncio.to_thread(mark))
+            prompt = self._humans[seat].prompt
+            if prompt is not None and self._break is None:
+                self._coach_prompt(seat, prompt.seq, self.match.legal_actions(seat))
+        self._audience.send_seat(seat, protocol.CoachState(seat in self._coaches))
+
+    @property
+    def coached(self) -> bool:
+        """Whether some seat has the coach on now."""
+        return bool(self._coaches)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._coaching.add(task)
+        task.add_done_callback(self._coaching.discard)
+
+    def _coach_prompt(self, seat: int, seq: int, legal: LegalActions) -> None:
+        """Ask the seat's coach about prompt ``seq`` off the loop; the prompt is out already."""
+        coach = self._coaches.get(seat)
+        if coach is None:
+            return
+        if not isinstance(coach, botpool.PooledBot):
+            coach = copy.deepcopy(coach)  # a bot of this process: the thread gets its own copy
+        self._spawn(self._advise(seat, coach, seq, legal))
+
+    async def _advise(self, seat: int, coach: Player, seq: int, legal: LegalActions) -> None:
+        advice = await botpool.advise(coach, legal, self._bot_budget_s)
+        prompt = self._humans[seat].prompt
+        if advice is None or prompt is None or prompt.seq != seq or seat not in self._coaches:
+            return  # late, failed, or the player already answered: no coach frame
+        actions = advice.pop("actions")
+        choices = tuple(
+            c | {"a": action_to_wire(a, self.red_fives)} for c, a in zip(advice["choices"], actions, strict=True)
+        )
+        self._audience.send_seat(seat, protocol.Coach(seq, advice["shanten"], advice["priced"], choices))
+
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         """A connection's answer to prompt ``seq`` (already schema-checked), for its own seat."""
         self._inbox.put_nowait(_Reply(outbox, seq, action))
@@ -460,8 +540,10 @@ class TableRoom:
 
     def _release_bots(self) -> None:
         """The bots and stand-ins are done (their worker drops them); a rebuilt room makes new ones."""
-        for bot in (*self._bots.values(), *self._standins.values()):
+        for bot in (*self._bots.values(), *self._standins.values(), *self._coaches.values()):
             bot.close()
+        for task in self._coaching:
+            task.cancel()
 
     def fail(self, exc: BaseException, detail: str) -> None:
         """The room stops here (it failed, or moved to another process): tell every connection."""
@@ -543,6 +625,7 @@ class TableRoom:
         human.prompt = Prompt(seq, frame, choices)
         human.clock.ask(self._clock())
         self._audience.send_seat(seat, self._prompt_frame(seat, human.prompt))
+        self._coach_prompt(seat, seq, legal)
 
     def _prompt_frame(self, seat: int, prompt: Prompt) -> protocol.Prompt:
         timer = self._humans[seat].clock.left(self._clock())
@@ -763,5 +846,5 @@ class TableRoom:
         if isinstance(event, HandStarted):
             for human in self._humans.values():
                 human.clock.new_hand()
-        for seat, bot in (*self._bots.items(), *self._standins.items()):
+        for seat, bot in (*self._bots.items(), *self._standins.items(), *self._coaches.items()):
             bot.observe(redact(event, seat))
