@@ -12,16 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from sanma.bots.heuristics import BotPlayer
 from sanma.engine.actions import Discard
 from sanma.engine.errors import InvalidLog
 from sanma.engine.events import Event, HandAborted, HandDrawn, HandStarted, HandWon, MatchStarted
 from sanma.engine.formats.mjai_legal import SeatLegality
 from sanma.engine.hand import Meld
+from sanma.engine.kyoku import LegalActions
 from sanma.engine.tiles import EAST, kind_name, seat_wind, tile_name
 from sanma.engine.view import RiverTile, SeatView
 from sanma.engine.visibility import redact
+
+if TYPE_CHECKING:
+    from sanma.bots.coach import Reason
 
 ENDS = (HandWon, HandDrawn, HandAborted)
 
@@ -74,8 +79,9 @@ class Position:
         }
 
 
-def fold_to(events: Sequence[Event], seat: int, index: int) -> SeatLegality:
-    """The seat's fold (view and legality) of ``events[: index + 1]``, each redacted for it."""
+def fold_to(events: Sequence[Event], seat: int, index: int, watcher: BotPlayer | None = None) -> SeatLegality:
+    """The seat's fold (view and legality) of ``events[: index + 1]``, each redacted for it
+    (and told to ``watcher`` too, when given)."""
     if seat not in (0, 1, 2):
         raise InvalidLog(f"a seat is 0, 1 or 2, not {seat}")
     if not events or not isinstance(events[0], MatchStarted):
@@ -84,7 +90,10 @@ def fold_to(events: Sequence[Event], seat: int, index: int) -> SeatLegality:
         raise InvalidLog(f"the log has no event {index}")
     legality = SeatLegality(seat)
     for event in events[: index + 1]:
-        legality.apply(redact(event, seat))
+        seen = redact(event, seat)
+        legality.apply(seen)
+        if watcher is not None:
+            watcher.observe(seen)
     return legality
 
 
@@ -224,3 +233,30 @@ def is_problem(mistake: dict[str, Any]) -> bool:
 
 def _plain(name: str) -> str:
     return "5" + name[1] if name[0] == "0" else name
+
+
+class _Onlooker(BotPlayer):
+    """Watches the seat's events for the coach (its view and the table order of discards, which
+    genbutsu needs); it never plays."""
+
+    def decide(self, legal: LegalActions) -> Discard:
+        raise NotImplementedError("an onlooker never plays")
+
+
+def reasons(events: Sequence[Event], seat: int, index: int, actions: Sequence[str]) -> list[Reason | None]:
+    """The coach's reasons (``coach.reasons_for``: speed, safety, value) for each of the review's
+    discards ``actions`` (``"riichi 2z"``) at the decision, from what the seat saw; ``None``
+    for one that is not a discard of the position."""
+    from sanma.bots.coach import reasons_for  # the coach brings the master with it: loaded on first use
+
+    watcher = _Onlooker(seat)
+    legality = fold_to(events, seat, index, watcher)
+    red = _red(legality.view)
+    discards = [a for a in legality.legal() if isinstance(a, Discard)]
+    out: list[Reason | None] = []
+    for text in actions:
+        tile, riichi = discarded_tile(text), text.startswith("riichi ")
+        named = [a for a in discards if tile_name(a.tile, red) == tile]
+        found = next((a for a in named if a.riichi == riichi), named[0] if named else None)
+        out.append(None if found is None else reasons_for(watcher, found))
+    return out

@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from sanma.bots.registry import make_bot
 from sanma.server import edge
 from sanma.server.admin import Admin
-from sanma.server.api import accounts, docs, history, practice, replays, reviews, shop
+from sanma.server.api import accounts, docs, drills, history, practice, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
 from sanma.server.botpool import BotPool
@@ -144,6 +144,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         app.include_router(docs.router)
     app.include_router(replays.router)
     app.include_router(reviews.router)
+    app.include_router(drills.router)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
