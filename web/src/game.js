@@ -2,6 +2,7 @@
 // `app.state` and `app.prompt` once per animation frame, with the motion and sounds the live
 // events owe; and the switch between the two screens.
 import { $, app, firstScreenIsUp, SPEED_KEY, SPEEDS } from "./app.js";
+import { renderCoach } from "./coach.js";
 import { t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { langSwitchHtml, renderMenu, togglesHtml } from "./menu.js";
@@ -78,6 +79,7 @@ export function renderGame() {
   // ... and says so in words beside the hand: a glow alone is colour alone.
   setHtml(statusSpot("turn-cue"), s.hand && !s.ending.length && !s.matchEnd ? turnCueHtml(app.prompt, app.ui) : html``);
   renderOverlay();
+  renderCoach();
 }
 
 function speedHtml() {

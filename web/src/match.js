@@ -5,6 +5,7 @@
 import { maybeAuto } from "./actions.js";
 import { app, MATCH_KEY, newFair, newUi } from "./app.js";
 import { saveToken, sessionToken, startPractice } from "./api.js";
+import { coachEvent, coachFrame, coachWelcome } from "./coach.js";
 import { Connection } from "./conn.js";
 import { takeEarlySocket } from "./early.js";
 import { trackEnds } from "./ending.js";
@@ -65,11 +66,13 @@ function onWelcome(w) {
   app.backlogUntil = w.v;
   app.state.seat = roomWelcome(w); // a spectator's: the seat it chose to see at the bottom
   app.state.openHands = watchingOpenHands();
+  coachWelcome(w);
 }
 
 function onEvent(frame) {
   fold(app.state, frame.e);
   trackEnds(app.lastEnds, frame.e);
+  coachEvent(frame.e);
   keepForFair(frame.e);
   if (frame.v > app.backlogUntil) app.fx.push(...effectsOf(frame.e, app.state.seat));
   performance.mark("sanma:event"); // counted by bench/web_perf.py (busy time per event)
@@ -100,6 +103,7 @@ function onPrompt(p) {
 /** Friend rooms: presence, and a prompt whose time ran out (the server played its default);
  * the fair walls' frames; the break between hands. */
 function onOther(frame) {
+  if (coachFrame(frame)) return; // the coach's advice (practice, docs/coach.md)
   if (frame.t.startsWith("fair_")) onFair(frame);
   else if (frame.t === "hand_break") {
     app.brk = { ...frame, at: performance.now(), pressed: Boolean(app.brk?.pressed) || frame.ready.includes(app.state.seat) };

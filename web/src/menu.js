@@ -3,6 +3,7 @@
 // and the auto-play toggles.
 import { $, app } from "./app.js";
 import { TOGGLES } from "./auto.js";
+import { coachToggleHtml } from "./coach.js";
 import { getLang, LANGS, t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { html, join, mount } from "./render/common.js";
@@ -31,6 +32,7 @@ export function renderMenu() {
     app.menuOpen
       ? html`<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${t("menu.rules")}</button>
       <button type="button" data-cmd="settings" role="menuitem">${icon("settings")} ${t("settings.title")}</button>
+      ${coachToggleHtml()}
       <div class="menu-compact">${watching() ? null : togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
       <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${t("menu.leave")}</button>`
       : html``,
