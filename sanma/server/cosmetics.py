@@ -1,6 +1,6 @@
 """The shop's catalogue: cosmetics as data (tile backs and table cloths), never gameplay.
 
-Each item has a slot (what it dresses), a price in coins, names in both languages and the
+Each item has a slot (what it dresses), a price in coins, names in the client's four languages and the
 colours the browser applies (CSS colour strings).  Items priced 0 are everyone's from the
 start: the default look.  Ids are stable: they are stored in ``owned_items`` and ``accounts``.
 """
@@ -24,23 +24,76 @@ class Item:
     price: int
     name_en: str
     name_id: str
+    name_ja: str
+    name_ru: str
     colors: tuple[str, str, str]
     pattern: str | None = None
 
 
 CATALOGUE: tuple[Item, ...] = (
-    Item("back-amber", "tile_back", 0, "Amber", "Kuning tua", ("#e07b26", "#b4521a", "#ffe6b0")),
-    Item("back-indigo", "tile_back", 100, "Indigo", "Nila", ("#3a4fb8", "#1f2a6b", "#d9e0ff")),
-    Item("back-crimson", "tile_back", 150, "Crimson", "Merah tua", ("#c8323c", "#7d1820", "#ffd6d6")),
-    Item("back-jade", "tile_back", 200, "Jade", "Giok", ("#2f9e77", "#16604a", "#d4fff0")),
-    Item("back-night", "tile_back", 300, "Night stripes", "Garis malam", ("#2b2f3a", "#11131a", "#f0c35a"), "stripes"),
-    Item("back-sakura", "tile_back", 400, "Sakura dots", "Titik sakura", ("#f2a7c3", "#c8628b", "#fff4f8"), "dots"),
-    Item("back-gold", "tile_back", 800, "Gold leaf", "Daun emas", ("#f5d37a", "#b8871f", "#fff7dc")),
-    Item("cloth-green", "cloth", 0, "Club green", "Hijau klub", ("#1b7d54", "#0f5b3e", "#093726")),
-    Item("cloth-navy", "cloth", 200, "Navy", "Biru laut", ("#2a5a9e", "#183a6e", "#0c1f3d")),
-    Item("cloth-wine", "cloth", 250, "Wine", "Anggur", ("#8e2f4f", "#5e1c33", "#34101d")),
-    Item("cloth-slate", "cloth", 300, "Slate", "Batu tulis", ("#5d6b78", "#3c4752", "#1f262d")),
-    Item("cloth-sand", "cloth", 500, "Desert sand", "Pasir gurun", ("#b08d57", "#806337", "#4a391e")),
+    Item("back-amber", "tile_back", 0, "Amber", "Kuning tua", "琥珀", "Янтарь", ("#e07b26", "#b4521a", "#ffe6b0")),
+    Item("back-indigo", "tile_back", 100, "Indigo", "Nila", "藍", "Индиго", ("#3a4fb8", "#1f2a6b", "#d9e0ff")),
+    Item(
+        "back-crimson", "tile_back", 150, "Crimson", "Merah tua", "深紅", "Багрянец", ("#c8323c", "#7d1820", "#ffd6d6")
+    ),
+    Item("back-jade", "tile_back", 200, "Jade", "Giok", "翡翠", "Нефрит", ("#2f9e77", "#16604a", "#d4fff0")),
+    Item(
+        "back-night",
+        "tile_back",
+        300,
+        "Night stripes",
+        "Garis malam",
+        "夜の縞",
+        "Ночные полосы",
+        ("#2b2f3a", "#11131a", "#f0c35a"),
+        "stripes",
+    ),
+    Item(
+        "back-sakura",
+        "tile_back",
+        400,
+        "Sakura dots",
+        "Titik sakura",
+        "桜の水玉",
+        "Сакура в горошек",
+        ("#f2a7c3", "#c8628b", "#fff4f8"),
+        "dots",
+    ),
+    Item(
+        "back-gold",
+        "tile_back",
+        800,
+        "Gold leaf",
+        "Daun emas",
+        "金箔",
+        "Сусальное золото",
+        ("#f5d37a", "#b8871f", "#fff7dc"),
+    ),
+    Item(
+        "cloth-green",
+        "cloth",
+        0,
+        "Club green",
+        "Hijau klub",
+        "雀荘の緑",
+        "Клубный зелёный",
+        ("#1b7d54", "#0f5b3e", "#093726"),
+    ),
+    Item("cloth-navy", "cloth", 200, "Navy", "Biru laut", "紺", "Тёмно-синий", ("#2a5a9e", "#183a6e", "#0c1f3d")),
+    Item("cloth-wine", "cloth", 250, "Wine", "Anggur", "ワイン", "Винный", ("#8e2f4f", "#5e1c33", "#34101d")),
+    Item(
+        "cloth-slate", "cloth", 300, "Slate", "Batu tulis", "スレート", "Грифельный", ("#5d6b78", "#3c4752", "#1f262d")
+    ),
+    Item(
+        "cloth-sand",
+        "cloth",
+        500,
+        "Desert sand",
+        "Pasir gurun",
+        "砂漠の砂",
+        "Песок пустыни",
+        ("#b08d57", "#806337", "#4a391e"),
+    ),
 )
 
 BY_ID: dict[str, Item] = {item.id: item for item in CATALOGUE}

@@ -39,12 +39,16 @@ function itemButton(item, p, name) {
   return html`<button type="button" class="choice" data-act="shop-buy" data-buy="${item.id}"${p.coins < item.price ? html` disabled` : null} aria-label="${said(buy)}">${buy}</button>`;
 }
 
+/** An item's name in the page's language; English where the catalogue has none in it. */
+function nameOf(item) {
+  return item.name[getLang()] || item.name.en;
+}
+
 function grid(items, slot, p) {
-  const lang = getLang() === "en" ? "en" : "id";
   const cells = items
     .filter((i) => i.slot === slot)
     .map((item) => {
-      const name = item.name[lang];
+      const name = nameOf(item);
       const price = item.price ? t("acct.shop.price", { n: item.price }) : t("acct.shop.free");
       return html`<div class="shop-item${p[slot] === item.id ? " on" : ""}" data-item="${item.id}">${swatch(item)}<strong>${name}</strong><small>${price}</small>${itemButton(item, p, name)}</div>`;
     });
@@ -91,10 +95,10 @@ async function buy(item, say, refresh) {
   refocus(item); // the redraw replaced the pressed button: Equip is the next step
 }
 
-/** An item's name in the language shown (the catalogue names it in both). */
+/** The name of the item with `id` in the language shown. */
 function itemName(id) {
   const item = (session.shop || []).find((i) => i.id === id);
-  return item ? item.name[getLang() === "en" ? "en" : "id"] : id;
+  return item ? nameOf(item) : id;
 }
 
 function refocus(item) {

@@ -21,6 +21,8 @@ class Names(BaseModel):
 
     en: str
     id: str
+    ja: str
+    ru: str
 
 
 class ShopItem(BaseModel):
@@ -63,7 +65,7 @@ async def catalogue() -> Catalogue:
                 id=i.id,
                 slot=i.slot,
                 price=i.price,
-                name=Names(en=i.name_en, id=i.name_id),
+                name=Names(en=i.name_en, id=i.name_id, ja=i.name_ja, ru=i.name_ru),
                 colors=list(i.colors),
                 pattern=i.pattern,
             )
