@@ -1,10 +1,12 @@
 // The account sheet (start screen button "Account"): profile and display name, e-mail link and
 // recovery, backup export/import, the server's export of the account's data and its deletion,
-// with the shop (shop.js), the history (history.js) and the statistics (stats.js) as tabs.
+// with the shop (shop.js), the history (history.js), the statistics (stats.js) and the drills
+// (drills.js) as tabs.
 // It also dresses the table in the equipped cosmetics (CSS variables read by an injected style).
 import { accountButtonInner, api, errorText, mailLang, session } from "./account-core.js";
 import { newToken } from "./api.js";
 import { applyEquipment } from "./cosmetics.js";
+import { drillsActions, drillsTab } from "./drills.js";
 import { icon } from "./icons.js";
 import { delegate, html, mount, nodeOf } from "./render/common.js";
 import { forgetLocal, historyActions, historyTab, localHistory, mergeLocal, saveBlob, syncHistory } from "./history.js";
@@ -55,7 +57,7 @@ function sheet() {
   if (!el) {
     el = nodeOf(html`<div id="account-sheet" class="overlay sheet" hidden role="dialog" aria-modal="true" aria-labelledby="acct-title"></div>`);
     // One set of listeners for every tab's controls (data-act), kept across redraws.
-    const actions = { ...ACTIONS, ...shopActions(say, refresh), ...historyActions(say), ...statsActions() };
+    const actions = { ...ACTIONS, ...shopActions(say, refresh), ...historyActions(say), ...statsActions(), ...drillsActions(say) };
     for (const type of ["click", "change", "keydown", "dragover", "dragleave", "drop"]) delegate(el, type, actions);
     document.body.append(el);
   }
@@ -107,13 +109,14 @@ export async function render() {
   const el = sheet();
   el.hidden = !view.open;
   if (!view.open) return;
-  const tabs = ["profile", "shop", "history", "stats"].map(
+  const tabs = ["profile", "shop", "history", "stats", "drills"].map(
     (name) => html`<button type="button" class="choice${view.tab === name ? " on" : ""}" aria-pressed="${view.tab === name}" data-act="acct-tab" data-acct-tab="${name}">${t(`acct.tab.${name}`)}</button>`,
   );
   let body;
   if (view.tab === "shop") body = await shopTab();
   else if (view.tab === "history") body = await historyTab();
   else if (view.tab === "stats") body = await statsTab();
+  else if (view.tab === "drills") body = await drillsTab();
   else body = profileTab();
   // Forced: the tabs change parts of the sheet (a share box, a shown name) after drawing it.
   mount(
