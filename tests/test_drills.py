@@ -248,9 +248,14 @@ def player_with_reviews(engine: Engine) -> str:
     return guest
 
 
+def on(day: date) -> datetime:
+    """A moment of ``day`` (UTC)."""
+    return datetime.combine(day, datetime.min.time(), UTC) + timedelta(hours=12)
+
+
 def answer_all(engine: Engine, guest: str, day: date) -> None:
     for d in store.daily_set(engine, guest, day):
-        store.answer(engine, d.id, guest, "1m", False, datetime.combine(day, datetime.min.time(), UTC))
+        store.answer(engine, d.id, guest, "1m", False, on(day))
 
 
 def key(d: store.Drill) -> tuple[str, int, int]:
@@ -309,14 +314,17 @@ def test_an_answer_is_kept_once_and_only_for_its_player(any_engine: Engine):
     guest = player_with_reviews(engine)
     d = store.daily_set(engine, guest, DAY)[0]
     with pytest.raises(store.DrillError) as e:
-        store.answer(engine, d.id, create_guest(engine).id, "1m", False, datetime.now(UTC))
+        store.answer(engine, d.id, create_guest(engine).id, "1m", False, on(DAY))
     assert e.value.code == "not_yours"
-    store.answer(engine, d.id, guest, "1m", True, datetime.now(UTC))
     with pytest.raises(store.DrillError) as e:
-        store.answer(engine, d.id, guest, "2m", False, datetime.now(UTC))
+        store.answer(engine, d.id, guest, "1m", False, on(DAY + timedelta(days=1)))
+    assert e.value.code == "expired"  # a missed day is not made up the next
+    store.answer(engine, d.id, guest, "1m", True, on(DAY))
+    with pytest.raises(store.DrillError) as e:
+        store.answer(engine, d.id, guest, "2m", False, on(DAY))
     assert e.value.code == "answered"
     with pytest.raises(store.DrillError) as e:
-        store.answer(engine, 10**6, guest, "1m", False, datetime.now(UTC))
+        store.answer(engine, 10**6, guest, "1m", False, on(DAY))
     assert e.value.code == "no_drill"
     kept = store.get_drill(engine, d.id)
     assert kept is not None and (kept.answer, kept.right) == ("1m", True)
@@ -434,6 +442,6 @@ def test_a_deleted_account_takes_its_drills_with_it(any_engine: Engine):
     match, _ = store_ended(engine, SEEDS[2], guest, SEAT)
     keep_review(engine, match, SEAT, guest, result)
     d = store.daily_set(engine, guest, DAY)[0]
-    store.answer(engine, d.id, guest, "1m", False, datetime.now(UTC))
+    store.answer(engine, d.id, guest, "1m", False, on(DAY))
     delete_account(engine, guest)
     assert store.get_drill(engine, d.id) is None

@@ -65,11 +65,12 @@ class Drill:
     answered_at: datetime | None
 
 
-Refusal = Literal["no_drill", "not_yours", "answered"]
+Refusal = Literal["no_drill", "not_yours", "answered", "expired"]
 
 
 class DrillError(Exception):
-    """An answer that is not taken: ``code`` is ``no_drill``, ``not_yours`` or ``answered``."""
+    """An answer that is not taken: ``code`` is ``no_drill``, ``not_yours``, ``answered`` or
+    ``expired`` (a drill of another day than today's)."""
 
     def __init__(self, code: Refusal, detail: str) -> None:
         super().__init__(detail)
@@ -204,9 +205,13 @@ def own_drill(engine: Engine, drill_id: int, guest_id: str) -> Drill:
 
 def answer(engine: Engine, drill_id: int, guest_id: str, tile: str, right: bool, at: datetime) -> Drill:
     """Keep ``guest_id``'s answer ``tile`` to drill ``drill_id`` (judged ``right`` by the
-    caller); ``DrillError`` when it is not the guest's, or answered already (the first answer
-    counts: a row update only one request wins)."""
-    own_drill(engine, drill_id, guest_id)
+    caller) at ``at``; ``DrillError`` when it is not the guest's, of another day than ``at``'s
+    (a set is answered on its day, so a missed day cannot be made up later and the streak
+    counts days really kept), or answered already (the first answer counts: a row update only
+    one request wins)."""
+    found = own_drill(engine, drill_id, guest_id)
+    if found.day != at.astimezone(UTC).date():
+        raise DrillError("expired", f"this drill was the set of {found.day.isoformat()}: answer today's set")
     with engine.begin() as conn:
         hit = conn.execute(
             update(drills)

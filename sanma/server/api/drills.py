@@ -23,7 +23,7 @@ from sanma.store import reviews as review_store
 
 router = APIRouter(prefix="/api", tags=["drills"], responses=ERRORS)
 
-STATUS: dict[store.Refusal, int] = {"no_drill": 404, "not_yours": 403, "answered": 409}
+STATUS: dict[store.Refusal, int] = {"no_drill": 404, "not_yours": 403, "answered": 409, "expired": 409}
 
 
 class Solution(BaseModel):
@@ -86,7 +86,7 @@ class Answered(BaseModel):
 DRILL_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"description": "`not_yours`: another player's drill"},
     404: {"description": "`no_drill`: no such drill"},
-    409: {"description": "`answered`: answered already (the first answer counts)"},
+    409: {"description": "`answered`: answered already (the first answer counts); `expired`: a past day's drill"},
     422: {"description": "`not_legal`: not a legal discard of the position"},
 }
 
