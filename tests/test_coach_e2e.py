@@ -3,7 +3,8 @@ one match is resized through desktop 1280x800, phone landscape 844x390 and phone
 390x844, and at a turn in each the panel shows three choices, the first the master's answer
 for that position (``EVBot.decide`` on the seat's own log, what ``sanma mjai-bot --level
 master`` answers), beside the hand and never over it; after the discard the panel says whether
-it was the master's choice.  At a friend room's table there is no toggle and no panel."""
+it was the master's choice; played to its end, the match is marked coached in the history and
+the statistics give it a group of its own.  At a friend room's table there is no toggle and no panel."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from sanma.bots.coach import reasons_for
 from sanma.bots.ev import EVBot
 from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
-from tests.fixtures.browser import ACTIONABLE, DESKTOP, live_server, open_page, start_match
+from tests.fixtures.browser import ACTIONABLE, DESKTOP, live_server, open_page, start_match, step
+from tests.fixtures.replay_viewer import open_history
 from tests.fixtures.server import LiveServer, full_log
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
@@ -101,6 +103,21 @@ def test_the_coach_shows_the_masters_three_choices_at_each_viewport(browser: Bro
         page.wait_for_selector(f"#coach [data-verdict={verdict}]", timeout=20_000)
         if verdict == "differed":
             assert page.inner_text("#coach [data-verdict]").startswith("The master chose ")
+    # Played to its end: the history marks the match coached, the stats keep it apart.
+    page.set_viewport_size(DESKTOP)
+    for _ in range(400):
+        what = step(page)
+        if what == "hand-end":
+            page.click("[data-panel=next]")
+        if what == "match-end":
+            break
+    page.click("[data-panel=again]")
+    open_history(page)
+    page.wait_for_selector(f"tr[data-match='{match}'] [data-coached]")
+    page.click("[data-acct-tab=stats]")
+    page.wait_for_selector("#stats-group")
+    options = page.locator("#stats-group option").evaluate_all("els => els.map(e => e.textContent)")
+    assert any(" · coached (" in text and "Beginner" in text for text in options), options
     assert not page.errors  # type: ignore[attr-defined]
 
 

@@ -102,7 +102,7 @@ function row(entry, withReplay) {
     : html`<td></td>`;
   const points = entry.points !== null && entry.points !== undefined ? formatPoints(entry.points) : "";
   const place = entry.placement ? t(`place.${entry.placement}`) : "";
-  return html`<tr data-match="${id}">${cell("when", whenText(entry.ended_at), "hist-when")}${cell("rules", rulesText(entry.rules))}${cell("players", seatsText(entry), "hist-seats")}${cell("placement", place, `hist-place place-${entry.placement}`)}${cell("points", points, "hist-points")}${tools}</tr>`;
+  return html`<tr data-match="${id}">${cell("when", whenText(entry.ended_at), "hist-when")}${cell("rules", entry.coached ? html`${rulesText(entry.rules)} <span class="hist-coached" data-coached>· ${t("acct.history.coached")}</span>` : rulesText(entry.rules))}${cell("players", seatsText(entry), "hist-seats")}${cell("placement", place, `hist-place place-${entry.placement}`)}${cell("points", points, "hist-points")}${tools}</tr>`;
 }
 
 function head() {

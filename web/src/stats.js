@@ -15,7 +15,7 @@ let shown = null;
 
 const WINDOWS = [50, 200];
 
-const keyOf = (g) => `${g.kind}|${g.bot_level ?? ""}|${g.length}`;
+const keyOf = (g) => `${g.kind}|${g.bot_level ?? ""}|${g.length}${g.coached ? "|coached" : ""}`;
 
 /** The tab's content. */
 export async function statsTab() {
@@ -53,6 +53,7 @@ function body() {
 }
 
 function groupName(g) {
+  if (g.coached) return t("acct.stats.coached", { group: groupName({ ...g, coached: false }) }); // apart (docs/coach.md)
   if (g.kind === "all") return t("acct.stats.all");
   const length = t(`length.${g.length}`);
   if (g.kind === "practice" && g.bot_level) return t("acct.stats.practice", { level: t(`level.${g.bot_level}`), length });
