@@ -271,7 +271,8 @@ def test_the_daily_set_is_the_same_all_day_another_the_next_and_never_an_answere
     assert all(is_problem({"choice": d.choice, "master": d.master, "loss": d.loss}) for d in first)
     assert store.daily_set(engine, guest, DAY) == first  # asked again the same day
     # The set comes from the biggest losses.
-    everything = sorted({d.loss for d in store.recent_problems(engine.connect(), guest)}, reverse=True)
+    with engine.connect() as conn:
+        everything = sorted({p.loss for p in store.recent_problems(conn, guest)}, reverse=True)
     assert min(d.loss for d in first) >= everything[store.POOL - 1]
     unanswered_next = store.daily_set(engine, guest, DAY + timedelta(days=1))
     assert {key(d) for d in unanswered_next} != {key(d) for d in first}  # another day, another draw
