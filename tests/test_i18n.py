@@ -1,8 +1,10 @@
-"""The client's one translation system: both languages have every key (with the same
-placeholders), every key the code names exists, no module keeps texts of its own, and in
-Chromium every visible text of the start screen, the table, the account sheet and the replay
-viewer, in both languages, comes from the dictionaries (or is data: a number, a player's name,
-a date, the game's own name)."""
+"""The client's one translation system: every language it offers (English, Indonesian, Japanese,
+Russian) has its dictionary with every key of English's (the same placeholders), its rules text
+and the guide's captions; the yaku names are the reviewed table of docs/yaku-names.md; every key
+the code names exists, no module keeps texts of its own; each language writes numbers as Intl
+does for it; and in Chromium every visible text of the start screen, the table, the account
+sheet and the replay viewer, in every language, comes from the dictionaries (or is data: a
+number, a player's name, a date, the game's own name)."""
 
 from __future__ import annotations
 
@@ -10,36 +12,39 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
-from tests.fixtures.i18n import DICTS, PLACEHOLDER, VISIBLE_TEXTS, WEB, outside_dictionaries
+from tests.fixtures.browser import ACTIONABLE, open_page, start_match
+from tests.fixtures.i18n import DICTS, LANGS, PLACEHOLDER, VISIBLE_TEXTS, WEB, outside_dictionaries
+from tests.fixtures.layout import VIEWPORTS
 from tests.fixtures.replay_viewer import ended_match_in_history, open_history, page_for
 from tests.fixtures.replays import shared_logs
 from tests.fixtures.server import LiveServer, free_port
 
 
-def test_both_languages_have_every_key_with_the_same_placeholders():
-    en, id_ = DICTS["en"], DICTS["id"]
-    assert sorted(set(en) ^ set(id_)) == []
-    for key in en:
-        assert en[key].strip() and id_[key].strip(), key
-        assert set(PLACEHOLDER.findall(en[key])) == set(PLACEHOLDER.findall(id_[key])), key
+def _json(*parts: str) -> Any:
+    return json.loads(WEB.joinpath("src", *parts).read_text(encoding="utf-8"))
 
 
-# Every dictionary and rules file on disk, offered (``LANGS`` in i18n.js) or not yet: Japanese and
-# Russian are written ahead of their wiring, and must not drift from English meanwhile.
-WRITTEN = sorted(path.stem for path in (WEB / "src" / "i18n").glob("*.json"))
+def test_every_language_offered_has_its_texts_and_no_other_is_written():
+    assert LANGS[0] == "en" and len(set(LANGS)) == len(LANGS) >= 4
+    assert sorted(path.stem for path in (WEB / "src" / "i18n").glob("*.json")) == sorted(LANGS)
+    assert sorted(path.stem for path in (WEB / "src" / "rules").glob("*.json")) == sorted(LANGS)
+    for example in _json("guide", "examples.json")["examples"]:
+        assert sorted(example["title"]) == sorted(LANGS), example["id"]
+        for step in example["steps"]:
+            assert sorted(step["caption"]) == sorted(LANGS), example["id"]
 
 
-@pytest.mark.parametrize("lang", [lang for lang in WRITTEN if lang != "en"])
-def test_every_written_dictionary_has_every_key_with_the_same_placeholders(lang: str) -> None:
-    en = DICTS["en"]
-    other = json.loads((WEB / "src" / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("lang", LANGS[1:])
+def test_every_dictionary_has_every_key_with_the_same_placeholders(lang: str) -> None:
+    en, other = DICTS["en"], DICTS[lang]
     assert sorted(set(en) ^ set(other)) == []
     for key, text in en.items():
-        assert other[key].strip(), key
+        assert text.strip() and other[key].strip(), key
         assert sorted(PLACEHOLDER.findall(other[key])) == sorted(PLACEHOLDER.findall(text)), key
 
 
@@ -53,12 +58,33 @@ def _shape(value: object) -> object:
     return type(value).__name__
 
 
-@pytest.mark.parametrize("lang", sorted(p.stem for p in (WEB / "src" / "rules").glob("*.json") if p.stem != "en"))
+@pytest.mark.parametrize("lang", LANGS[1:])
 def test_every_rules_text_has_the_english_ones_sections_and_tables(lang: str) -> None:
-    en = json.loads((WEB / "src" / "rules" / "en.json").read_text(encoding="utf-8"))
-    other = json.loads((WEB / "src" / "rules" / f"{lang}.json").read_text(encoding="utf-8"))
-    assert _shape(other) == _shape(en)
-    assert lang in WRITTEN  # rules.js names its yaku from the dictionary of the same language
+    assert _shape(_json("rules", f"{lang}.json")) == _shape(_json("rules", "en.json"))
+
+
+YAKU_NAMES = WEB.parent / "docs" / "yaku-names.md"
+COLUMNS = {"English": "en", "Indonesian": "id", "Japanese": "ja", "Russian": "ru"}
+
+
+def reviewed_yaku_names() -> dict[str, dict[str, str]]:
+    """docs/yaku-names.md's table: {language: {key: name}}, the languages by its header."""
+    lines = [line for line in YAKU_NAMES.read_text(encoding="utf-8").splitlines() if line.startswith("| ")]
+    cells = [[cell.strip().strip("`") for cell in line.strip("|").split("|")] for line in lines]
+    header, rows = cells[0], cells[1:]
+    assert header[0] == "Key" and sorted(COLUMNS[name] for name in header[1:]) == sorted(LANGS)
+    return {COLUMNS[name]: {row[0]: row[i] for row in rows} for i, name in enumerate(header) if i}
+
+
+def test_the_yaku_names_are_the_reviewed_table():
+    table = reviewed_yaku_names()
+    for lang in LANGS:
+        names = {key.removeprefix("yaku."): text for key, text in DICTS[lang].items() if key.startswith("yaku.")}
+        assert names == table[lang], lang
+    # The Rules sheet names each row of its yaku tables by the dictionary's yaku.<id>.
+    for lang in LANGS:
+        ids = {row[0] for section in _json("rules", f"{lang}.json")["sections"] for row in section.get("yaku", [])}
+        assert ids and ids <= set(table["en"]), lang
 
 
 def _sources() -> list[Path]:
@@ -143,15 +169,15 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lang", ["en", "id"])
+@pytest.mark.parametrize("lang", LANGS)
 def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(browser, live, lang):
     page = page_for(browser, live)
     page.evaluate("l => localStorage.setItem('sanma.lang', l)", lang)
     page.reload()
     page.wait_for_selector("#play")
     match, _ = ended_match_in_history(page, live)
-    # Data: the practice bots' names (render/table.js), the shop's items (named in both
-    # languages by the server's catalogue).
+    # Data: the practice bots' names (render/table.js), the shop's items (named in every
+    # language by the server's catalogue).
     data = {"Kenji", "Sari"}
     # The history names a practice match's bots with their level: data in a dictionary's frame.
     levels = [text for key, text in DICTS[lang].items() if key.startswith("level.")]
@@ -193,7 +219,7 @@ def test_every_visible_text_of_the_account_sheet_and_the_viewer_is_translated(br
     assert bad == [], bad
 
 
-@pytest.mark.parametrize("lang", ["en", "id"])
+@pytest.mark.parametrize("lang", LANGS)
 def test_every_visible_text_of_the_start_screen_and_the_table_is_translated(browser, live, lang):
     page = page_for(browser, live)
     page.evaluate("l => localStorage.setItem('sanma.lang', l)", lang)
@@ -204,7 +230,97 @@ def test_every_visible_text_of_the_start_screen_and_the_table_is_translated(brow
     page.wait_for_selector(".hand-tile")
     seen += page.evaluate(VISIBLE_TEXTS, ["#game"])
     # Data: the game's name on its logo, the language buttons' own codes, the bots' names.
-    data = {"Sanma", "EN", "ID", "Kenji", "Sari"}
+    data = {"Sanma", "Kenji", "Sari"} | {code.upper() for code in LANGS}
     assert len(seen) > 30
     bad = sorted(set(outside_dictionaries(seen, lang, data)))
     assert bad == [], bad
+
+
+# Each language's numbers by the page's own modules: whole points grouped by hand
+# (render/common.js) as Intl groups them for the language, and the history's dates.
+FORMATS = """async ([lang, numbers]) => {
+    const i18n = await import("/src/i18n.js");
+    const common = await import("/src/render/common.js");
+    await i18n.loadI18n();
+    i18n.setLang(lang);
+    const intl = new Intl.NumberFormat(common.numberLocale());
+    const when = new Date(Date.UTC(2026, 11, 3, 14, 5));
+    return {
+        points: numbers.map((n) => common.points(n)),
+        intl: numbers.map((n) => intl.format(n)),
+        date: when.toLocaleString(i18n.localeOf("date"), { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }),
+    };
+}"""
+THIRTY_FIVE_THOUSAND = {"en": "35,000", "id": "35.000", "ja": "35,000", "ru": "35\u00a0000"}
+DECEMBER = {"en": "Dec", "id": "Des", "ja": "2026/12/03", "ru": "дек"}
+
+
+def test_every_language_writes_numbers_and_dates_its_own_way(browser, live):
+    page = open_page(browser, live, {"width": 800, "height": 600})
+    page.wait_for_selector("#play")
+    numbers = [0, 7, 300, 1000, 3900, 35000, -12000, 100000, 1234567]
+    for lang in LANGS:
+        shown = page.evaluate(FORMATS, [lang, numbers])
+        assert shown["points"] == shown["intl"], lang
+        assert shown["points"][numbers.index(35000)] == THIRTY_FIVE_THOUSAND[lang]
+        assert DECEMBER[lang] in shown["date"] and "2026" in shown["date"], (lang, shown["date"])
+    assert page.errors == []  # type: ignore[attr-defined]
+    page.close()
+
+
+# What would not fit: the page wider than the screen, or a button, tab or heading whose text
+# runs past its own box (a long Russian word in a phone's button).
+OVERFLOWS = """() => {
+  const out = [];
+  const page = document.documentElement;
+  if (page.scrollWidth > page.clientWidth) out.push(`the page: ${page.scrollWidth} > ${page.clientWidth}`);
+  for (const el of document.querySelectorAll("button, [role=tab], th, h2, h3, label")) {
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).visibility === "hidden") continue;
+    const text = el.textContent.trim();
+    if (el.scrollWidth > el.clientWidth + 1) out.push(`${text}: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
+  return out;
+}"""
+
+
+def _fits(page, where: str) -> None:
+    overflows = page.evaluate(OVERFLOWS)
+    assert overflows == [], (where, overflows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang not in ("en", "id")])
+def test_every_screen_fits_its_texts_at_the_three_viewports(browser, live, lang: str) -> None:
+    # Japanese and Russian on the start screen, the settings, the rules, the account's tabs and
+    # the table, at a desktop and a phone held both ways (phones are touch contexts).
+    errors: list[str] = []
+    for name in ("desktop-1280", "landscape-844", "portrait-390"):
+        width, height, touch = VIEWPORTS[name]
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.add_init_script(f"localStorage.setItem('sanma.lang', '{lang}')")
+        page.goto(live.http + "/")
+        page.wait_for_selector("#play")
+        _fits(page, (name, "start"))
+        page.click("#start [data-cmd=settings]")
+        page.wait_for_selector("[data-testid=settings]")
+        _fits(page, (name, "settings"))
+        page.keyboard.press("Escape")
+        page.click("#start [data-cmd=rules]")
+        page.locator("[data-testid=rules] .rules-section").first.wait_for()
+        _fits(page, (name, "rules"))
+        page.keyboard.press("Escape")
+        page.click("#account-btn")
+        page.wait_for_selector("#account-panel")
+        for tab in ("profile", "shop", "history", "stats"):
+            page.click(f"[data-acct-tab={tab}]")
+            page.wait_for_selector(f"[data-acct-tab={tab}][aria-pressed=true]")
+            _fits(page, (name, "account", tab))
+        page.click("[data-acct-close]")
+        start_match(page)
+        page.wait_for_function(ACTIONABLE, timeout=20_000)
+        _fits(page, (name, "table"))
+        assert errors == [], (name, errors)
+        context.close()

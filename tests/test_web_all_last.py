@@ -110,14 +110,25 @@ def test_an_operators_end_says_so_in_both_languages(browser: Browser, live: Live
     page.close()
 
 
-@pytest.mark.parametrize("lang", ["en", "id"])
+# Each language's words for all-last, agari-yame and tenpai, and for the three presets.
+MATCH_END_WORDS = {
+    "en": (("all-last", "agari-yame", "tenpai"), ("Default", "Tenhou", "Mahjong Soul")),
+    "id": (("all-last", "agari-yame", "tenpai"), ("Default", "Tenhou", "Mahjong Soul")),
+    "ja": (("オーラス", "アガリ止め", "聴牌"), ("標準", "天鳳", "雀魂")),
+    "ru": (("олл-ласт", "агари-ямэ", "темпа"), ("по умолчанию", "Tenhou", "Mahjong Soul")),
+}
+
+
+@pytest.mark.parametrize("lang", MATCH_END_WORDS)
 def test_the_rules_explain_how_a_match_ends(lang: str) -> None:
     rules = json.loads((RULES / f"{lang}.json").read_text(encoding="utf-8"))
     section = next(s for s in rules["sections"] if s["id"] == "match_end")
-    text = " ".join(section["text"])
+    text = " ".join(section["text"]).lower()
     # All-last by its names, the dealer's win or tenpai, first place, and every preset (the
     # engine has no option to turn it off: sanma/engine/match.py, presets.py).
-    assert "all-last" in text.lower() and "agari-yame" in text and "tenpai" in text
-    assert all(name in text for name in ("Default", "Tenhou", "Mahjong Soul"))
+    (all_last, agari_yame, tenpai), presets = MATCH_END_WORDS[lang]
+    assert all(word.lower() in text for word in (all_last, agari_yame, tenpai))
+    assert all(name.lower() in text for name in presets)
     assert set(PRESET_NAMES) == {"default", "tenhou", "mahjongsoul"}  # the three the text names
-    assert any("all-last" in a.lower() for _, a in next(s for s in rules["sections"] if s["id"] == "faq")["qa"])
+    faq = next(s for s in rules["sections"] if s["id"] == "faq")["qa"]
+    assert any(all_last.lower() in a.lower() or agari_yame.lower() in a.lower() for _, a in faq)

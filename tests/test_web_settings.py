@@ -1,8 +1,8 @@
 """The client's settings (issue 24), in Debian's Chromium against a real server.
 
 Language: a browser with no saved choice starts in the first of its languages the client has
-(``navigator.languages`` in order, Indonesian for ``id``/``id-ID``), English otherwise; a
-saved choice wins over the browser's.
+(``navigator.languages`` in order, Indonesian for ``id``/``id-ID``, Japanese for ``ja-JP``,
+Russian for ``ru``), English otherwise; a saved choice wins over the browser's.
 
 The settings panel, one place for what the player sets, opens from the start screen and the
 table's menu at 1280x800, 844x390 and 390x844 and fits there, in both languages; Escape closes
@@ -65,8 +65,21 @@ def languages(prefs: list[str]) -> str:
         ({"locale": "fr-FR"}, languages(["fr-FR", "en-GB", "id-ID"]), "en", "Play"),
         ({"locale": "en-US"}, SAVED.format(lang="id"), "id", "Main"),
         ({"locale": "id-ID"}, SAVED.format(lang="en"), "en", "Play"),
+        ({"locale": "ja-JP"}, "", "ja", "対局開始"),
+        ({"locale": "fr-FR"}, languages(["fr-FR", "ru-RU", "en-US"]), "ru", "Играть"),
+        ({"locale": "ru-RU"}, SAVED.format(lang="ja"), "ja", "対局開始"),
     ],
-    ids=["de-DE", "id-ID", "fr-then-id", "fr-then-en-then-id", "saved-id-over-en", "saved-en-over-id"],
+    ids=[
+        "de-DE",
+        "id-ID",
+        "fr-then-id",
+        "fr-then-en-then-id",
+        "saved-id-over-en",
+        "saved-en-over-id",
+        "ja-JP",
+        "fr-then-ru",
+        "saved-ja-over-ru",
+    ],
 )
 def test_the_first_language_comes_from_the_browser_and_a_saved_choice_wins(
     browser: Browser, live: LiveServer, context: dict[str, Any], init: str, expected: str, play: str
@@ -129,6 +142,11 @@ def test_one_settings_panel_from_the_start_screen_and_the_menu(
     page.wait_for_function("() => document.getElementById('settings-title').textContent === 'Pengaturan'")
     assert page.inner_text("#play").strip() == "Main"  # the screen behind too
     assert_fits(page)
+    # Japanese and Russian fit too (a long Russian word in a button, the four languages' switch).
+    for code, title in (("ja", "設定"), ("ru", "Настройки"), ("id", "Pengaturan")):
+        page.click(f"[data-testid=settings] button[data-lang={code}]")
+        page.wait_for_function(f"() => document.getElementById('settings-title').textContent === '{title}'")
+        assert_fits(page)
     page.keyboard.press("Escape")
     assert page.locator("[data-testid=settings]").count() == 0
     assert page.evaluate("() => document.activeElement.dataset.cmd") == "settings"  # the focus came back

@@ -42,7 +42,10 @@ export function accountButtonInner(noEmail) {
   return html`${icon("person")} ${t("acct.open")}${noEmail ? warn : null}`;
 }
 
-/** The browser's language for mail ("en" or "id"). */
+/** The language of the server's mail: the page's when the server writes mail in it
+ * (sanma/server/mail.py has English and Indonesian texts), else English, the documented
+ * fallback; a Japanese or Russian page gets its codes in English until mail.py has their texts. */
+const MAIL_LANGS = ["en", "id"];
 export function mailLang() {
-  return getLang() === "en" ? "en" : "id";
+  return MAIL_LANGS.includes(getLang()) ? getLang() : "en";
 }

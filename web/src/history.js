@@ -3,7 +3,7 @@
 // in this browser (localStorage, part of the backup); opening a tenhou.net/6 file (picked or
 // dropped) in the replay viewer, and the logs the player kept.
 import { api, errorText } from "./account-core.js";
-import { getLang, t } from "./i18n.js";
+import { localeOf, t } from "./i18n.js";
 import { html, mount, nodeOf, points as formatPoints, stylesheet } from "./render/common.js";
 import { seatName, withPlayers } from "./render/table.js";
 
@@ -78,7 +78,7 @@ const WHEN = { dateStyle: "medium", timeStyle: "short" };
 
 function whenText(at) {
   const when = new Date(at);
-  return Number.isNaN(when.getTime()) ? "" : when.toLocaleString(getLang() === "en" ? "en-GB" : "id-ID", WHEN);
+  return Number.isNaN(when.getTime()) ? "" : when.toLocaleString(localeOf("date"), WHEN);
 }
 
 /** The entries of the tables last drawn, by match id: a Replay button finds its entry here. */

@@ -3,10 +3,19 @@
 // decides.
 import { tileNameParts } from "./render/tiles.js";
 
-/** The client's languages: a new one is its dictionary file plus its code here. English is
- * the fallback for a browser that asks for none of them. */
-export const LANGS = ["en", "id"];
+/** The client's languages: a new one is its dictionary file, its rules text and its code here
+ * and in LOCALES. English is the fallback for a browser that asks for none of them. */
+export const LANGS = ["en", "id", "ja", "ru"];
 const FALLBACK = "en";
+
+/** How each language writes numbers and dates (BCP 47 tags for Intl and toLocaleString):
+ * English groups numbers the US way (35,000) but dates the British way (3 Dec 2026). */
+const LOCALES = {
+  en: { number: "en-US", date: "en-GB" },
+  id: { number: "id-ID", date: "id-ID" },
+  ja: { number: "ja-JP", date: "ja-JP" },
+  ru: { number: "ru-RU", date: "ru-RU" },
+};
 const LANG_KEY = "sanma.lang";
 
 const dicts = {};
@@ -33,6 +42,11 @@ export async function loadI18n() {
 
 export function getLang() {
   return lang;
+}
+
+/** The page's language's locale tag for `kind` ("number" or "date"). */
+export function localeOf(kind) {
+  return LOCALES[lang][kind];
 }
 
 /** Switch to `code` (one of LANGS) and remember it; any other code is ignored. */

@@ -69,7 +69,8 @@ function decimal(value, digits) {
 }
 
 const FORMATS = {
-  rate: (v) => `${decimal(100 * v, 1)}%`,
+  // Intl's percent: each language's own sign and spacing (12.5%, 12,5%, 12,5 %).
+  rate: (v) => new Intl.NumberFormat(numberLocale(), { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(v),
   place: (v) => decimal(v, 2),
   score: (v) => (v > 0 ? "+" : "") + decimal(v, 1),
   perHand: (v) => decimal(v, 2),

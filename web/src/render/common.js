@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the renderers.
 import { tileSvg } from "./tiles.js";
-import { getLang, tileName } from "../i18n.js";
+import { localeOf, tileName } from "../i18n.js";
 
 // --- the client's one DOM builder -----------------------------------------------------------
 // Every screen is markup from the `html` template, put in the page by `mount` (or made a node
@@ -150,15 +150,18 @@ export function stackedHtml(added, called) {
   return html`<span class="kakan-stack">${tileHtml(added, "small sideways added")}${tileHtml(called, "small sideways")}</span>`;
 }
 
-/** The number format of the page's language: 35,000 in English, 35.000 in Indonesian. */
+/** The number format of the page's language (i18n.js LOCALES): 35,000 in English and Japanese,
+ * 35.000 in Indonesian, 35 000 in Russian. */
 export function numberLocale() {
-  return getLang() === "id" ? "id-ID" : "en-US";
+  return localeOf("number");
 }
 
 // Points are whole numbers: grouped by hand rather than by Intl.NumberFormat, whose first use
 // in a page loads the locale data (about 45 ms on this machine, all of it before the first
 // table could show its scores).  The panels' one-decimal uma still uses Intl, after the table.
-const GROUP_SEPARATOR = { "en-US": ",", "id-ID": "." };
+// Each locale's separator, as Intl writes it: Russian's is a no-break space, so a score never
+// breaks across lines (tests/test_i18n.py holds the two to the same text).
+const GROUP_SEPARATOR = { "en-US": ",", "id-ID": ".", "ja-JP": ",", "ru-RU": "\u00a0" };
 function format(n) {
   const digits = String(Math.abs(Math.trunc(n))).replace(/\B(?=(\d{3})+$)/g, GROUP_SEPARATOR[numberLocale()]);
   return n < 0 ? `-${digits}` : digits;
