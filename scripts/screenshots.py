@@ -6,10 +6,13 @@ seed), drives Debian's Chromium with Playwright and writes, per viewport,
 match-end, rules, guide, rooms (the create / join sheet), rooms-lobby, account (profile),
 account-shop, account-history and account-stats.  The desktop 1280x800 and phone 844x390 shots also refresh
 the flat names docs/web.md links (``desktop-table.png``, ``phone-hand-end.png``...).
-``--lang id`` writes ``docs/screenshots/<viewport>-id/`` instead.
+``--lang id`` (or ``ja``, ``ru``: any language of web/src/i18n/) writes
+``docs/screenshots/<viewport>-<lang>/`` instead; ``--out DIR`` writes under DIR rather than
+docs/screenshots (to look at the shots before committing some of them).
 
     .venv/bin/python scripts/screenshots.py            # every viewport
     .venv/bin/python scripts/screenshots.py portrait-390 desktop-1280
+    .venv/bin/python scripts/screenshots.py --lang ja --out /tmp/shots desktop-1280
 
 Phones are touch contexts (has_touch), as a player's phone is.  About 20 s a viewport."""
 
@@ -31,6 +34,7 @@ from tests.fixtures.layout import VIEWPORTS  # noqa: E402  (name: (width, height
 from tests.fixtures.server import SEEDS, LiveServer, free_port  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
+LANGS = sorted(path.stem for path in (ROOT / "web" / "src" / "i18n").glob("*.json"))
 FLAT = {"desktop-1280": "desktop", "landscape-844": "phone"}  # the names docs/web.md links
 
 
@@ -142,13 +146,16 @@ def run(names: list[str], lang: str) -> None:
 
 
 def main() -> None:
+    global OUT  # --out: every shot's folder is under it
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("viewports", nargs="*", help=f"default: all of {', '.join(VIEWPORTS)}")
-    parser.add_argument("--lang", default="en", choices=["en", "id"])
+    parser.add_argument("--lang", default="en", choices=LANGS)
+    parser.add_argument("--out", type=Path, default=OUT, help="where the shots go (default: docs/screenshots)")
     args = parser.parse_args()
     unknown = [v for v in args.viewports if v not in VIEWPORTS]
     if unknown:
         parser.error(f"unknown viewport(s): {', '.join(unknown)}")
+    OUT = args.out
     run(args.viewports or list(VIEWPORTS), args.lang)
 
 
