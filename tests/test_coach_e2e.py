@@ -75,7 +75,9 @@ def _turn_with_advice(page: Page, after: int) -> dict[str, Any]:
         page.locator("#actions .action-pass").click()
 
 
-def test_the_coach_shows_the_masters_three_choices_at_each_viewport(browser: Browser, live: LiveServer) -> None:
+def test_the_coach_shows_the_masters_three_choices_at_each_viewport(
+    browser: Browser, live: LiveServer, shots: Path
+) -> None:
     page = open_page(browser, live, DESKTOP)
     start_match(page)
     match = page.evaluate("() => localStorage.getItem('sanma.match')")
@@ -103,6 +105,9 @@ def test_the_coach_shows_the_masters_three_choices_at_each_viewport(browser: Bro
         page.wait_for_selector(f"#coach [data-verdict={verdict}]", timeout=20_000)
         if verdict == "differed":
             assert page.inner_text("#coach [data-verdict]").startswith("The master chose ")
+        page.wait_for_function(f"() => {{ const p = ({PANEL})(); return p && p.seq > {seq}; }}", timeout=20_000)
+        page.screenshot(path=str(shots / f"coach-{name}.png"))  # the next advice, under it the verdict
+    seq = page.evaluate(PANEL)["seq"]
     # Played to its end: the history marks the match coached, the stats keep it apart.
     page.set_viewport_size(DESKTOP)
     for _ in range(400):
