@@ -204,10 +204,10 @@ def reasons_for(bot: BotPlayer, action: Action) -> Reason:
         return Reason(label, name, action.riichi, speed_after(k, kind), safety, value_notes(k, action))
     if isinstance(action, Kita):
         return Reason("kita", None, False, None, (), (Note("kita", 1 + k.dora[NORTH]),))
-    return Reason(_action_name(action, red), None, False, None, (), ())
+    return Reason(_action_name(action), None, False, None, (), ())
 
 
-def _action_name(action: Action, red: bool) -> str:
+def _action_name(action: Action) -> str:
     if isinstance(action, Pass):
         return "pass"
     kind = getattr(action, "kind", None)

@@ -450,11 +450,6 @@ class TableRoom:
                 self._coach_prompt(seat, prompt.seq, self.match.legal_actions(seat))
         self._audience.send_seat(seat, protocol.CoachState(seat in self._coaches))
 
-    @property
-    def coached(self) -> bool:
-        """Whether some seat has the coach on now."""
-        return bool(self._coaches)
-
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._coaching.add(task)
