@@ -23,6 +23,7 @@ from tests.fixtures.replay_viewer import guest_of
 from tests.fixtures.replays import store_ended
 from tests.fixtures.server import LiveServer
 from tests.test_drills import SEAT, SEEDS, keep_review, reviewed
+from tests.test_i18n import OVERFLOWS
 
 PORTRAIT = {"width": 390, "height": 844}
 
@@ -121,14 +122,20 @@ def test_answer_drills_right_and_wrong_see_the_master_the_rest_and_the_streak(br
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["ja", "ru"])
-def test_every_text_of_the_drills_tab_is_translated(browser, live, lang):
-    page, _ = drills_page(browser, live, PHONE, lang)
-    seen = page.evaluate(VISIBLE_TEXTS, ["#account-sheet"])
-    page.click("#drills button.drill-tile >> nth=0")
-    page.wait_for_selector("#drill-verdict")
-    page.click("#drill-step-last")
-    seen += page.evaluate(VISIBLE_TEXTS, ["#account-sheet"])
-    assert not outside_dictionaries(seen, lang, set())
+def test_every_text_of_the_drills_tab_is_translated_and_fits(browser, live, shots, lang):
+    for viewport in (DESKTOP, PHONE, PORTRAIT):
+        page, _ = drills_page(browser, live, viewport, lang)
+        name = f"{viewport['width']}x{viewport['height']}-{lang}"
+        seen = page.evaluate(VISIBLE_TEXTS, ["#account-sheet"])
+        assert page.evaluate(OVERFLOWS) == [], name
+        page.click("#drills button.drill-tile >> nth=0")
+        page.wait_for_selector("#drill-verdict")
+        page.click("#drill-step-last")
+        seen += page.evaluate(VISIBLE_TEXTS, ["#account-sheet"])
+        assert page.evaluate(OVERFLOWS) == [], name
+        assert not outside_dictionaries(seen, lang, set()), name
+        page.screenshot(path=str(shots / f"drills-{name}-rest.png"))
+        page.context.close()
 
 
 @pytest.mark.slow
