@@ -28,7 +28,7 @@ from sanma.store import db
 from sanma.store.guests import SignedIn, bar_guest, create_guest, signed_in, unbar_guest
 from tests.fixtures.hand_break import play_to_break
 from tests.fixtures.scaleout import Node, Player, new_practice
-from tests.fixtures.server import SEEDS, Client, LiveServer, answer, full_log, new_guest, new_match
+from tests.fixtures.server import Client, LiveServer, answer, full_log, new_guest, new_match, serving
 from tests.services import free_port
 
 TOKEN = "admin-token-0123456789"
@@ -36,12 +36,7 @@ TOKEN = "admin-token-0123456789"
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400
-    ).with_changes(metrics_port=free_port(), admin_token=TOKEN)
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data", metrics_port=free_port(), admin_token=TOKEN)
 
 
 def admin(

@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from sanma.engine import decompose
-from sanma.engine.decompose import (
-    decompositions,
-    packed_counts,
-    standard_decompositions,
-    standard_readings,
-)
+from sanma.engine.decompose import packed_counts, standard_readings
+from sanma.engine.decompose_search import decompositions, standard_decompositions
 from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS, counts_of_kinds, parse
 from tests.fixtures.scoring import random_win
 

@@ -261,11 +261,9 @@ def _settings(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def live(tmp_path: Path):  # type: ignore[no-untyped-def]
-    from tests.fixtures.server import SEEDS, LiveServer
+    from tests.fixtures.server import SEEDS, serving
 
-    server = LiveServer(_settings(tmp_path), seed_source=lambda: SEEDS[1])
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data", SEEDS[1])
 
 
 Frame = dict[str, Any]

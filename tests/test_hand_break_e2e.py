@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store.matches import event_count
 from tests.fixtures.browser import DESKTOP, PHONE, open_page, start_match, step
-from tests.fixtures.server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import LiveServer, live_server, serving
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -28,17 +27,9 @@ SIZES = {"desktop": DESKTOP, "phone": PHONE, "portrait": PORTRAIT}
 HAND_ENDS = ("HandWon", "HandDrawn", "HandAborted")
 
 
-def serve(tmp_path: Path, **timers: float) -> LiveServer:
-    base: dict[str, Any] = {"bot_delay_s": 0.0, "rate_per_s": 200.0, "rate_burst": 400, **timers}
-    settings = Settings(port=free_port(), data_dir=tmp_path / "data", **base)
-    return LiveServer(settings, seed_source=lambda: SEEDS[0])
-
-
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    server = serve(tmp_path)
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data")
 
 
 # Every frame the page's sockets receive, kept in the page (its early socket included).
@@ -144,7 +135,7 @@ def test_a_rooms_panel_counts_down_and_no_turn_timer_runs_behind_it(
 ) -> None:
     # A turn and a bank (1 + 2 s) far shorter than the room's countdown (15 s): before, the
     # next hand's prompts ran out behind the panel ("2s +0s bank"), three of them autoplay.
-    live = serve(tmp_path, turn_s=1.0, bank_s=2.0)
+    live = live_server(tmp_path / "data", turn_s=1.0, bank_s=2.0)
     try:
         page = recording(browser, live)
         open_room(page, "east")
@@ -176,7 +167,7 @@ def test_a_rooms_panel_counts_down_and_no_turn_timer_runs_behind_it(
 
 @pytest.mark.slow
 def test_autoplay_is_announced_and_a_tap_takes_the_seat_back(browser: Browser, tmp_path: Path, shots: Path) -> None:
-    live = serve(tmp_path, turn_s=0.4, bank_s=0.0, bot_delay_s=0.4)  # a hand long enough to look at
+    live = live_server(tmp_path / "data", turn_s=0.4, bank_s=0.0, bot_delay_s=0.4)  # a hand long enough to look at
     try:
         page = recording(browser, live)
         page.wait_for_selector("#play")
@@ -201,7 +192,7 @@ def test_a_watchers_panel_deals_nothing_and_closes_with_the_deal(browser: Browse
     from tests.fixtures.server import choose
     from tests.fixtures.watch import watch
 
-    live = serve(tmp_path, turn_s=60.0, bank_s=0.0)
+    live = live_server(tmp_path / "data", turn_s=60.0, bank_s=0.0)
     try:
         host = Api(live)
         code = host.ok("POST", "", {"length": "east", "break_s": 60}, 201)["code"]

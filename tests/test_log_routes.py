@@ -41,7 +41,7 @@ from sanma.store import db
 from sanma.store.guests import create_guest
 from tests.fixtures.replays import hands_of, played_match, store_ended
 from tests.fixtures.rooms import Api
-from tests.fixtures.server import Client, LiveServer, choose, new_guest, new_match
+from tests.fixtures.server import Client, LiveServer, choose, new_guest, new_match, serving
 from tests.services import ServeProcess, free_port
 
 SECURITY = {"x-content-type-options": "nosniff", "x-frame-options": "DENY", "referrer-policy": "no-referrer"}
@@ -265,18 +265,14 @@ def test_uploads_held_in_flight_leave_the_tables_alone(serve, hands, expected):
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(),
-        data_dir=tmp_path / "data",
-        bot_delay_s=0.0,
+    yield from serving(
+        tmp_path / "data",
+        None,
         saved_logs_per_guest=3,
         saved_log_bytes_per_guest=400_000,
         logs_per_guest_per_min=1000,
         logs_per_address_per_min=1000,
     )
-    server = LiveServer(settings)
-    yield server
-    server.stop()
 
 
 MALFORMED = {

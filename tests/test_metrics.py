@@ -21,7 +21,7 @@ from sanma.engine.actions import Action
 from sanma.engine.kyoku import LegalActions
 from sanma.server.settings import Settings
 from sanma.store.guests import token_hash
-from tests.fixtures.server import SEEDS, Client, LiveServer, new_guest, new_match, play_to_end
+from tests.fixtures.server import SEEDS, Client, LiveServer, new_guest, new_match, play_to_end, serving
 from tests.services import ServeProcess, free_port
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -50,12 +50,7 @@ def total(samples: Samples, name: str, **labels: str) -> float:
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0, rate_per_s=200.0, rate_burst=400
-    ).with_changes(metrics_port=free_port())
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data", metrics_port=free_port())
 
 
 @pytest.mark.slow

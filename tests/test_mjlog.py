@@ -32,7 +32,6 @@ from sanma.engine.kyoku import Kyoku, KyokuResult
 from sanma.engine.rules import preset
 from sanma.engine.tiles import EAST, NORTH, P1, WHITE, kind_of
 from sanma.engine.wall import Deal
-from sanma.server.settings import Settings
 from tests.fixtures.mjlog import (
     GAME,
     KITA_121,
@@ -41,8 +40,7 @@ from tests.fixtures.mjlog import (
     RON_HAND,
     game_xml,
 )
-from tests.fixtures.server import LiveServer, new_guest
-from tests.services import free_port
+from tests.fixtures.server import LiveServer, new_guest, serving
 
 # -- pieces ---------------------------------------------------------------------------------------
 
@@ -199,10 +197,7 @@ def test_replay_check_reads_mjlog_plain_and_packed_whatever_the_name(tmp_path: P
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(port=free_port(), data_dir=tmp_path / "data", bot_delay_s=0.0)
-    server = LiveServer(settings)
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data", None)
 
 
 def _post(live: LiveServer, path: str, token: str, body: bytes) -> httpx.Response:

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from sanma.server.settings import Settings
 from tests.fixtures.browser import DESKTOP, open_page
-from tests.fixtures.server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import LiveServer, serving
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -45,18 +44,7 @@ TICK = {"type": "square", "freq": 1200}  # web/src/sound.js SOUNDS.tick
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(),
-        data_dir=tmp_path / "data",
-        bot_delay_s=0.0,
-        rate_per_s=200.0,
-        rate_burst=400,
-        turn_s=TURN_S,
-        bank_s=BANK_S,
-    )
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data", turn_s=TURN_S, bank_s=BANK_S)
 
 
 def ticks(page: Page) -> int:

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from sanma.server.settings import Settings
 from tests.fixtures.browser import DESKTOP, PHONE, open_page
-from tests.fixtures.server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import LiveServer, serving
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser
@@ -20,12 +19,7 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(), data_dir=tmp_path / "data", rate_per_s=200.0, rate_burst=400, turn_s=10.0, bank_s=20.0
-    )
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
+    yield from serving(tmp_path / "data", turn_s=10.0, bank_s=20.0)
 
 
 STORED_TIMER_IS = """async (want) => {

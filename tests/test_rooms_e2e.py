@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sanma.engine.events import MatchEnded
-from sanma.server.settings import Settings
 from tests.fixtures.browser import DESKTOP, PHONE, assert_no_overflow, open_page
 from tests.fixtures.room_pages import play_both_to_the_end, set_name
-from tests.fixtures.server import SEEDS, LiveServer, free_port, full_log
+from tests.fixtures.server import LiveServer, full_log, serving
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -25,18 +24,8 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(),
-        data_dir=tmp_path / "data",
-        bot_delay_s=0.0,
-        rate_per_s=200.0,
-        rate_burst=400,
-        turn_s=60.0,  # the test clicks at its own pace; timers are tested in test_rooms.py
-        bank_s=30.0,
-    )
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
+    # The test clicks at its own pace; timers are tested in test_rooms.py.
+    yield from serving(tmp_path / "data", turn_s=60.0, bank_s=30.0)
 
 
 HOSTILE_NAME = "<script>x</script>"  # user text: must show as text, never as markup

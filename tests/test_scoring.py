@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from sanma.cli.score_cmd import score_line
+from sanma.engine.context import WinContext
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import DEFAULT, preset
-from sanma.engine.scoring import WinContext, base_points, ron_payment, score_win, tsumo_payments
+from sanma.engine.scoring import base_points, ron_payment, score_win, tsumo_payments
 from sanma.engine.tiles import SOUTH, WEST, parse_tiles
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -72,32 +73,27 @@ def test_score_win_with_meld_and_errors() -> None:
         score_win(bad, bad[0], [], WinContext(), DEFAULT)
 
 
-def test_score_values_are_the_fields_of_score_win() -> None:
-    # sanma score reads score_values; every other caller gets the same numbers as a Score.
+def test_a_score_keeps_the_reading_it_was_taken_from() -> None:
+    # The reading travels with the score (a stored win shows its fu without scoring again):
+    # it is the winning tile's, the context's and the melds', and its fu items sum to the fu.
     import random
 
-    from sanma.engine.scoring import score_values
     from tests.fixtures.scoring import random_win
 
     rng = random.Random(77)
+    scored = 0
     for _ in range(300):
         w = random_win(rng)
-        args = (w.concealed, w.win_tile, w.melds, w.ctx, DEFAULT)
         try:
-            score = score_win(*args)
-        except SanmaError as exc:
-            with pytest.raises(type(exc)):
-                score_values(*args)
+            score = score_win(w.concealed, w.win_tile, w.melds, w.ctx, DEFAULT)
+        except SanmaError:
             continue
-        han, fu, yakuman, limit, yaku, base, payments, total, detail = score_values(*args)
-        assert (han, fu, yakuman, limit, yaku, base, total, detail) == (
-            score.han,
-            score.fu,
-            score.yakuman,
-            score.limit,
-            score.yaku,
-            score.base,
-            score.total,
-            score.detail,
-        )
-        assert payments == (score.payments.ron, score.payments.dealer, score.payments.non_dealer)
+        reading = score.reading
+        assert reading is not None
+        assert reading.win_kind == w.win_tile >> 2 and reading.tsumo == w.ctx.tsumo
+        assert (reading.seat, reading.round) == (w.ctx.seat_wind, w.ctx.round_wind)
+        assert reading.melds == tuple(m.kinds for m in w.melds)
+        if reading.form != "kokushi" and not (score.yakuman and not score.fu):
+            assert sum(f for _, f in score.fu_breakdown) == score.fu
+        scored += 1
+    assert scored > 200

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from sanma.engine.context import WinContext
 from sanma.engine.errors import InvalidHand, SanmaError
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import preset
-from sanma.engine.scoring import WinContext, base_points, ron_payment, score_win, tsumo_payments
+from sanma.engine.scoring import base_points, ron_payment, score_win, tsumo_payments
 from sanma.engine.tiles import EAST, M1, M9, NORTH, P1, S1, TileKind, assign_tiles, parse, parse_kind, parse_tiles
 
 MJSOUL = preset("mahjongsoul")

@@ -9,8 +9,9 @@ import pickle
 
 import pytest
 
+from sanma.engine.context import WinContext
 from sanma.engine.rules import DEFAULT
-from sanma.engine.scoring import Payments, Score, WinContext, score_win, tsumo_payments
+from sanma.engine.scoring import Payments, Score, score_win, tsumo_payments
 from sanma.engine.tiles import SOUTH, parse_tiles
 
 

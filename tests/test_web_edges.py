@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from sanma.server.settings import Settings
 from tests.fixtures.browser import DESKTOP, PHONE, hand_labels, open_page, start_match
 from tests.fixtures.room_pages import set_name
-from tests.fixtures.server import SEEDS, LiveServer, free_port
+from tests.fixtures.server import LiveServer, serving
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page
@@ -24,19 +23,9 @@ if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[LiveServer]:
-    settings = Settings(
-        port=free_port(),
-        data_dir=tmp_path / "data",
-        bot_delay_s=0.0,
-        rate_per_s=200.0,
-        rate_burst=400,
-        turn_s=60.0,  # a room seat's turn waits for the test, which leaves and comes back
-        bank_s=30.0,
-        away_grace_s=60.0,  # nor is the seat played for while it is away
-    )
-    server = LiveServer(settings, seed_source=lambda: SEEDS[0])
-    yield server
-    server.stop()
+    # A room seat's turn waits for the test, which leaves and comes back; nor is the seat played
+    # for while it is away.
+    yield from serving(tmp_path / "data", turn_s=60.0, bank_s=30.0, away_grace_s=60.0)
 
 
 MENU_SHOWN = "() => !document.getElementById('menu').hidden"

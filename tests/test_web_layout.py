@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.fixtures.browser import ACTIONABLE, live_server, start_match, step
+from tests.fixtures.browser import ACTIONABLE, start_match, step
 from tests.fixtures.layout import VIEWPORTS
-from tests.fixtures.server import LiveServer
+from tests.fixtures.server import LiveServer, live_server
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 
 from sanma.bots.base import Player
 from sanma.engine.actions import Action, Discard, Pass, Ron, Tsumo
+from sanma.engine.context import WinContext
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event, HandStarted, KitaDeclared, TileDiscarded
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
-from sanma.engine.scoring import WinContext, score_win
+from sanma.engine.scoring import score_win
 from sanma.engine.shanten import discard_ukeire, shanten, waits
 from sanma.engine.tiles import (
     DRAGON_KINDS,

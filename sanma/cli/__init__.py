@@ -17,10 +17,7 @@ import gc
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing at start-up
-if TYPE_CHECKING:
-    from typing import TextIO
+from typing import TextIO
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("sanma.cli.demo_cmd", "play a self-played demo match in the terminal"),

@@ -11,18 +11,15 @@ finish on a fifth copy is not tenpai (its shanten counts that).  A bad line gets
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from typing import Any, TextIO
 
 from sanma.cli import answer_lines
 from sanma.engine.errors import InvalidHand, SanmaError
 from sanma.engine.shanten import shanten_and_waits
 from sanma.engine.tiles import KIND_COUNT, NORTH, TileKind, check_copies, kind_name, parse, to_mpsz
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing argparse and typing at start-up
-if TYPE_CHECKING:
-    import argparse
-    from typing import Any, TextIO
 
 FIELDS = frozenset({"hand", "melds", "kita"})
 

@@ -10,7 +10,7 @@ Man tiles (only 1m and 9m exist) and honors never form sequences; pin and sou do
 Scoring reads a hand's standard readings as plain tuples from precomputed tables
 (``standard_readings``); the readings as small frozen values (``Decomposition``) and the
 plain recursive search that lists them, which the tables are tested against, are in
-``decompose_search`` and re-exported here.
+``decompose_search``, above this module.
 """
 
 from __future__ import annotations
@@ -22,32 +22,11 @@ import os
 import sys
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Final, Literal
 
-from sanma.engine.lazy import on_demand
 from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
-if TYPE_CHECKING:
-    from typing import Final, Literal
-
-    from sanma.engine.decompose_search import Block as Block
-    from sanma.engine.decompose_search import Decomposition as Decomposition
-    from sanma.engine.decompose_search import decompositions as decompositions
-    from sanma.engine.decompose_search import standard_decompositions as standard_decompositions
-
-    Form = Literal["standard", "chiitoitsu", "kokushi"]
-else:
-    Form = str  # the Literal for the type checker only
-
-# The readings as frozen values (``Block``, ``Decomposition``) and the plain recursive search
-# that finds them are in ``decompose_search``, imported on first use: scoring reads the tables
-# below, and ``sanma score`` would otherwise create both dataclasses and 34 blocks at start-up.
-__getattr__ = on_demand(
-    globals(),
-    dict.fromkeys(
-        ("Block", "Decomposition", "decompositions", "standard_decompositions"), "sanma.engine.decompose_search"
-    ),
-)
+Form = Literal["standard", "chiitoitsu", "kokushi"]
 
 
 def is_chiitoitsu(counts: Sequence[int]) -> bool:

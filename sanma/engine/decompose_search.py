@@ -1,22 +1,15 @@
 """The readings of a complete hand as frozen values (``Block``, ``Decomposition``) and the plain
 recursive search that lists them: the reference the table-driven ``decompose.standard_readings``
-is tested against.  Re-exported by ``decompose``, which is where to import them from (a module
-of its own so that ``sanma score``, which reads only the tables, does not create the dataclasses
-at start-up)."""
+is tested against."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from sanma.engine.decompose import is_chiitoitsu, is_kokushi
+from sanma.engine.decompose import Form, is_chiitoitsu, is_kokushi
 from sanma.engine.tiles import KIND_COUNT, P1, S1, TERMINAL_HONOR_KINDS, TileKind
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
-if TYPE_CHECKING:
-    from typing import Final
-
-    from sanma.engine.decompose import Form
 
 # A sequence may start at pin or sou 1..7.
 _SEQUENCE_START: Final = tuple((P1 <= k < P1 + 7) or (S1 <= k < S1 + 7) for k in range(KIND_COUNT))

@@ -1,19 +1,16 @@
-"""``Reading``: the reading a score was taken from, as a frozen value (re-exported by ``yaku``,
-which is where to import it from; a module of its own so that ``sanma score``, which never
-builds one, does not create the dataclass at start-up)."""
+"""``Reading``: the reading a score was taken from (the form, the pair, the sets, the wait),
+as a frozen value that a ``Score`` keeps."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
+from sanma.engine.decompose import Form
+from sanma.engine.hand import MeldKinds
 from sanma.engine.tiles import EAST, TileKind
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
-if TYPE_CHECKING:
-    from typing import Literal
-
-    from sanma.engine.hand import Meld
-    from sanma.engine.yaku import Wait
+Wait = Literal["ryanmen", "kanchan", "penchan", "shanpon", "tanki", "thirteen_sided"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,10 +19,10 @@ class Reading:
 
     ``sequences`` are first kinds (for chiitoitsu: the seven pair kinds, and ``pair`` is -1);
     ``triplets`` the concealed triplet kinds (melds are not repeated here); ``win_set`` is
-    ``"pair"``, ``"sequence"`` or ``"triplet"``.
+    ``"pair"``, ``"sequence"`` or ``"triplet"``; ``melds`` as scoring reads them.
     """
 
-    form: Literal["standard", "chiitoitsu", "kokushi"]
+    form: Form
     pair: TileKind
     sequences: tuple[TileKind, ...]
     triplets: tuple[TileKind, ...]
@@ -35,4 +32,4 @@ class Reading:
     tsumo: bool = False
     seat: TileKind = EAST
     round: TileKind = EAST
-    melds: tuple[Meld, ...] = ()
+    melds: tuple[MeldKinds, ...] = ()

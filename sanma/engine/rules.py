@@ -1,35 +1,63 @@
-"""The rule set as one immutable value, with the presets of sanma-rules.md section 12.
-
-The defaults and presets themselves are plain data in ``presets`` (which ``sanma score``
-reads without creating this dataclass).
-"""
+"""The rule set as one immutable value, ``Rules``, with the presets of sanma-rules.md
+section 12 (their values as plain data first, so each default is written once)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, Final, Literal
 
-from sanma.engine.presets import CHANGES, DEFAULTS, preset_values
-from sanma.engine.presets import MATCH_LENGTHS as MATCH_LENGTHS
-from sanma.engine.presets import PRESET_NAMES as PRESET_NAMES
-from sanma.engine.presets import MatchLength as MatchLength
+from sanma.engine.errors import SanmaError
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
-if TYPE_CHECKING:
-    from typing import Final, Protocol
+MatchLength = Literal["one-hand", "east", "east-south"]
+MATCH_LENGTHS: Final = ("one-hand", "east", "east-south")
+PRESET_NAMES: Final = ("default", "tenhou", "mahjongsoul")
 
-    class RuleFacts(Protocol):
-        """What the scorer (``scoring.score_counts``) reads of the rules, read only.  A ``Rules``
-        is one; ``sanma score`` passes a ``presets.PresetRules``."""
+# Every rule choice of a match and its default (shared/spec/sanma-rules.md): ``Rules``' fields.
+DEFAULTS: Final[dict[str, Any]] = {
+    "preset": "default",
+    "red_fives": True,
+    "length": "east-south",
+    "starting_points": 35_000,
+    # Final score = (points - return_points) / 1000 + uma[placement].
+    "return_points": 35_000,
+    "uma": (15, 0, -15),
+    # 13-sided kokushi, suuankou tanki, junsei chuuren and daisuushii count double.
+    "double_yakuman": True,
+    # Kokushi musou may ron the tile of a closed kan.
+    "kokushi_robs_ankan": True,
+    # A riichi player who rons an extracted North keeps ippatsu.
+    "kita_ron_keeps_ippatsu": True,
+    # After riichi a closed kan must keep every reading of the hand, not only its waits.
+    "riichi_kan_keeps_readings": True,
+    # A kind whose four copies the seat owns, its melds and kita included, is no wait
+    # (False: only four in the concealed hand make it none).
+    "melds_block_waits": True,
+}
 
-        @property
-        def red_fives(self) -> bool: ...
-        @property
-        def double_yakuman(self) -> bool: ...
+# What each preset changes from the defaults.
+CHANGES: Final[dict[str, dict[str, Any]]] = {
+    "default": {},
+    # Tenhou's sanma rooms: no double yakuman, kokushi cannot rob a closed kan, and
+    # the final score is (points - 40,000)/1000 with uma 20/0/-20 plus the 15,000
+    # "oka" to first place, which is what its logs record as 1st +35.  A riichi player's
+    # closed kan need only keep the waits, and a wait on a kind whose copies sit in the
+    # player's own kan still counts (its phoenix logs, docs/rules-notes.md).
+    "tenhou": {
+        "preset": "tenhou",
+        "return_points": 40_000,
+        "uma": (35, 0, -20),
+        "double_yakuman": False,
+        "kokushi_robs_ankan": False,
+        "riichi_kan_keeps_readings": False,
+        "melds_block_waits": False,
+    },
+    "mahjongsoul": {"preset": "mahjongsoul"},
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Every rule choice of a match.  Defaults (and what each means) are ``presets.DEFAULTS``:
+    """Every rule choice of a match.  Defaults (and what each means) are ``DEFAULTS``:
     ``shared/spec/sanma-rules.md``."""
 
     preset: str = DEFAULTS["preset"]
@@ -55,6 +83,7 @@ DEFAULT: Final = PRESETS["default"]
 
 def preset(name: str) -> Rules:
     """Look up a preset by name (``default``, ``tenhou``, ``mahjongsoul``)."""
-    if name not in PRESETS:
-        preset_values(name)  # raises the SanmaError that names the presets
-    return PRESETS[name]
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise SanmaError(f"unknown rule preset {name!r}; choose one of {', '.join(PRESET_NAMES)}") from None

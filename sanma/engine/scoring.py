@@ -1,25 +1,26 @@
 """Scoring a win: readings, fu, han, limits and the payments of sanma (sections 3, 6, 7).
 
-``score_win`` is the one entry point: it checks the input, finds every reading of the hand,
-scores each and keeps the one that pays the most (ties: more han, then more fu).  Payments
-follow sanma's tsumo loss: a tsumo is paid by the two other players exactly what they would
-pay in four-player mahjong.  See ``docs/scoring.md`` for every convention.
-
-The scorer itself (``score_counts``, ``score_values``) answers plain values.  ``score_win``,
-``tsumo_payments`` and the frozen values they build (``Score``, ``Payments``) are in ``score``,
-imported on first use and re-exported here (import them from here): ``sanma score`` writes
-plain values and would otherwise create those dataclasses at start-up (see ``lazy``).
+``score_win`` is the entry point for physical tiles: it checks the input and hands the kind
+counts to ``score_counts``, the one scorer, which ``sanma score`` also calls straight from a
+request's kinds.  It finds every reading of the hand, scores each and keeps the one that pays
+the most (ties: more han, then more fu), and answers a ``Score`` that keeps its reading.
+Payments follow sanma's tsumo loss: a tsumo is paid by the two other players exactly what they
+would pay in four-player mahjong.  See ``docs/scoring.md`` for every convention.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
 
+from sanma.engine.context import WinContext
 from sanma.engine.decompose import is_winning_shape as _is_winning_shape
 from sanma.engine.decompose import standard_readings
 from sanma.engine.errors import InvalidHand, NotWinning, NoYaku
-from sanma.engine.hand import MeldType
-from sanma.engine.lazy import on_demand
+from sanma.engine.hand import Meld, MeldKinds
+from sanma.engine.reading import Reading
+from sanma.engine.rules import Rules
 from sanma.engine.tiles import (
     EAST,
     KIND_COUNT,
@@ -36,40 +37,76 @@ from sanma.engine.tiles import (
 )
 from sanma.engine.yaku import (
     PACKED_UNIT,
+    YAKUMAN_HAN,
+    YAKUMAN_NAMES,
     Candidate,
     HandFacts,
-    MeldKinds,
     Yaku,
     chiitoitsu_candidate,
+    fu_breakdown,
     kokushi_candidate,
     standard_candidates,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
-if TYPE_CHECKING:
-    from typing import Final
-
-    from sanma.engine.context import WinContext as WinContext
-    from sanma.engine.context import WinFacts
-    from sanma.engine.hand import Meld
-    from sanma.engine.rules import RuleFacts
-    from sanma.engine.score import Payments as Payments
-    from sanma.engine.score import Score as Score
-    from sanma.engine.score import score_win as score_win
-    from sanma.engine.score import tsumo_payments as tsumo_payments
-
-__getattr__ = on_demand(
-    globals(),
-    {
-        "Payments": "sanma.engine.score",
-        "Score": "sanma.engine.score",
-        "score_win": "sanma.engine.score",
-        "tsumo_payments": "sanma.engine.score",
-        "WinContext": "sanma.engine.win_context",
-    },
-)
-
 LIMITS = ("none", "mangan", "haneman", "baiman", "sanbaiman", "yakuman")
+
+
+@dataclass(frozen=True, slots=True)
+class Payments:
+    """What each payer pays, honba included.  Exactly one shape is used per win:
+    ``ron`` from the discarder; on a non-dealer's tsumo ``dealer`` and ``non_dealer``;
+    on the dealer's tsumo ``non_dealer`` from each of the two others."""
+
+    ron: int = 0
+    dealer: int = 0
+    non_dealer: int = 0
+
+    def as_dict(self, tsumo: bool, winner_is_dealer: bool) -> dict[str, int]:
+        """The ``payments`` object of ``sanma score`` (spec/cli.md)."""
+        if not tsumo:
+            return {"ron": self.ron}
+        if winner_is_dealer:
+            return {"non_dealer": self.non_dealer}
+        return {"dealer": self.dealer, "non_dealer": self.non_dealer}
+
+    def total(self, tsumo: bool, winner_is_dealer: bool) -> int:
+        """Everything the payers hand over together."""
+        if not tsumo:
+            return self.ron
+        if winner_is_dealer:
+            return 2 * self.non_dealer
+        return self.dealer + self.non_dealer
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """The scored win.  ``yakuman`` is the multiplier (0 for a normal hand); a true yakuman
+    reports ``han = 13 * yakuman`` and ``fu = 0``; a counted yakuman its real han and fu."""
+
+    han: int
+    fu: int
+    yakuman: int
+    limit: str
+    yaku: tuple[tuple[str, int], ...]
+    base: int
+    payments: Payments
+    total: int
+    # How the score was read (None: a score read from another site's log, which records none).
+    # Not part of the value: two equal scores may come from two readings that pay the same.
+    reading: Reading | None = field(default=None, compare=False)
+
+    @property
+    def counted_yakuman(self) -> bool:
+        """A yakuman by count (13 han or more of normal yaku and dora), not by a yakuman yaku."""
+        return self.yakuman > 0 and not any(name in YAKUMAN_NAMES for name, _ in self.yaku)
+
+    @property
+    def fu_breakdown(self) -> tuple[tuple[str, int], ...]:
+        """The fu as ``(reason, fu)`` items summing to ``fu`` (empty for a true yakuman)."""
+        reading = self.reading
+        if reading is None or (self.yakuman and not self.fu):
+            return ()
+        return fu_breakdown(reading, self.fu)
 
 
 def base_points(han: int, fu: int, yakuman: int) -> int:
@@ -119,7 +156,7 @@ def ron_payment(base: int, winner_is_dealer: bool, honba: int) -> int:
     return _round_up(base * (6 if winner_is_dealer else 4)) + 200 * honba
 
 
-def _tsumo_shares(base: int, winner_is_dealer: bool, honba: int) -> tuple[int, int]:
+def tsumo_shares(base: int, winner_is_dealer: bool, honba: int) -> tuple[int, int]:
     """(what the dealer pays, what each non-dealer pays) on a tsumo; the dealer's share is 0
     when the winner is the dealer."""
     if winner_is_dealer:
@@ -127,12 +164,23 @@ def _tsumo_shares(base: int, winner_is_dealer: bool, honba: int) -> tuple[int, i
     return _round_up(2 * base) + 100 * honba, _round_up(base) + 100 * honba
 
 
+def tsumo_payments(base: int, winner_is_dealer: bool, honba: int) -> Payments:
+    """Tsumo loss: each of the two payers pays its four-player share (dealer 2x, others 1x
+    base, rounded up to 100) plus 100 per honba.
+
+    >>> tsumo_payments(1920, False, 1)
+    Payments(ron=0, dealer=4000, non_dealer=2100)
+    """
+    dealer, non_dealer = tsumo_shares(base, winner_is_dealer, honba)
+    return Payments(dealer=dealer, non_dealer=non_dealer)
+
+
 def is_winning_shape(counts: Sequence[int], melds: int) -> bool:
     """Whether the concealed ``counts`` (``14 - 3 * melds`` tiles) form a complete hand."""
     return _is_winning_shape(counts, melds)
 
 
-def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinFacts) -> int:
+def _check(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext) -> int:
     """Validate the physical input and the context's values (not the flags' combination:
     ``score_counts`` checks that); return the kind counts of the concealed tiles packed in one
     integer (one byte per kind)."""
@@ -190,7 +238,7 @@ _NORTH_SHIFT: Final = 8 * NORTH
 _LIMIT_BASE: Final = tuple(base_points(han, 20, 0) if han >= 5 else 0 for han in range(14))
 
 
-def _check_flags(ctx: WinFacts, melds: Sequence[MeldKinds]) -> None:
+def _check_flags(ctx: WinContext, melds: Sequence[MeldKinds]) -> None:
     """Raise ``InvalidHand`` for a combination of flags that cannot happen."""
     # Only these flags (and riichi with melds) can make an impossible combination.
     if not (
@@ -248,7 +296,7 @@ def _dora_count(all_packed: int, indicators: Sequence[TileKind], kita: int) -> i
     return n
 
 
-def _bonus_yaku(all_packed: int, ctx: WinFacts, red: int) -> list[Yaku]:
+def _bonus_yaku(all_packed: int, ctx: WinContext, red: int) -> list[Yaku]:
     """Dora, ura-dora, red fives (``red``: how many the hand and its melds hold) and kita:
     han that are not yaku."""
     out: list[Yaku] = []
@@ -268,43 +316,38 @@ def _bonus_yaku(all_packed: int, ctx: WinFacts, red: int) -> list[Yaku]:
     return out
 
 
-# ``score_values``' result: the fields of ``Score`` in order, the payments as (ron, dealer, non_dealer).
-ScoreValues = tuple[int, int, int, str, tuple[Yaku, ...], int, tuple[int, int, int], int, tuple[object, ...]]
+def score_win(concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinContext, rules: Rules) -> Score:
+    """Score a win.  ``concealed`` includes ``win_tile``; tiles are physical, so red fives count.
 
+    Every reading of the hand is scored and the one that pays the most is kept (at equal
+    payment a true yakuman before a counted one, then more han, then more fu).
 
-def score_values(
-    concealed: Sequence[Tile], win_tile: Tile, melds: Sequence[Meld], ctx: WinFacts, rules: RuleFacts
-) -> ScoreValues:
-    """``score_win`` as plain values, for a caller that only reads them (``sanma score``
-    writes a line per win; the two frozen objects are a tenth of its time per line)."""
+    Raises ``InvalidHand`` for impossible input, ``NotWinning`` when the tiles are not
+    complete, ``NoYaku`` when no reading has a yaku.
+    """
     packed = _check(concealed, win_tile, melds, ctx)
     red = 0
     if rules.red_fives:
         red = (RED_5P in concealed) + (RED_5S in concealed)
-    kinds: list[MeldKinds] = []
-    for m in melds:
-        tiles = m.tiles
-        kinds.append((tiles[0] >> 2, len(tiles), m.type is MeldType.ANKAN))
-        if rules.red_fives:
-            red += (RED_5P in tiles) + (RED_5S in tiles)
-    return score_counts(packed, win_tile >> 2, kinds, ctx, rules, red, melds)
+        for m in melds:
+            red += (RED_5P in m.tiles) + (RED_5S in m.tiles)
+    return score_counts(packed, win_tile >> 2, tuple([m.kinds for m in melds]), ctx, rules, red)
 
 
 def score_counts(
     packed: int,
     win_kind: TileKind,
-    melds: Sequence[MeldKinds],
-    ctx: WinFacts,
-    rules: RuleFacts,
+    melds: tuple[MeldKinds, ...],
+    ctx: WinContext,
+    rules: Rules,
     red: int,
-    detail_melds: Sequence[object] = (),
-) -> ScoreValues:
-    """``score_values`` from kind counts: the one scorer, which ``score_values`` calls once it has
+) -> Score:
+    """Score a win from kind counts: the one scorer, which ``score_win`` calls once it has
     checked the physical tiles, and ``sanma score`` calls straight from a request's kinds.
 
     ``packed`` are the concealed kind counts (``14 - 3 * len(melds)`` tiles, the winning tile
     included) packed one byte per kind; ``red`` how many red fives the hand and melds hold
-    (0 without red fives); ``detail_melds`` what ``Score.reading`` shows as the melds.  The
+    (0 without red fives).  The
     caller has checked that the tiles can exist, the tile total and the context's values; the
     flags' combination is checked here.
     """
@@ -355,14 +398,14 @@ def score_counts(
     base, _, han, _ = best
     dealer = ctx.seat_wind == EAST
     if ctx.tsumo:
-        dealer_pays, non_dealer_pays = _tsumo_shares(base, dealer, ctx.honba)
-        payments = (0, dealer_pays, non_dealer_pays)
+        dealer_pays, non_dealer_pays = tsumo_shares(base, dealer, ctx.honba)
+        payments = Payments(0, dealer_pays, non_dealer_pays)
         paid = 2 * non_dealer_pays if dealer else dealer_pays + non_dealer_pays
     else:
         paid = ron_payment(base, dealer, ctx.honba)
-        payments = (paid, 0, 0)
+        payments = Payments(paid, 0, 0)
     yakuman = multiple or (1 if han >= 13 else 0)
-    return (
+    return Score(
         han,
         fu,
         yakuman,
@@ -371,8 +414,5 @@ def score_counts(
         base,
         payments,
         paid + 1000 * ctx.deposits,
-        (parts, win_kind, ctx, detail_melds),
+        Reading(*parts, win_kind, ctx.tsumo, ctx.seat_wind, ctx.round_wind, melds),
     )
-
-
-YAKUMAN_HAN = 13

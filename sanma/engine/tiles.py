@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from sanma.engine.errors import InvalidHand, InvalidNotation
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
-if TYPE_CHECKING:
-    from typing import Final
 
 TileKind = int
 Tile = int

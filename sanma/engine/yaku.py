@@ -14,9 +14,13 @@ are those of ``spec/cli.md``.  A yakuman reading drops every normal yaku.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
-from sanma.engine.decompose import StandardReading
-from sanma.engine.lazy import on_demand
+from sanma.engine.context import WinContext
+from sanma.engine.decompose import Form, StandardReading
+from sanma.engine.hand import MeldKinds
+from sanma.engine.reading import Reading, Wait
+from sanma.engine.rules import Rules
 from sanma.engine.tiles import (
     EAST,
     GREEN,
@@ -31,26 +35,10 @@ from sanma.engine.tiles import (
     TERMINAL_HONOR_KINDS,
     WHITE,
     TileKind,
+    kind_name,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING: the score path does not import typing (~3 ms of start-up)
-if TYPE_CHECKING:
-    from typing import Final, Literal
-
-    from sanma.engine.context import WinFacts
-    from sanma.engine.reading import Reading as Reading
-    from sanma.engine.rules import RuleFacts
-
-    Wait = Literal["ryanmen", "kanchan", "penchan", "shanpon", "tanki", "thirteen_sided"]
-else:
-    Wait = str  # the Literal for the type checker only
 Yaku = tuple[str, int]
-# ``Reading``, the frozen value ``Score.reading`` builds, is in ``reading``, imported on first use
-# (``sanma score`` never builds one, see ``lazy``).
-__getattr__ = on_demand(globals(), {"Reading": "sanma.engine.reading"})
-# A meld as scoring reads it: (its kind, 3 or 4 tiles, a closed kan).  ``scoring.score_values``
-# makes these of ``Meld`` objects; ``sanma score`` of a request's kinds, with no tiles.
-MeldKinds = tuple[TileKind, int, bool]
 
 YAKUMAN_HAN: Final = 13
 
@@ -213,8 +201,8 @@ class HandFacts:
         packed: int,
         melds: Sequence[MeldKinds],
         win_kind: TileKind,
-        ctx: WinFacts,
-        rules: RuleFacts,
+        ctx: WinContext,
+        rules: Rules,
     ) -> None:
         """``packed`` are the concealed kind counts packed in an integer, one byte per kind
         (see ``PACKED_UNIT``); ``counts`` the same as bytes, needed only for a closed hand
@@ -293,7 +281,7 @@ class HandFacts:
         self.hand_yakuman = yakuman
 
 
-def _flag_yaku(ctx: WinFacts, menzen: bool) -> list[Yaku]:
+def _flag_yaku(ctx: WinContext, menzen: bool) -> list[Yaku]:
     out: list[Yaku] = []
     if ctx.double_riichi:
         out.append(("double_riichi", 2))
@@ -306,7 +294,7 @@ def _flag_yaku(ctx: WinFacts, menzen: bool) -> list[Yaku]:
     return out
 
 
-def _late_flag_yaku(ctx: WinFacts) -> list[Yaku]:
+def _late_flag_yaku(ctx: WinContext) -> list[Yaku]:
     out: list[Yaku] = []
     if ctx.rinshan:
         out.append(("rinshan", 1))
@@ -327,7 +315,7 @@ def _chuuren(counts: bytes, win_kind: TileKind, base: TileKind) -> str:
     return "junsei_chuuren" if run == _JUNSEI else "chuuren"
 
 
-def _yakuman(name: str, double_name: str | None, rules: RuleFacts) -> Yaku:
+def _yakuman(name: str, double_name: str | None, rules: Rules) -> Yaku:
     """A yakuman entry: ``double_name`` counts double when the rules have double yakuman,
     otherwise it is reported under ``name`` as a single yakuman."""
     if double_name is not None and rules.double_yakuman:
@@ -336,7 +324,7 @@ def _yakuman(name: str, double_name: str | None, rules: RuleFacts) -> Yaku:
 
 
 # A candidate: (yaku, yakuman multiple, fu or 0, reading parts for Reading and the fu breakdown)
-Parts = tuple[str, int, tuple[int, ...], tuple[int, ...], Wait, str]
+Parts = tuple[Form, int, tuple[int, ...], tuple[int, ...], Wait, str]
 Candidate = tuple[list[Yaku], int, int, Parts]
 
 
@@ -350,7 +338,7 @@ def chiitoitsu_candidate(facts: HandFacts) -> Candidate:
     return [*facts.head, *facts.late_yaku, ("chiitoitsu", 2), *facts.tail], 0, 25, parts
 
 
-def kokushi_candidate(facts: HandFacts, rules: RuleFacts) -> Candidate:
+def kokushi_candidate(facts: HandFacts, rules: Rules) -> Candidate:
     """The one reading of kokushi musou (13-sided when the winning tile made the pair)."""
     pair = next(k for k in TERMINAL_HONOR_KINDS if facts.counts[k] == 2)
     thirteen = pair == facts.win_kind
@@ -375,7 +363,7 @@ _RYANMEN: Final[tuple[Wait, str, bool]] = ("ryanmen", "sequence", False)
 def standard_candidates(
     reading: StandardReading,
     facts: HandFacts,
-    rules: RuleFacts,
+    rules: Rules,
     out: list[Candidate],
 ) -> None:
     """Append one candidate per way to read a standard decomposition (the winning tile in
@@ -490,7 +478,7 @@ def standard_candidates(
 
 def fu_breakdown(reading: Reading, fu: int) -> tuple[tuple[str, int], ...]:
     """The itemised fu of a reading scored ``fu`` (for the UI's fu aid)."""
-    menzen = not any(m.is_open for m in reading.melds)
+    menzen = all(closed for _, _, closed in reading.melds)
     if reading.form == "chiitoitsu":
         return (("chiitoitsu", 25),)
     if reading.form == "kokushi":
@@ -503,8 +491,6 @@ def fu_breakdown(reading: Reading, fu: int) -> tuple[tuple[str, int], ...]:
         return tuple(items)
     if reading.tsumo:
         items.append(("tsumo", 2))
-    from sanma.engine.tiles import kind_name
-
     for k in reading.triplets:
         open_trip = reading.win_set == "triplet" and k == reading.win_kind and not reading.tsumo
         items.append(
@@ -513,13 +499,10 @@ def fu_breakdown(reading: Reading, fu: int) -> tuple[tuple[str, int], ...]:
                 (4 if _TH[k] else 2) * (1 if open_trip else 2),
             )
         )
-    for m in reading.melds:
-        label = ("open_" if m.is_open else "closed_") + ("kan" if m.is_kan else "triplet")
+    for kind, tiles, closed in reading.melds:
+        label = ("closed_" if closed else "open_") + ("kan" if tiles == 4 else "triplet")
         items.append(
-            (
-                f"{label} {kind_name(m.kind)}",
-                (4 if _TH[m.kind] else 2) * (1 if m.is_open else 2) * (4 if m.is_kan else 1),
-            )
+            (f"{label} {kind_name(kind)}", (4 if _TH[kind] else 2) * (2 if closed else 1) * (4 if tiles == 4 else 1))
         )
     p = reading.pair
     pair_fu = (2 if p >= WHITE else 0) + (2 if p == reading.seat else 0) + (2 if p == reading.round else 0)

@@ -18,6 +18,7 @@ from sanma.engine import events as ev
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.errors import InvalidLog, InvalidNotation
 from sanma.engine.hand import Meld, MeldType
+from sanma.engine.reading import Reading
 from sanma.engine.rules import Rules
 from sanma.engine.scoring import Payments, Score
 from sanma.engine.tiles import Tile, kind_name, parse_kind, tile_name
@@ -40,7 +41,9 @@ EVENT_TYPES: Final[dict[str, type]] = {
         ev.MatchEnded,
     )
 }
-_VALUE_TYPES: Final[dict[str, type]] = {"Meld": Meld, "Score": Score, "Payments": Payments, "Rules": Rules}
+_VALUE_TYPES: Final[dict[str, type]] = {
+    cls.__name__: cls for cls in (Meld, Score, Payments, Reading, Rules)
+}  # a Score stored before its reading was kept has none: ``reading`` is None
 
 # -- the store form ------------------------------------------------------------------------
 
@@ -77,8 +80,7 @@ def _encode(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"t": type(value).__name__}
         for f in dataclasses.fields(value):
-            if f.compare:  # Score.detail is a cache, not part of the value
-                out[f.name] = _encode(getattr(value, f.name))
+            out[f.name] = _encode(getattr(value, f.name))
         return out
     if isinstance(value, Enum):
         return value.value
@@ -100,7 +102,7 @@ def _decode(value: Any) -> Any:
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
-    known = {f.name for f in dataclasses.fields(cls) if f.compare}
+    known = {f.name for f in dataclasses.fields(cls)}
     kwargs = {k: _decode(v) for k, v in data.items() if k != "t"}
     unknown = set(kwargs) - known
     if unknown:

@@ -311,9 +311,10 @@ def _title(game: tenhou6.RecordedGame) -> str:
 
 def with_readings(events: list[Event]) -> list[Event]:
     """``events`` with each ``HandWon`` as the engine scored it, reading included (so its
-    ``score.fu_breakdown`` is the socket's): the stored form keeps no reading, so the log is
-    played again (``engine.replay``).  A log that does not replay is shown as stored."""
-    if not any(isinstance(e, HandWon) for e in events):
+    ``score.fu_breakdown`` is the socket's).  A win stored since its score keeps its reading is
+    shown as stored; a log stored before that is played again (``engine.replay``) for them.  A
+    log that does not replay is shown as stored."""
+    if all(e.score.reading is not None for e in events if isinstance(e, HandWon)):
         return events
     try:
         played = replay_log(events).events

@@ -23,10 +23,16 @@ from __future__ import annotations
 import functools
 import ipaddress
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from sanma.server.settings import Settings
+
+class Proxies(Protocol):
+    """What the address functions read of the server's settings (``Settings`` is one; the
+    settings module reads its proxies with ``parse_proxies``, so it cannot be imported here)."""
+
+    @property
+    def trusted_proxies(self) -> tuple[str, ...]: ...
+
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -108,13 +114,13 @@ def client_ip(scope: Mapping[str, Any], trusted_proxies: tuple[str, ...]) -> IPA
     return nearest
 
 
-def client_address(scope: Mapping[str, Any], settings: Settings) -> str:
+def client_address(scope: Mapping[str, Any], settings: Proxies) -> str:
     """The client's address as text (``"203.0.113.9"``, ``"2001:db8::1"``, ``"unknown"``)."""
     address = client_ip(scope, settings.trusted_proxies)
     return UNKNOWN if address is None else str(address)
 
 
-def client_key(scope: Mapping[str, Any], settings: Settings) -> str:
+def client_key(scope: Mapping[str, Any], settings: Proxies) -> str:
     """The key of every per-address limit: ``"ip:<IPv4>"``, ``"ip:<IPv6 /64 network>"`` or
     ``"ip:unknown"``.  Use this (not ``scope["client"]``) for anything counted per address."""
     address = client_ip(scope, settings.trusted_proxies)
