@@ -18,9 +18,9 @@ from sanma.bots.coach import reasons_for
 from sanma.bots.ev import EVBot
 from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
-from tests.fixtures.browser import ACTIONABLE, DESKTOP, live_server, open_page, start_match, step
+from tests.fixtures.browser import ACTIONABLE, DESKTOP, open_page, start_match, step
 from tests.fixtures.replay_viewer import open_history
-from tests.fixtures.server import LiveServer, full_log
+from tests.fixtures.server import LiveServer, full_log, live_server
 
 if TYPE_CHECKING:  # the browser fixture skips when playwright is missing
     from playwright.sync_api import Browser, Page

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from sanma.engine.context import WinContext
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.rules import DEFAULT
-from sanma.engine.scoring import WinContext, score_win
+from sanma.engine.scoring import score_win
 from sanma.engine.settlement import nagashi_deltas
 from sanma.engine.shanten import is_complete, kokushi_shanten, waits
 from sanma.engine.tiles import (
