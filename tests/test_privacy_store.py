@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, func, insert, select, text
 
 from sanma.server.codec import event_to_store, rules_to_json
 from sanma.store import accounts as acc
@@ -20,7 +20,7 @@ from sanma.store import db, privacy, reviews
 from sanma.store import matches as match_store
 from sanma.store import rooms as room_store
 from sanma.store.guests import create_guest, guest_for_token
-from sanma.store.tables import guests, match_events, metadata, rooms
+from sanma.store.tables import drills, guests, match_events, metadata, rooms
 from tests.fixtures.privacy import room_match
 from tests.fixtures.replays import played_match
 from tests.services import scratch_postgres
@@ -87,6 +87,9 @@ def world(engine: Engine) -> tuple[Player, Player, str]:
     for p, seat in ((ann, 0), (bob, 1)):
         match_store.share_match(engine, shared, p.id)
         review(engine, shared, seat, p.id)
+        with engine.begin() as conn:  # a day's drill made of the reviewed match
+            row = {"guest_id": p.id, "day": DAY, "slot": 0, "match_id": shared, "seat": seat, "event_index": 5}
+            conn.execute(insert(drills).values(**row, choice="discard 1m", master="discard 9m", loss=0.2))
     lobby = room_store.create_room(engine, code="ANNS", host_guest=ann.id, options={}, timers={})
     assert lobby is not None
     assert room_store.save_room(engine, lobby.with_seat(1, room_store.Seat(bob.id, None)))
@@ -112,6 +115,7 @@ def test_the_export_holds_the_accounts_rows_and_nothing_of_another(engine, world
     assert [r["title"] for r in doc["saved_logs"]] == [ann.log_title]
     assert [r["match_id"] for r in doc["match_shares"]] == [shared]
     assert [(r["match_id"], r["seat"]) for r in doc["match_reviews"]] == [(shared, 0)]
+    assert [(r["match_id"], r["seat"], r["master"]) for r in doc["drills"]] == [(shared, 0, "discard 9m")]
     [match] = doc["matches"]
     assert (match["id"], match["kind"], match["status"], match["your_seats"]) == (shared, "room", "ended", [0])
     assert [(s["you"], s["name"], s["bot_level"]) for s in match["seats"]] == [
@@ -183,7 +187,7 @@ def test_deleting_removes_every_row_and_keeps_the_shared_match_whole(engine, wor
     # Bob keeps all of his: his share link and review of the match, coins, his room; Ann's
     # lobby passed to him.
     bob_after = privacy.export(engine, bob.id)
-    for key in ("account", "coin_ledger", "owned_items", "saved_logs", "match_shares", "match_reviews"):
+    for key in ("account", "coin_ledger", "owned_items", "saved_logs", "match_shares", "match_reviews", "drills"):
         assert bob_after[key] == bob_before[key], key
     assert reviews.get_review(engine, shared, 1) is not None and reviews.get_review(engine, shared, 0) is None
     lobby = room_store.get_room(engine, "ANNS")

@@ -24,6 +24,7 @@ from sanma.store.tables import (
     accounts,
     checkins,
     coin_ledger,
+    drills,
     email_codes,
     guests,
     match_players,
@@ -102,6 +103,7 @@ def export(engine: Engine, guest_id: str) -> dict[str, Any]:
                 .order_by(saved_logs.c.created_at),
             ),
             "match_reviews": _reviews(conn, guest_id),
+            "drills": _rows(conn, _mine(drills, guest_id).order_by(drills.c.day, drills.c.slot)),
             "left_out": LEFT_OUT,
         }
 
@@ -223,7 +225,7 @@ def _running(conn: Connection, guest_id: str) -> str | None:
 def delete_account(engine: Engine, guest_id: str) -> str:
     """Delete the account ``guest_id`` in one transaction; the id of the anonymous guest that
     now holds its seats.  Gone: the profile, linked address, coins and ledger, check-ins,
-    cosmetics, codes, share links, kept logs, asked reviews, its seats in lobbies, the guest
+    cosmetics, codes, share links, kept logs, asked reviews, drills, its seats in lobbies, the guest
     and its token.  Kept: every match it sat in, with its seats given to a fresh anonymous
     guest (no name, no token).  ``AccountError`` ``match_running`` while it sits in a room
     match that has not ended (the other players' match would lose a seat's owner mid-play);
@@ -246,7 +248,7 @@ def delete_account(engine: Engine, guest_id: str) -> str:
         conn.execute(update(matches).where(matches.c.guest_id == guest_id).values(guest_id=anonymous))
         _leave_rooms(conn, guest_id)
         conn.execute(delete(email_codes).where(_codes_of(guest_id)))
-        for table in (match_shares, saved_logs, match_reviews, coin_ledger, checkins, owned_items, accounts):
+        for table in (match_shares, saved_logs, match_reviews, drills, coin_ledger, checkins, owned_items, accounts):
             conn.execute(delete(table).where(table.c.guest_id == guest_id))
         conn.execute(delete(guests).where(guests.c.id == guest_id))
     return anonymous
