@@ -26,6 +26,8 @@ EVERY = [
     busframes.Resync("n1", "c1", 40),
     busframes.NextHand("n1", "c1", 88),
     busframes.Resume("n1", "c1"),
+    busframes.Coach("n1", "c1", True),
+    busframes.Coach("n1", "c1", False),
     busframes.Leave("n1", "c1"),
     busframes.End("cheating reported"),
     busframes.Bar("g1"),
@@ -43,6 +45,7 @@ def test_the_wire_keeps_the_field_names_older_processes_send() -> None:
     assert busframes.Resync("n", "c", 5).to_wire() == {"op": "resync", "node": "n", "conn": "c", "from": 5}
     assert busframes.Act("n", "c", 1, {"type": "pass"}).to_wire()["a"] == {"type": "pass"}
     assert busframes.Speed("n", "instant").to_wire() == {"op": "speed", "node": "n", "conn": None, "speed": "instant"}
+    assert busframes.Coach("n", "c", True).to_wire() == {"op": "coach", "node": "n", "conn": "c", "on": True}
 
 
 @pytest.mark.parametrize(
@@ -59,6 +62,10 @@ def test_the_wire_keeps_the_field_names_older_processes_send() -> None:
         {"op": "speed", "node": "n"},
         {"op": "end"},
         {"op": "bar", "guest": 5},
+        {"op": "coach", "node": "n", "conn": "c"},
+        {"op": "coach", "node": "n", "conn": "c", "on": 1},
+        {"op": "coach", "node": "n", "conn": "c", "on": "true"},
+        {"op": "coach", "node": "n", "on": True},
     ],
 )
 def test_a_malformed_message_is_a_typed_error(data: Any) -> None:
@@ -82,6 +89,9 @@ class _Room:
     def submit(self, outbox: Outbox, seq: int, action: dict[str, Any]) -> None:
         self.calls.append(("submit", (seq, action)))
 
+    def set_coach(self, outbox: Outbox, on: bool) -> None:
+        self.calls.append(("coach", on))
+
     def leave(self, outbox: Outbox) -> None:
         self.calls.append(("leave", None))
 
@@ -99,9 +109,11 @@ def test_the_host_drops_a_malformed_message_and_reads_on() -> None:
             await pubsub.publish(channel, {"op": "nonsense"})
             await pubsub.publish(channel, busframes.Join("n", "c", 0, 1).to_wire())
             await pubsub.publish(channel, busframes.Act("n", "c", 3, {"type": "pass"}).to_wire())
+            await pubsub.publish(channel, {"op": "coach", "node": "n", "conn": "c", "on": None})
+            await pubsub.publish(channel, busframes.Coach("n", "c", True).to_wire())
             await pubsub.publish(channel, busframes.Leave("n", "c").to_wire())
             for _ in range(100):
-                if len(room.calls) == 3:
+                if len(room.calls) == 4:
                     break
                 await asyncio.sleep(0.01)
             return room.calls
@@ -109,4 +121,4 @@ def test_the_host_drops_a_malformed_message_and_reads_on() -> None:
             await host.close()
 
     calls = asyncio.run(main())
-    assert calls == [("join", (0, 1)), ("submit", (3, {"type": "pass"})), ("leave", None)]
+    assert calls == [("join", (0, 1)), ("submit", (3, {"type": "pass"})), ("coach", True), ("leave", None)]

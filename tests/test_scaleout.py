@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 from websockets.sync.client import connect
 
 from sanma.engine.events import MatchEnded
@@ -31,6 +32,7 @@ from sanma.server.rooms.host import LIVE_ROOMS, RoomHost
 from sanma.server.rooms.remote import RemoteRoom
 from sanma.store import db
 from sanma.store.matches import MatchRecord, load_events
+from sanma.store.tables import matches
 from tests.fixtures.browser import DESKTOP, PHONE, open_page
 from tests.fixtures.room_pages import play_both_to_the_end
 from tests.fixtures.scaleout import LEASE_TTL_S, OPERATOR, Node, Player, new_practice, node_pair, stored_log
@@ -80,6 +82,11 @@ def check_against_log(frames: list[dict[str, Any]], log: list[Any], seat: int | 
             state = replay(log[: frame["v"]])
             assert frame["legal"] == [action_to_wire(a, True) for a in state.legal_actions(seat)]
     assert seen == set(range(1, len(log) + 1))
+
+
+def _coached(engine: Any, match: str) -> bool:
+    with engine.connect() as conn:
+        return bool(conn.execute(select(matches.c.coached).where(matches.c.id == match)).scalar_one())
 
 
 def lease_owner(redis_url: str, match: str) -> str | None:
@@ -155,6 +162,68 @@ class TestOnOnePair:
         assert (first["t"], first["v"], first["e"]["type"]) == ("event", end_v + 1, "HandStarted")
         ws.close()
         assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+
+    @pytest.mark.slow
+    def test_the_coach_reaches_a_player_through_another_process(self, nodes, database_url, redis_url):
+        # docs/coach.md: the toggle travels to the owner (A) over the room bus, and A's table
+        # sends the coach's frames back through B's relay; the match is marked coached.
+        a, b = nodes
+        token, match = new_practice(a)
+        ws = connect(b.ws, max_size=None, legacy=True)
+        ws.send(json.dumps({"t": "hello", "token": token, "match": match, "last_v": 0}))
+        assert json.loads(ws.recv(timeout=20))["t"] == "welcome"
+        ws.send(json.dumps({"t": "coach", "on": True}))
+        prompts: dict[int, dict[str, Any]] = {}
+        states: list[bool] = []
+        while True:
+            try:
+                frame = json.loads(ws.recv(timeout=15))
+            except TimeoutError:  # no advice for this prompt (a late coach sends none): play on
+                last = prompts[max(prompts)]
+                ws.send(json.dumps({"t": "act", "seq": last["seq"], "a": last["default"]}))
+                continue
+            assert not (frame["t"] == "event" and frame["e"]["type"] == "MatchEnded"), "no coach frame all match"
+            if frame["t"] == "prompt":
+                prompts[frame["seq"]] = frame
+            elif frame["t"] == "coach_state":
+                states.append(frame["on"])
+            elif frame["t"] == "hand_break":
+                ws.send(json.dumps({"t": "next_hand", "v": frame["v"]}))
+            elif frame["t"] == "coach":
+                break
+        assert states == [True]
+        assert frame["seq"] in prompts  # the advice on a prompt the player was sent
+        assert frame["choices"] and frame["choices"][0]["a"] in prompts[frame["seq"]]["legal"]
+        ws.close()
+        engine = db.open_engine(database_url)
+        try:
+            deadline = time.monotonic() + 10
+            while not _coached(engine, match):  # marked off the loop, just after the toggle
+                assert time.monotonic() < deadline, "the match was never marked coached"
+                time.sleep(0.1)
+        finally:
+            engine.dispose()
+        assert lease_owner(redis_url, match) == "node-a"  # B only relayed
+
+    @pytest.mark.slow
+    def test_a_friend_room_played_through_another_process_has_no_coach(self, nodes):
+        a, b = nodes
+        host = httpx.post(f"{a.http}/api/guest").json()["token"]
+        auth = {"Authorization": f"Bearer {host}"}
+        r = httpx.post(f"{a.http}/api/rooms", json={"length": "one-hand", "red_fives": True}, headers=auth)
+        code = r.json()["code"]
+        for seat in (1, 2):
+            r = httpx.post(f"{a.http}/api/rooms/{code}/bots", json={"seat": seat, "level": "beginner"}, headers=auth)
+            assert r.status_code == 200, r.text
+        match = httpx.post(f"{a.http}/api/rooms/{code}/start", headers=auth).json()["match"]
+        ws = connect(b.ws, max_size=None, legacy=True)  # the host plays A's room through B
+        ws.send(json.dumps({"t": "hello", "token": host, "match": match, "last_v": 0}))
+        assert json.loads(ws.recv(timeout=20))["t"] == "welcome"
+        ws.send(json.dumps({"t": "coach", "on": True}))
+        while (frame := json.loads(ws.recv(timeout=20)))["t"] != "error":
+            assert frame["t"] not in ("coach", "coach_state"), frame
+        assert frame["code"] == "no_coach"  # decided by A's table, sent back through B
+        ws.close()
 
     @pytest.mark.slow
     def test_two_players_of_one_friend_room_on_different_processes_play_a_full_hand(self, nodes, database_url):
@@ -414,6 +483,10 @@ class FakeRoom:
     def set_speed(self, speed: str) -> None:
         self.calls.append(("speed", speed))
 
+    def set_coach(self, outbox: Any, on: bool) -> None:
+        self.calls.append(("coach", on))
+        outbox.push(wire_text({"t": "coach_state", "on": on}))  # only to the connection that asked
+
 
 NOW = datetime.now(UTC)
 
@@ -475,6 +548,9 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         assert owned.calls == [("join", 1, 2), ("act", 7, {"type": "pass"}), ("resync", 2), ("speed", "fast")]
         await settle(lambda: len(inbox.frames) == 4)
         assert inbox.frames[-1]["e"] == {"type": "Acted", "seq": 7}
+        remote.set_coach(inbox, True)  # the owner's answer comes back through the relay
+        await settle(lambda: len(inbox.frames) == 5)
+        assert owned.calls[-1] == ("coach", True) and inbox.frames[-1] == {"t": "coach_state", "on": True}
 
         # The owner dies without a word: its keeper stops, its lease lapses; B's keeper moves
         # the connection to the room it rebuilt, at the last version the connection was sent.
@@ -486,6 +562,9 @@ def test_remote_room_relays_calls_and_frames_and_fails_over_to_a_rebuilt_room():
         assert inbox.frames[-1] == {"t": "welcome", "v": 4, "seat": 2}
         remote.submit(inbox, 8, {"type": "pass"})  # straight to the new room now
         assert rebuilt[0].calls[-1] == ("act", 8, {"type": "pass"})
+        remote.set_coach(inbox, True)
+        assert rebuilt[0].calls[-1] == ("coach", True)
+        assert inbox.frames[-1] == {"t": "coach_state", "on": True}
         remote.leave(inbox)
         assert rebuilt[0].calls[-1] == ("leave",)
 

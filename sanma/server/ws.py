@@ -402,9 +402,7 @@ async def _handle(
     elif isinstance(frame, Resume):
         room.resume(conn)
     elif isinstance(frame, CoachToggle):
-        if not isinstance(room, TableRoom):  # a match of another process (the bus): no coach there
-            raise ProtocolError(protocol.NO_COACH, "the coach is offered at practice tables only")
-        room.set_coach(conn, frame.on)
+        room.set_coach(conn, frame.on)  # the owner's table decides (``no_coach`` in a friend room), even over the bus
 
 
 async def _join(

@@ -129,6 +129,20 @@ class Resume:
 
 
 @dataclass(frozen=True, slots=True)
+class Coach:
+    """Turn the coach on or off for the connection's seat (the owner's table decides whether
+    the match offers one, and answers ``no_coach`` where it does not)."""
+
+    node: str
+    conn: str
+    on: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        """The message as a JSON object."""
+        return {"op": "coach", "node": self.node, "conn": self.conn, "on": self.on}
+
+
+@dataclass(frozen=True, slots=True)
 class Leave:
     """The connection left (its socket closed)."""
 
@@ -162,7 +176,7 @@ class Bar:
         return {"op": "bar", "guest": self.guest}
 
 
-RoomMessage = Probe | Speed | Join | Watch | Act | Resync | NextHand | Resume | Leave | End
+RoomMessage = Probe | Speed | Join | Watch | Act | Resync | NextHand | Resume | Coach | Leave | End
 """A message on a room's channel."""
 
 ADMIN_CHANNEL: Final = "admin"
@@ -208,6 +222,11 @@ def parse(data: Any) -> RoomMessage | Bar:
         return NextHand(node, conn, _count(data, "v"))
     if op == "resume":
         return Resume(node, conn)
+    if op == "coach":
+        on = data.get("on")
+        if not isinstance(on, bool):
+            raise BadBusMessage("on is true or false")
+        return Coach(node, conn, on)
     if op == "leave":
         return Leave(node, conn)
     raise BadBusMessage(f"unknown op {op!r:.40}")

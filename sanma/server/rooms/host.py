@@ -250,6 +250,8 @@ class RoomHost:
                 room.next_hand(box, v)
             case busframes.Resume():
                 room.resume(box)
+            case busframes.Coach(on=on):
+                room.set_coach(box, on)
             case busframes.Leave():
                 served.outboxes.pop(key, None)
                 self._channels.pop(box.channel, None)

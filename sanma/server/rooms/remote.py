@@ -1,7 +1,7 @@
 """A room run by another server process, reached over the bus (``docs/protocol.md``, "The room bus").
 
 ``RemoteRoom`` offers the gateway the same calls as a local room (``join``, ``submit``,
-``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``), so ``ws.py`` never knows where
+``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``, ``set_coach``), so ``ws.py`` never knows where
 a room runs.  Each call becomes a message on ``room:<id>`` (a class of ``busframes.py``); the
 owner's ``RoomHost`` turns it into the same call on the real room, whose frames (already
 redacted for the seat, JSON text) come back on ``conn:<node>:<conn>`` and are pushed to the
@@ -82,6 +82,10 @@ class Room(Protocol):
 
     def resume(self, outbox: Outbox) -> None:
         """The connection's seat is taken back from autoplay."""
+
+    def set_coach(self, outbox: Outbox, on: bool) -> None:
+        """Turn the coach on or off for the connection's seat (``no_coach`` where the match
+        offers none)."""
 
     def end_now(self, reason: str) -> None:
         """The operator ends the match now (``sanma admin end``; ``reason`` is for the log)."""
@@ -221,6 +225,16 @@ class RemoteRoom:
         link = self._links.get(outbox)
         if link is not None:
             self._send(lambda: self._call(busframes.Resume(self._node, link.conn)))
+
+    def set_coach(self, outbox: Outbox, on: bool) -> None:
+        """Forward a seat's coach toggle to the owner, whose table answers (``coach_state``,
+        then ``coach`` frames, or ``no_coach``) through the relay."""
+        if self._target is not None:
+            self._target.set_coach(outbox, on)
+            return
+        link = self._links.get(outbox)
+        if link is not None:
+            self._send(lambda: self._call(busframes.Coach(self._node, link.conn, on)))
 
     def leave(self, outbox: Outbox) -> None:
         """Tell the owner, then stop listening on the connection's channel."""
