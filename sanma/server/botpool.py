@@ -79,19 +79,9 @@ class Decide:
 
 
 @dataclass(frozen=True, slots=True)
-class Advise:
-    """Ask coach ``key`` (a bot of ``level``, built as for ``Decide``), after folding in
-    ``events``, for its advice on ``legal`` (``bots.coach.advise``): the coach's question."""
-
-    request: int
-    key: int
-    level: str
-    seat: int
-    seed: int
-    fresh: bool
-    events: tuple[Event, ...]
-    legal: LegalActions
-    budget_s: float
+class Advise(Decide):
+    """``Decide``'s question asked of coach ``key`` (a bot of ``level``, built as for
+    ``Decide``): its advice on ``legal`` (``bots.coach.advise``) instead of its answer."""
 
 
 @dataclass(frozen=True, slots=True)
