@@ -32,8 +32,13 @@ class _File:
     etag: bytes
 
 
+# Types the client ships that Python's own table may lack (3.11 knows no .woff2: the answer then
+# hung on the host's /etc/mime.types, and a font sent as octet-stream is refused by some browsers).
+_TYPES = {".woff2": "font/woff2"}
+
+
 def _content_type(path: Path) -> bytes:
-    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    kind = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
         kind += "; charset=utf-8"
     return kind.encode()

@@ -9,6 +9,21 @@ import { html, mount, tileHtml } from "./render/common.js";
 import { roomsButtonHtml } from "./rooms.js";
 import { guideHintHtml } from "./settings.js";
 
+// Text laid out while the shipped CJK face ("Sanma CJK", web/assets/style.css) was still on its
+// way kept Chromium's boxes after the face arrived (the start card's tagline, hint and chosen
+// buttons, on a system with no Japanese font): Chromium keeps the fonts it chose per font
+// description (size, weight, features), stale for the descriptions used before the load, so a
+// layout again is not enough and a new description is. Each time a face finishes loading, the
+// page gets one: a made-up feature no font has ("sanm", so nothing is drawn differently) with a
+// new value.
+let fontLoads = 0;
+if (document.fonts) {
+  document.fonts.onloadingdone = () => {
+    fontLoads += 1;
+    document.documentElement.style.fontFeatureSettings = `"kern" 1, "sanm" ${fontLoads}`;
+  };
+}
+
 const OPTIONS_KEY = "sanma.options";
 const DEFAULT_OPTIONS = { length: "east", red_fives: true, level: "normal", timer: false };
 
