@@ -151,6 +151,7 @@ def test_the_loss_has_a_scale_in_both_languages(browser, live):
     assert en["summary"] == "2 mistakes, 0.80 placement points lost (= 800 points at the end)", en
     assert "(points at the end − 40,000) ÷ 1,000" in en["scale"] and "(+20 / 0 / −20)" in en["scale"], en
     id_ = page.evaluate(SCALE, ["id", result, rules])
-    assert id_["summary"] == "2 kesalahan, 0.80 poin peringkat hilang (= 800 poin di akhir)", id_
+    # The loss in the page's language's way (review.js lossText): a decimal comma in Indonesian.
+    assert id_["summary"] == "2 kesalahan, 0,80 poin peringkat hilang (= 800 poin di akhir)", id_
     assert "(poin di akhir − 40.000) ÷ 1.000" in id_["scale"] and "(+20 / 0 / −20)" in id_["scale"], id_
     assert page.errors == []  # type: ignore[attr-defined]

@@ -9,8 +9,17 @@ import { icon } from "./icons.js";
 import { html, join, mount } from "./render/common.js";
 import { watching } from "./rooms.js";
 
+// Each language's own name for itself, the same on every page (so not in the dictionaries): the
+// switch shows the short code, where four names would not fit beside the other controls of a
+// phone, and names the language in its title (hover) and for a screen reader.
+const LANG_NAMES = { en: "English", id: "Bahasa Indonesia", ja: "日本語", ru: "Русский" };
+
+/** The language switch (start card, table menu, rules, settings). */
 export function langSwitchHtml() {
-  return join(LANGS.map((code) => html`<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`));
+  return join(LANGS.map((code) => {
+    const on = getLang() === code;
+    return html`<button class="lang${on ? " on" : ""}" data-lang="${code}" aria-pressed="${on}" lang="${code}" title="${LANG_NAMES[code]}" aria-label="${LANG_NAMES[code]}">${code.toUpperCase()}</button>`;
+  }));
 }
 
 /** The auto-play toggles, as the top bar's buttons or (`inMenu`) the menu's checkboxes. */

@@ -4,7 +4,7 @@
 // choosing one moves the replay to that decision.  The server computes a review once and keeps
 // it, so asking again opens it at once.
 import { api, errorText } from "./account-core.js";
-import { t, tileName } from "./i18n.js";
+import { localeOf, t, tileName } from "./i18n.js";
 import { html, mount, nodeOf, points } from "./render/common.js";
 
 const POLL_MS = 700;
@@ -51,6 +51,11 @@ async function progressOf(match, pressed) {
   return { status, data };
 }
 
+/** An expected-points loss in the page's language's way: 0.25, 0,25. */
+function lossText(loss) {
+  return new Intl.NumberFormat(localeOf("number"), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(loss);
+}
+
 /** The progress line after the row's Review button (made once). */
 function statusLine(pressed, match) {
   const id = `review-status-${match}`;
@@ -90,7 +95,7 @@ export function reviewHtml(result, pos, rules = null) {
   const lost = mistakes.reduce((sum, d) => sum + d.loss, 0);
   // A placement point is a point of the final score, 1,000 points at the match's end: the
   // summary says both, so "0.80" has a scale.
-  const summary = t("review.summary", { n: mistakes.length, loss: lost.toFixed(2), points: points(Math.round(lost * 1000)) });
+  const summary = t("review.summary", { n: mistakes.length, loss: lossText(lost), points: points(Math.round(lost * 1000)) });
   const head = html`<button type="button" class="ghost review-fold" id="review-fold" data-act="review-fold" aria-expanded="${panel.open}" aria-controls="review-body"><span>${t("review.title")}</span> <small id="review-summary">${summary}</small></button>`;
   if (!panel.open) return html`<aside class="review-panel folded" id="review-panel" aria-label="${t("review.title")}">${head}</aside>`;
   const items = mistakes.map((d, k) => item(d, k, pos));
@@ -108,7 +113,7 @@ function scaleHtml(rules) {
 function item(d, k, pos) {
   const at = d.index + 1; // the replay after the event that asked for the decision
   const on = at === pos;
-  return html`<li><button type="button" class="review-item${on ? " on" : ""}" id="review-item-${k + 1}" data-act="review-jump" data-pos="${at}"${on ? html` aria-current="true"` : null}><span class="review-where">${handName(d.hand)} · ${t("review.turn", { n: d.turn + 1 })}</span><strong class="review-loss">${t("review.loss", { loss: d.loss.toFixed(2) })}</strong><span class="review-you">${t("review.you", { action: actionText(d.choice) })}</span><span class="review-master">${t("review.master", { action: actionText(d.master) })}</span></button></li>`;
+  return html`<li><button type="button" class="review-item${on ? " on" : ""}" id="review-item-${k + 1}" data-act="review-jump" data-pos="${at}"${on ? html` aria-current="true"` : null}><span class="review-where">${handName(d.hand)} · ${t("review.turn", { n: d.turn + 1 })}</span><strong class="review-loss">${t("review.loss", { loss: lossText(d.loss) })}</strong><span class="review-you">${t("review.you", { action: actionText(d.choice) })}</span><span class="review-master">${t("review.master", { action: actionText(d.master) })}</span></button></li>`;
 }
 
 /** "E2-1" (round wind, dealer seat + 1, honba) in words, as the replay's hand list says it. */

@@ -1,5 +1,5 @@
 // The rules, readable at any time (start screen and table menu), in our own words:
-// web/src/rules/{en,id}.json, loaded on first use.
+// web/src/rules/{en,id,ja,ru}.json, loaded on first use.
 import { getLang, has, LANGS, t } from "./i18n.js";
 import { guideHtml, loadGuide } from "./guide.js";
 import { html } from "./render/common.js";
@@ -23,7 +23,7 @@ const ROMAJI = {
   ittsu: "ikkitsuukan",
 };
 
-/** Both languages' rules (fetched once). */
+/** Every language's rules (fetched once). */
 export async function loadRules() {
   for (const code of LANGS) {
     if (!cache[code]) cache[code] = await fetch(`src/rules/${code}.json`).then((r) => r.json());
@@ -37,7 +37,12 @@ function yakuTable(rules, rows) {
     .map(([id, c, o, text]) => {
       const local = has(`yaku.${id}`) ? t(`yaku.${id}`) : "";
       const romaji = ROMAJI[id] || id.replace(/_/g, " ");
-      return html`<tr><th><span class="romaji">${romaji}</span>${local ? html`<small>${local}</small>` : ""}</th>
+      // The name a player of the page's language reads first: the kanji in Japanese (the romaji
+      // under it), the romaji elsewhere (the translation under it).
+      const name = getLang() === "ja" && local
+        ? html`<span class="yaku-name">${local}</span><small class="romaji">${romaji}</small>`
+        : html`<span class="romaji">${romaji}</span>${local ? html`<small>${local}</small>` : ""}`;
+      return html`<tr><th>${name}</th>
         <td class="han">${c}</td><td class="han">${o}</td><td>${text}</td></tr>`;
     });
   return html`<table class="yaku-table"><thead><tr><th>${name}</th><th>${closed}</th><th>${open}</th><th>${what}</th></tr></thead><tbody>${body}</tbody></table>`;
@@ -58,7 +63,7 @@ export function rulesHtml(langSwitch) {
   const nav = [guide, ...rules.sections.map((s) => html`<button type="button" class="choice" data-rules-go="${s.id}">${s.title}</button>`)];
   return html`<div class="panel rules" data-testid="rules" role="dialog" aria-modal="true" aria-label="${rules.title}">
     <header class="rules-head"><h2>${rules.title}</h2><span class="lang-switch">${langSwitch}</span>
-      <button type="button" class="ghost" data-cmd="close-rules" aria-label="${t("rules.close")}">${icon("close")} ${t("rules.close")}</button></header>
+      <button type="button" class="ghost" data-cmd="close-rules" aria-label="${t("rules.close")}">${icon("close")} <span>${t("rules.close")}</span></button></header>
     <nav class="rules-nav">${nav}</nav>
     <div class="rules-body">${guideHtml()}${rules.sections.map((s) => sectionHtml(rules, s))}</div></div>`;
 }

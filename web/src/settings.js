@@ -4,9 +4,10 @@
 // Each value lives with the module that uses it (i18n.js, sound.js, motion.js; the bots'
 // pace with game.js, which sends it to the match); this module only shows and sets them.
 // Also the first-visit pointer to the guide on the start screen, until dismissed or followed.
-import { getLang, LANGS, t } from "./i18n.js";
-import { html, join, mount, nodeOf } from "./render/common.js";
+import { t } from "./i18n.js";
+import { html, mount, nodeOf } from "./render/common.js";
 import { icon } from "./icons.js";
+import { langSwitchHtml } from "./menu.js";
 import { MOTION_SPEEDS, motionSpeed, setMotionSpeed } from "./motion.js";
 import { getVolume, isMuted, setMuted, setVolume } from "./sound.js";
 import { SPEEDS as BOT_SPEEDS } from "./app.js";
@@ -50,7 +51,7 @@ function row(name, title, body, help = "") {
 }
 
 function panelHtml() {
-  const lang = join(LANGS.map((code) => html`<button class="lang${getLang() === code ? " on" : ""}" data-lang="${code}" aria-pressed="${getLang() === code}">${code.toUpperCase()}</button>`));
+  const lang = langSwitchHtml();
   const volume = getVolume();
   const slider = html`<div class="set-volume"><input type="range" id="set-volume" min="0" max="100" step="5" value="${volume}"
       aria-labelledby="set-volume-label" aria-valuetext="${volume}%" data-testid="volume"><output for="set-volume" data-testid="volume-value">${volume}%</output></div>`;
