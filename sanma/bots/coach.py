@@ -190,7 +190,11 @@ def reasons_for(bot: BotPlayer, action: Action) -> Reason:
     value; a kita gets its value note; any other action (a call, a pass, a kan) only its name.
     Stable for other modules (the drills reuse it).
     """
-    k = know(bot.view)
+    return _reason(bot, know(bot.view), action)
+
+
+def _reason(bot: BotPlayer, k: Knowledge, action: Action) -> Reason:
+    """``reasons_for`` with the seat's knowledge already folded (``advise`` folds it once)."""
     red = k.red_fives
     if isinstance(action, Discard):
         kind = kind_of(action.tile)
@@ -235,12 +239,17 @@ def ranked(bot: EVBot, legal: LegalActions) -> tuple[list[Action], bool]:
     return _distinct(out), False
 
 
+def _choice(action: Action) -> object:
+    """What makes an action a choice: two discards of one kind, riichi alike, are one."""
+    return (kind_of(action.tile), action.riichi) if isinstance(action, Discard) else action
+
+
 def _distinct(actions: list[Action]) -> list[Action]:
-    """Each choice once (two discards of one kind, riichi alike, are one choice)."""
+    """Each choice once."""
     seen: set[object] = set()
     out: list[Action] = []
     for a in actions:
-        key = (kind_of(a.tile), a.riichi) if isinstance(a, Discard) else a
+        key = _choice(a)
         if key not in seen:
             seen.add(key)
             out.append(a)
@@ -253,11 +262,9 @@ def advise(bot: EVBot, legal: LegalActions) -> Advice:
     actions, priced = ranked(bot, legal)
     k = know(bot.view)
     top = tuple(actions[:CHOICES])
-    return Advice(closest(k), tuple(reasons_for(bot, a) for a in top), priced, top)
+    return Advice(closest(k), tuple(_reason(bot, k, a) for a in top), priced, top)
 
 
 def same_choice(a: Action, b: Action) -> bool:
     """Whether two actions are one choice (discards of one kind, riichi alike, are)."""
-    if isinstance(a, Discard) and isinstance(b, Discard):
-        return kind_of(a.tile) == kind_of(b.tile) and a.riichi == b.riichi
-    return a == b
+    return _choice(a) == _choice(b)

@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sanma.bots.base import Answer, Player, ask
+from sanma.bots.base import Answer, AnswerStatus, Player, ask
 from sanma.bots.registry import LEVELS, check_level, display_name
 from sanma.engine.actions import Action
 from sanma.engine.events import Event
@@ -169,6 +169,16 @@ def _frame(message: Decide | Advise | Forget | Decided | Advised) -> bytes:
 # -- in the server -----------------------------------------------------------------------------
 
 
+class _Unanswered(Exception):
+    """A question the pool got no reply to: ``status`` is an ``Answer``'s (``error`` or
+    ``overrun``), ``detail`` what went wrong."""
+
+    def __init__(self, status: AnswerStatus, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
 class WorkerLost(Exception):
     """The worker holding a question stopped before it answered."""
 
@@ -281,18 +291,11 @@ class BotPool:
             raise ValueError("a bot is asked only when it has something to decide")
         start = time.perf_counter()
         try:
-            link = await self._link(bot.slot)
-            future = self._send(link, bot, legal, budget_s)
-        except (OSError, WorkerLost) as exc:
-            return Answer(default, "error", time.perf_counter() - start, f"bot worker: {exc}")
-        try:
-            answer: Answer = await asyncio.wait_for(asyncio.shield(future), budget_s + GRACE_S)
-        except TimeoutError:
-            asyncio.get_running_loop().create_task(self._stop_if_stuck(link, future, budget_s))
+            answer: Answer = await self._request(bot, legal, budget_s, coach=False)
+        except _Unanswered as exc:
             seconds = time.perf_counter() - start
-            return Answer(default, "overrun", seconds, f"{seconds:.3f}s > {budget_s:.3f}s (waited in the pool)")
-        except WorkerLost as exc:
-            return Answer(default, "error", time.perf_counter() - start, str(exc))
+            detail = f"{seconds:.3f}s > {budget_s:.3f}s (waited in the pool)" if exc.status == "overrun" else exc.detail
+            return Answer(default, exc.status, seconds, detail)
         return answer
 
     async def advise(self, bot: PooledBot, legal: LegalActions, budget_s: float) -> dict[str, Any] | None:
@@ -300,21 +303,30 @@ class BotPool:
         its worker stops or it takes longer than ``budget_s`` (then its late answer is
         dropped, and a worker stuck on it is stopped as for a bot's answer)."""
         try:
-            link = await self._link(bot.slot)
-            future = self._send(link, bot, legal, budget_s, coach=True)
-        except (OSError, WorkerLost):
-            return None
-        try:
-            advice: dict[str, Any] | None = await asyncio.wait_for(asyncio.shield(future), budget_s + GRACE_S)
-        except TimeoutError:
-            asyncio.get_running_loop().create_task(self._stop_if_stuck(link, future, budget_s))
-            return None
-        except WorkerLost:
+            advice: dict[str, Any] | None = await self._request(bot, legal, budget_s, coach=True)
+        except _Unanswered:
             return None
         return advice
 
+    async def _request(self, bot: PooledBot, legal: LegalActions, budget_s: float, coach: bool) -> Any:
+        """Send ``bot``'s question to its worker and wait for the reply; ``_Unanswered`` when
+        the worker cannot be reached or stops, or the reply is later than ``budget_s`` (then a
+        worker stuck on it is stopped in the background)."""
+        try:
+            link = await self._link(bot.slot)
+            future = self._send(link, bot, legal, budget_s, coach)
+        except (OSError, WorkerLost) as exc:
+            raise _Unanswered("error", f"bot worker: {exc}") from exc
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), budget_s + GRACE_S)
+        except TimeoutError:
+            asyncio.get_running_loop().create_task(self._stop_if_stuck(link, future, budget_s))
+            raise _Unanswered("overrun", "") from None
+        except WorkerLost as exc:
+            raise _Unanswered("error", str(exc)) from exc
+
     def _send(
-        self, link: _Link, bot: PooledBot, legal: LegalActions, budget_s: float, coach: bool = False
+        self, link: _Link, bot: PooledBot, legal: LegalActions, budget_s: float, coach: bool
     ) -> asyncio.Future[Any]:
         fresh = bot.generation != link.generation
         events = tuple(bot.history if fresh else bot.history[bot.sent :])
