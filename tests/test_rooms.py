@@ -407,7 +407,9 @@ def test_turn_timer_then_bank_then_autoplay_until_the_player_returns(settings):
         match = room["match"]
         p = Player(live, host.token, match)
         first = p.until("prompt")
-        assert first["timer"]["bank_s"] == 0.4 and 0 < first["timer"]["turn_s"] <= 0.3
+        # The seat's clock runs from the prompt on, connected or not: a client that joins late
+        # (a slow start under load) sees part of it spent, never more than it was given.
+        assert 0 < first["timer"]["bank_s"] <= 0.4 and 0 <= first["timer"]["turn_s"] <= 0.3
         expired = p.until("expired")
         assert (expired["seq"], expired["a"]) == (first["seq"], first["default"])
         # The expiry came after the turn time and the whole bank: the next prompt has no bank
