@@ -32,6 +32,11 @@ ROOM_FAILED: Final = "room_failed"
 TOO_MANY_SOCKETS: Final = "too_many_sockets"
 BARRED: Final = "barred"  # the server's operator barred the guest (``sanma admin bar``)
 NO_COACH: Final = "no_coach"  # the coach is offered at practice tables only (docs/coach.md)
+NO_STAMPS: Final = "no_stamps"  # stamps come from a seated player at a table that allows them (docs/rooms.md)
+
+# The stamps a seated player may send (docs/rooms.md, "Stamps"): a fixed set of friendly
+# reactions, drawn by the client's own SVG (web/src/stamps.js), never free text to strangers.
+STAMPS: Final = ("hello", "nice", "thanks", "sorry", "wow", "think", "gg", "cry")
 
 # WebSocket close codes of the server's own (4000-4999 are the application's; docs/protocol.md).
 CLOSE_HELLO_TIMEOUT: Final = 4000  # no accepted hello within SANMA_HELLO_TIMEOUT seconds
@@ -110,7 +115,14 @@ class CoachToggle:
     on: bool
 
 
-ClientFrame = Hello | Act | Resync | Ping | Speed | NextHand | Resume | CoachToggle
+@dataclass(frozen=True, slots=True)
+class SendStamp:
+    """Show stamp ``stamp`` (one of ``STAMPS``) beside the connection's seat, to the whole table."""
+
+    stamp: str
+
+
+ClientFrame = Hello | Act | Resync | Ping | Speed | NextHand | Resume | CoachToggle | SendStamp
 _MAX_INT: Final = 2**53  # what a browser's JSON numbers hold exactly
 
 
@@ -161,6 +173,11 @@ def parse_client_frame(text: str, max_bytes: int) -> ClientFrame:
         if not isinstance(data["on"], bool):
             raise ProtocolError(BAD_SCHEMA, "on is true or false")
         return CoachToggle(data["on"])
+    if kind == "stamp":
+        _fields(data, {"t", "id"}, {"t", "id"})
+        if not isinstance(data["id"], str) or data["id"] not in STAMPS:
+            raise ProtocolError(BAD_SCHEMA, f"id is one of {', '.join(STAMPS)}")
+        return SendStamp(data["id"])
     raise ProtocolError(BAD_SCHEMA, f"unknown frame type {kind!r:.20}")
 
 
@@ -239,12 +256,15 @@ class Pong(Frame):
 @dataclass(frozen=True, slots=True)
 class Error(Frame):
     """A refused frame (``code``: one of the error codes above), with the ``seq`` of the
-    answer it concerns, or the ``retry_ms`` before the next frame is accepted."""
+    answer it concerns, or the ``retry_ms`` before the next frame is accepted; ``about``:
+    the kind of frame refused where it is not an answer (``"stamp"``: the client sends
+    nothing again, unlike an answer dropped for the frame rate)."""
 
     code: str
     detail: str
     seq: int | None = None
     retry_ms: int | None = None
+    about: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
@@ -253,6 +273,8 @@ class Error(Frame):
             wire["seq"] = self.seq
         if self.retry_ms is not None:
             wire["retry_ms"] = self.retry_ms
+        if self.about is not None:
+            wire["about"] = self.about
         return wire
 
 
@@ -273,7 +295,8 @@ class Player:
 class Welcome(Frame):
     """After a good hello: the match at version ``v``, seen from ``seat``.  A spectator's has
     ``spectator`` (and seat 0), and ``open_hands`` when it is shown every tile a hand behind;
-    a friend room's has its ``players``."""
+    a friend room's has its ``players``; ``stamps``: the seat may send stamps (its table's
+    seating allows them; never a spectator)."""
 
     match: str
     kind: str
@@ -283,6 +306,7 @@ class Welcome(Frame):
     spectator: bool = False
     players: tuple[Player, ...] | None = None
     open_hands: bool = False
+    stamps: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
@@ -300,6 +324,8 @@ class Welcome(Frame):
         wire |= {"v": self.v, "bot_level": self.bot_level}
         if self.players is not None:
             wire["players"] = [p.to_wire() for p in self.players]
+        if self.stamps:
+            wire["stamps"] = True
         return wire
 
 
@@ -374,6 +400,19 @@ class CoachState(Frame):
     def to_wire(self) -> dict[str, Any]:
         """See ``Frame.to_wire``."""
         return {"t": "coach_state", "on": self.on}
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp(Frame):
+    """Seat ``seat`` sent stamp ``stamp`` (to every seat and spectator of the table; not an
+    event: no ``v``, never stored, nothing changes in the match)."""
+
+    seat: int
+    stamp: str
+
+    def to_wire(self) -> dict[str, Any]:
+        """See ``Frame.to_wire``."""
+        return {"t": "stamp", "seat": self.seat, "id": self.stamp}
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,7 @@ from sanma.server.protocol import (
     ProtocolError,
     Resume,
     Resync,
+    SendStamp,
     ServerFrame,
     Speed,
 )
@@ -403,6 +404,8 @@ async def _handle(
         room.resume(conn)
     elif isinstance(frame, CoachToggle):
         room.set_coach(conn, frame.on)  # the owner's table decides (``no_coach`` in a friend room), even over the bus
+    elif isinstance(frame, SendStamp):
+        room.send_stamp(conn, frame.stamp)  # the owner's table decides and limits (``docs/rooms.md``, "Stamps")
 
 
 async def _join(

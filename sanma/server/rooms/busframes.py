@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sanma.engine.errors import SanmaError
+from sanma.server.protocol import STAMPS
 
 _MAX_INT: Final = 2**53  # as protocol.py: what a JSON number holds exactly
 
@@ -143,6 +144,21 @@ class Coach:
 
 
 @dataclass(frozen=True, slots=True)
+class Stamp:
+    """The connection's seat sends stamp ``stamp`` (one of ``protocol.STAMPS``); the owner's
+    table decides whether it may (``no_stamps``), counts it against the seat's allowance and
+    shows it to the whole table, this connection included, through the relay."""
+
+    node: str
+    conn: str
+    stamp: str
+
+    def to_wire(self) -> dict[str, Any]:
+        """The message as a JSON object."""
+        return {"op": "stamp", "node": self.node, "conn": self.conn, "id": self.stamp}
+
+
+@dataclass(frozen=True, slots=True)
 class Leave:
     """The connection left (its socket closed)."""
 
@@ -176,7 +192,7 @@ class Bar:
         return {"op": "bar", "guest": self.guest}
 
 
-RoomMessage = Probe | Speed | Join | Watch | Act | Resync | NextHand | Resume | Coach | Leave | End
+RoomMessage = Probe | Speed | Join | Watch | Act | Resync | NextHand | Resume | Coach | Stamp | Leave | End
 """A message on a room's channel."""
 
 ADMIN_CHANNEL: Final = "admin"
@@ -227,6 +243,11 @@ def parse(data: Any) -> RoomMessage | Bar:
         if not isinstance(on, bool):
             raise BadBusMessage("on is true or false")
         return Coach(node, conn, on)
+    if op == "stamp":
+        stamp = data.get("id")
+        if not isinstance(stamp, str) or stamp not in STAMPS:
+            raise BadBusMessage("id is one of the stamps")
+        return Stamp(node, conn, stamp)
     if op == "leave":
         return Leave(node, conn)
     raise BadBusMessage(f"unknown op {op!r:.40}")

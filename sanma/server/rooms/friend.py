@@ -25,6 +25,7 @@ class FriendSeating:
     watchable: bool = True
     player_paces_bots: bool = False
     has_lobby: bool = True
+    allows_stamps: bool = True
     leaves_memory_when_idle: bool = False
 
     def plan(self, record: MatchRecord, make_bot: BotFactory, seats: SeatRecords) -> SeatPlan:

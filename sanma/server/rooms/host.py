@@ -252,6 +252,8 @@ class RoomHost:
                 room.resume(box)
             case busframes.Coach(on=on):
                 room.set_coach(box, on)
+            case busframes.Stamp(stamp=stamp):
+                room.send_stamp(box, stamp)
             case busframes.Leave():
                 served.outboxes.pop(key, None)
                 self._channels.pop(box.channel, None)

@@ -25,6 +25,7 @@ class PracticeSeating:
     watchable: bool = False
     player_paces_bots: bool = True
     has_lobby: bool = False
+    allows_stamps: bool = False  # one human: nobody to react to
     leaves_memory_when_idle: bool = True
 
     def plan(self, record: MatchRecord, make_bot: BotFactory, seats: SeatRecords | None = None) -> SeatPlan:

@@ -1,11 +1,11 @@
 """A room run by another server process, reached over the bus (``docs/protocol.md``, "The room bus").
 
 ``RemoteRoom`` offers the gateway the same calls as a local room (``join``, ``submit``,
-``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``, ``set_coach``), so ``ws.py`` never knows where
-a room runs.  Each call becomes a message on ``room:<id>`` (a class of ``busframes.py``); the
-owner's ``RoomHost`` turns it into the same call on the real room, whose frames (already
-redacted for the seat, JSON text) come back on ``conn:<node>:<conn>`` and are pushed to the
-local outbox in order.
+``resync``, ``leave``, ``set_speed``, ``next_hand``, ``resume``, ``set_coach``, ``send_stamp``),
+so ``ws.py`` never knows where a room runs.  Each call becomes a message on ``room:<id>`` (a
+class of ``busframes.py``); the owner's ``RoomHost`` turns it into the same call on the real
+room, whose frames (already redacted for the seat, JSON text) come back on
+``conn:<node>:<conn>`` and are pushed to the local outbox in order.
 
 Should the owner die, ``RoomHost``'s watchdog takes the room over (from the durable log) and
 calls ``fail_over``: every connection joins the new room with the last version it was sent,
@@ -86,6 +86,9 @@ class Room(Protocol):
     def set_coach(self, outbox: Outbox, on: bool) -> None:
         """Turn the coach on or off for the connection's seat (``no_coach`` where the match
         offers none)."""
+
+    def send_stamp(self, outbox: Outbox, stamp: str) -> None:
+        """The connection's seat sends a stamp to the table (``no_stamps`` where it may not)."""
 
     def end_now(self, reason: str) -> None:
         """The operator ends the match now (``sanma admin end``; ``reason`` is for the log)."""
@@ -235,6 +238,16 @@ class RemoteRoom:
         link = self._links.get(outbox)
         if link is not None:
             self._send(lambda: self._call(busframes.Coach(self._node, link.conn, on)))
+
+    def send_stamp(self, outbox: Outbox, stamp: str) -> None:
+        """Forward a seat's stamp to the owner, whose table refuses, limits or shows it; the
+        ``stamp`` frames reach this process's connections through their relays."""
+        if self._target is not None:
+            self._target.send_stamp(outbox, stamp)
+            return
+        link = self._links.get(outbox)
+        if link is not None:
+            self._send(lambda: self._call(busframes.Stamp(self._node, link.conn, stamp)))
 
     def leave(self, outbox: Outbox) -> None:
         """Tell the owner, then stop listening on the connection's channel."""

@@ -83,6 +83,11 @@ class Seating(Protocol):
         """The match belongs to a lobby, marked active as hands start (``StoreMatchLog``)."""
 
     @property
+    def allows_stamps(self) -> bool:
+        """Seated humans may send stamps (``docs/rooms.md``, "Stamps"): where there is
+        somebody to react to."""
+
+    @property
     def leaves_memory_when_idle(self) -> bool:
         """With nobody connected and only humans awaited, the room may leave memory (the
         registry's janitor); the next hello rebuilds it from the store."""

@@ -56,6 +56,7 @@ from sanma.server import botpool, protocol
 from sanma.server.aids import prompt_aids
 from sanma.server.aio import cancel_and_wait
 from sanma.server.codec import action_to_wire, event_from_store, event_to_store, rules_from_json
+from sanma.server.limits import TokenBucket
 from sanma.server.metrics import Metrics
 from sanma.server.rooms.audience import Audience, Outbox
 from sanma.server.rooms.clock import SeatClock, TurnTimers, first_deadline
@@ -81,6 +82,11 @@ CONNECTED = "connected"
 AWAY = "away"  # a human seat with no connection: plays on by default actions after a grace
 AUTO = "auto"  # a human seat handed to autoplay after timeouts in a row, until its player returns
 BOT = "bot"
+
+# A seat's stamps (docs/rooms.md, "Stamps"): one every STAMP_EVERY_S seconds on average,
+# STAMP_BURST at once, shared by all the seat's connections (two tabs get no more).
+STAMP_EVERY_S = 3.0
+STAMP_BURST = 3
 
 SEATINGS: dict[str, Seating] = {s.kind: s for s in (PracticeSeating(), FriendSeating())}
 
@@ -222,6 +228,8 @@ class TableRoom:
         # break now (``None``: a hand is being played).
         self.break_s = plan.break_s
         self._break: HandBreak | None = None
+        # Each seat's stamp allowance, made at its first stamp (kept while the room lives).
+        self._stamp_buckets: dict[int, TokenBucket] = {}
         # ``stored``: how many of the match's events are in the log (a room rebuilt between
         # hands: the rest is the next hand's deal, held by the break).
         stored = len(match.events) if stored is None else stored
@@ -350,7 +358,10 @@ class TableRoom:
     def _welcome(self, seat: int, *, spectator: bool = False) -> protocol.Welcome:
         v = self._audience.public_until if spectator else self.v
         open_hands = spectator and self._audience.open_hands
-        return protocol.Welcome(self.id, self.kind, seat, v, self.record.bot_level, spectator, self.players, open_hands)
+        stamps = self.seating.allows_stamps and not spectator
+        return protocol.Welcome(
+            self.id, self.kind, seat, v, self.record.bot_level, spectator, self.players, open_hands, stamps
+        )
 
     def join(self, outbox: Outbox, last_v: int, seat: int | None = None) -> None:
         """Attach a connection of human ``seat`` (default: the owner's, ``seat``): it gets the
@@ -449,6 +460,25 @@ class TableRoom:
             if prompt is not None and self._break is None:
                 self._coach_prompt(seat, prompt.seq, self.match.legal_actions(seat))
         self._audience.send_seat(seat, protocol.CoachState(seat in self._coaches))
+
+    def send_stamp(self, outbox: Outbox, stamp: str) -> None:
+        """A player's stamp (``docs/rooms.md``, "Stamps"; ``stamp`` already checked against
+        ``protocol.STAMPS``), shown to every seat and spectator with the sender's seat: refused
+        with ``no_stamps`` from a spectator or where the seating allows none, ``rate_limited``
+        past the seat's allowance.  Not an event: nothing is stored, the match never waits."""
+        seat = self._audience.seat_of(outbox)
+        if seat is None or not self.seating.allows_stamps:
+            refused = "stamps come from the players at a room's table"
+            outbox.push(protocol.Error(protocol.NO_STAMPS, refused, about="stamp"))
+            return
+        bucket = self._stamp_buckets.get(seat)
+        if bucket is None:
+            bucket = self._stamp_buckets[seat] = TokenBucket(1 / STAMP_EVERY_S, STAMP_BURST, self._clock)
+        if not bucket.take():
+            retry_ms = max(1, round(bucket.wait_s() * 1000))
+            outbox.push(protocol.Error(protocol.RATE_LIMITED, "too many stamps", retry_ms=retry_ms, about="stamp"))
+            return
+        self._audience.broadcast(protocol.Stamp(seat, stamp))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
