@@ -163,6 +163,28 @@ def test_a_lease_is_exclusive_until_released(pair):
     run(pair, body)
 
 
+def test_release_all_gives_up_every_lease_or_none(pair):
+    """The quick match takes three tickets at once: all of them, or (one was left or taken
+    meanwhile) none, so nobody is seated at a table that is not there."""
+
+    async def body(a: Bus, b: Bus) -> None:
+        keys = ["t:1", "t:2", "t:3"]
+        for i, key in enumerate(keys):
+            assert await a.leases.acquire(key, f"o{i}", 10)
+        assert await b.leases.release_all([], [])
+        assert not await b.leases.release_all(keys, ["o0", "o1", "wrong"])
+        assert await a.leases.owners(keys) == ["o0", "o1", "o2"]  # none was given up
+        assert await a.leases.release("t:2", "o1")  # one leaves meanwhile
+        assert not await b.leases.release_all(keys, ["o0", "o1", "o2"])
+        assert await a.leases.owners(keys) == ["o0", None, "o2"]
+        assert await b.leases.release_all(["t:1", "t:3"], ["o0", "o2"])
+        assert await a.leases.owners(keys) == [None, None, None]
+        with pytest.raises(ValueError):
+            await b.leases.release_all(keys, ["o0"])
+
+    run(pair, body)
+
+
 @pytest.mark.slow
 def test_only_the_owner_renews_and_a_lease_expires_without_renewal(pair):
     async def body(a: Bus, b: Bus) -> None:

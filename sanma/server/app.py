@@ -26,12 +26,13 @@ from starlette.staticfiles import StaticFiles
 from sanma.bots.registry import make_bot
 from sanma.server import edge
 from sanma.server.admin import Admin
-from sanma.server.api import accounts, docs, drills, history, practice, replays, reviews, shop
+from sanma.server.api import accounts, docs, drills, history, practice, quick, replays, reviews, shop
 from sanma.server.api.deps import ApiError, Services
 from sanma.server.api.rooms import router as rooms_router
 from sanma.server.botpool import BotPool
 from sanma.server.logwork import LogBusy, LogWork
 from sanma.server.metrics import HttpCounter, Metrics, serve_metrics
+from sanma.server.quickws import QuickGate
 from sanma.server.reviewer import Reviewer
 from sanma.server.rooms import RoomHost, RoomRegistry
 from sanma.server.settings import Settings
@@ -92,6 +93,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(db.upgrade, engine)
         rooms.start()  # scale-out: renew leases, watch remote rooms, adopt orphaned ones
+        quick_gate.matchmaker.start()  # the quick match's matchmaker (acts while it holds its lease)
         admin.start()
         await reviewer.start()  # reviews left running by a previous run are queued again
         async with _metered(metrics, engine, settings, admin):
@@ -108,6 +110,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
                 await reviewer.close()
                 await log_work.close()
                 await admin.close()
+                await quick_gate.matchmaker.close()
                 await rooms.close()
                 if bots is not None:
                     await bots.close()  # after the rooms: they release their bots as they stop
@@ -127,6 +130,8 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
         dependencies=[Depends(edge.finite_json)],  # NaN, Infinity, 1e999 in a JSON body: 400 bad_json
     )
     app.state.services = Services(settings, engine, rooms, seed_source, seat_source)
+    quick_gate = QuickGate(app.state.services)
+    app.state.quick = quick_gate
     app.state.settings = settings
     app.state.engine = engine
     app.state.rooms = rooms
@@ -145,10 +150,15 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     app.include_router(replays.router)
     app.include_router(reviews.router)
     app.include_router(drills.router)
+    app.include_router(quick.router)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
         await serve_socket(ws, settings, rooms)
+
+    @app.websocket("/ws/quick")
+    async def quick_socket(ws: WebSocket) -> None:
+        await quick_gate.serve(ws)
 
     if WEB_DIR.is_dir():
         app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="web")

@@ -43,6 +43,16 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
+# Delete every key only if each still names its given owner (all or none).
+_RELEASE_ALL_LUA = """
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) ~= ARGV[i] then
+    return 0
+  end
+end
+redis.call('DEL', unpack(KEYS))
+return 1
+"""
 # Delete only the caller's own lease, never one another process took over meanwhile.
 _RELEASE_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -101,6 +111,10 @@ class Leases(Protocol):
 
     async def release(self, key: str, owner: str) -> bool:
         """Give the lease up, only if ``owner`` holds it."""
+
+    async def release_all(self, keys: list[str], owners: list[str]) -> bool:
+        """Give up every lease of ``keys`` at once, each only if its owner in ``owners`` holds
+        it: all of them (``True``) or, when one is not held so, none (atomic)."""
 
     async def owner(self, key: str) -> str | None:
         """Who holds the lease ``key`` now (``None``: nobody, or it expired)."""
@@ -296,6 +310,16 @@ class MemoryLeases:
         del self._leases[key]
         return True
 
+    async def release_all(self, keys: list[str], owners: list[str]) -> bool:
+        """See ``Leases.release_all`` (nothing awaits between the check and the deletion)."""
+        if len(keys) != len(owners):
+            raise ValueError("one owner per key")
+        if any(self._holder(key) != owner for key, owner in zip(keys, owners, strict=True)):
+            return False
+        for key in keys:
+            del self._leases[key]
+        return True
+
     async def owner(self, key: str) -> str | None:
         """See ``Leases.owner``."""
         return self._holder(key)
@@ -440,6 +464,7 @@ class RedisLeases:
         self._redis = client
         self._renew = client.register_script(_RENEW_LUA)
         self._release = client.register_script(_RELEASE_LUA)
+        self._release_all = client.register_script(_RELEASE_ALL_LUA)
 
     async def acquire(self, key: str, owner: str, ttl_s: float) -> bool:
         """See ``Leases.acquire``."""
@@ -463,6 +488,14 @@ class RedisLeases:
     async def release(self, key: str, owner: str) -> bool:
         """See ``Leases.release``."""
         return bool(await self._release(keys=[key], args=[owner]))
+
+    async def release_all(self, keys: list[str], owners: list[str]) -> bool:
+        """See ``Leases.release_all`` (one Lua script)."""
+        if len(keys) != len(owners):
+            raise ValueError("one owner per key")
+        if not keys:
+            return True
+        return bool(await self._release_all(keys=keys, args=owners))
 
     async def owner(self, key: str) -> str | None:
         """See ``Leases.owner``."""

@@ -280,15 +280,17 @@ class Error(Frame):
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """One seat of a friend room's welcome: a guest's display name, or a bot's level."""
+    """One seat of a friend room's or a quick match's welcome: a guest's display name (and at a
+    quick match its rank code, ``docs/ranks.md``), or a bot's level."""
 
     seat: int
     name: str | None
     bot_level: str | None
+    rank: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         """The welcome's ``players`` entry."""
-        return {"seat": self.seat, "name": self.name, "bot_level": self.bot_level}
+        return {"seat": self.seat, "name": self.name, "bot_level": self.bot_level, "rank": self.rank}
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,6 +82,13 @@ class Settings:
     # Kept logs (docs/accounts.md): at most so many per guest, and so many bytes (texts and answers).
     saved_logs_per_guest: int = 100
     saved_log_bytes_per_guest: int = 20 * 1024 * 1024
+    # Quick match (docs/quick.md): the seconds a player waits for people before bots take the
+    # empty seats, by default and the choices offered; how long a player must have been gone
+    # at a quick match's end to count as having left it; the matchmaker's period.
+    quick_wait_s: float = 20.0
+    quick_wait_choices: tuple[float, ...] = (10.0, 20.0, 30.0, 60.0)
+    quick_abandon_s: float = 60.0
+    quick_tick_s: float = 0.5
 
     # -- accounts (docs/accounts.md) --
     # Outgoing mail: None sends nothing and writes each message to ``data_dir/outbox/`` instead.
@@ -228,7 +235,33 @@ class Settings:
                 env, "SANMA_SAVED_LOG_BYTES_PER_GUEST", d.saved_log_bytes_per_guest, int, 4 << 20, 1 << 40
             ),
         }
-        return base.with_changes(**logs, **_account_settings(env, d), **_edge_settings(env, d), **_ops_settings(env, d))
+        return base.with_changes(
+            **logs,
+            **_account_settings(env, d),
+            **_edge_settings(env, d),
+            **_ops_settings(env, d),
+            **_quick_settings(env, d),
+        )
+
+
+def _quick_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:
+    """``SANMA_QUICK_WAIT`` (the default wait, always among the choices),
+    ``SANMA_QUICK_WAIT_CHOICES`` (seconds, comma-separated), ``SANMA_QUICK_ABANDON`` and
+    ``SANMA_QUICK_TICK``."""
+    wait_s = _number(env, "SANMA_QUICK_WAIT", d.quick_wait_s, float, 0.1, 600.0)
+    text = env.get("SANMA_QUICK_WAIT_CHOICES", "").strip()
+    try:
+        choices = [float(c) for c in text.split(",")] if text else list(d.quick_wait_choices)
+    except ValueError:
+        raise SanmaError(f"SANMA_QUICK_WAIT_CHOICES={text!r} is not a list of seconds") from None
+    if not all(0.1 <= c <= 600.0 for c in choices):
+        raise SanmaError(f"SANMA_QUICK_WAIT_CHOICES={text!r}: each choice is 0.1 to 600 seconds")
+    return {
+        "quick_wait_s": wait_s,
+        "quick_wait_choices": tuple(sorted({*choices, wait_s})),
+        "quick_abandon_s": _number(env, "SANMA_QUICK_ABANDON", d.quick_abandon_s, float, 0.0, 86_400.0),
+        "quick_tick_s": _number(env, "SANMA_QUICK_TICK", d.quick_tick_s, float, 0.05, 60.0),
+    }
 
 
 def _ops_settings(env: Mapping[str, str], d: Settings) -> dict[str, object]:

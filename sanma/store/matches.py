@@ -24,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from sanma.store import stats
+from sanma.store import ranks, stats
 from sanma.store.tables import accounts, guests, match_events, match_players, match_shares, matches, saved_logs
 
 
@@ -106,6 +106,8 @@ def create_match(
                 for p in players
             ],
         )
+        if kind == "quick":  # every player has a ladder row before the end updates it
+            ranks.ensure(conn, [p.guest_id for p in players if p.guest_id is not None], rules["length"], now)
     return record
 
 
@@ -150,13 +152,22 @@ def get_match(engine: Engine, match_id: str) -> MatchRecord | None:
     )
 
 
-def append_events(engine: Engine, match_id: str, first_v: int, events: list[dict[str, Any]], *, ended: bool) -> None:
+def append_events(
+    engine: Engine,
+    match_id: str,
+    first_v: int,
+    events: list[dict[str, Any]],
+    *,
+    ended: bool,
+    abandoned: frozenset[int] = frozenset(),
+) -> None:
     """Append ``events`` (JSON-ready dicts) as versions ``first_v``, ``first_v + 1``, ...
 
     The primary key (match, v) makes a second writer of the same version fail instead of
     forking the log.  ``ended`` marks the match over in the same transaction, with its result
     taken from the ``MatchEnded`` event among ``events`` and its seats' summaries
-    (``stats.write_summary``) read from the whole log."""
+    (``stats.write_summary``) read from the whole log, and a quick match's rank changes
+    (``ranks.settle``; ``abandoned``: the human seats whose players were gone at the end)."""
     now = datetime.now(UTC)
     with engine.begin() as conn:
         if events:
@@ -166,15 +177,18 @@ def append_events(engine: Engine, match_id: str, first_v: int, events: list[dict
             ]
             conn.execute(insert(match_events), rows)
         values: dict[str, Any] = {"updated_at": now}
+        final = [e for e in events if e.get("t") == "MatchEnded"] if ended else []
         if ended:
             values["status"] = "ended"
-            final = [e for e in events if e.get("t") == "MatchEnded"]
-            if final:
-                result = {k: final[-1][k] for k in ("points", "placements", "final_scores")}
-                values["result"] = json.dumps(result, separators=(",", ":"))
-                # Each seat's statistics row, in this transaction: an ended match has its rows.
-                stats.write_summary(conn, match_id, now)
+        if final:
+            result = {k: final[-1][k] for k in ("points", "placements", "final_scores")}
+            values["result"] = json.dumps(result, separators=(",", ":"))
         conn.execute(update(matches).where(matches.c.id == match_id).values(**values))
+        if final:
+            # Each seat's statistics row and a quick match's rank changes, in this transaction:
+            # an ended match has its rows, once.
+            stats.write_summary(conn, match_id, now)
+            ranks.settle(conn, match_id, now, abandoned)
 
 
 def load_events(engine: Engine, match_id: str) -> list[dict[str, Any]]:
@@ -210,6 +224,19 @@ def latest_playing(engine: Engine, guest_id: str) -> str | None:
             .order_by(matches.c.created_at.desc())
         ).first()
     return None if row is None else str(row[0])
+
+
+def playing_seat(engine: Engine, guest_id: str, kind: str) -> tuple[str, int] | None:
+    """The most recent match of ``kind`` still being played in which the guest has a seat, with
+    that seat (``None``: none)."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(matches.c.id, match_players.c.seat)
+            .join(match_players, match_players.c.match_id == matches.c.id)
+            .where(match_players.c.guest_id == guest_id, matches.c.status == "playing", matches.c.kind == kind)
+            .order_by(matches.c.created_at.desc())
+        ).first()
+    return None if row is None else (str(row[0]), int(row[1]))
 
 
 def playing_among(engine: Engine, match_ids: list[str]) -> set[str]:

@@ -32,6 +32,8 @@ from sanma.store.tables import (
     match_shares,
     matches,
     owned_items,
+    rank_changes,
+    ranks,
     rooms,
     saved_logs,
 )
@@ -104,6 +106,8 @@ def export(engine: Engine, guest_id: str) -> dict[str, Any]:
             ),
             "match_reviews": _reviews(conn, guest_id),
             "drills": _rows(conn, _mine(drills, guest_id).order_by(drills.c.day, drills.c.slot)),
+            "ranks": _rows(conn, _mine(ranks, guest_id).order_by(ranks.c.length)),
+            "rank_changes": _rows(conn, _mine(rank_changes, guest_id).order_by(rank_changes.c.at)),
             "left_out": LEFT_OUT,
         }
 
@@ -225,7 +229,8 @@ def _running(conn: Connection, guest_id: str) -> str | None:
 def delete_account(engine: Engine, guest_id: str) -> str:
     """Delete the account ``guest_id`` in one transaction; the id of the anonymous guest that
     now holds its seats.  Gone: the profile, linked address, coins and ledger, check-ins,
-    cosmetics, codes, share links, kept logs, asked reviews, drills, its seats in lobbies, the guest
+    cosmetics, codes, share links, kept logs, asked reviews, drills, its ranks and their changes (it
+    leaves the leaderboards), its seats in lobbies, the guest
     and its token.  Kept: every match it sat in, with its seats given to a fresh anonymous
     guest (no name, no token).  ``AccountError`` ``match_running`` while it sits in a room
     match that has not ended (the other players' match would lose a seat's owner mid-play);
@@ -248,7 +253,8 @@ def delete_account(engine: Engine, guest_id: str) -> str:
         conn.execute(update(matches).where(matches.c.guest_id == guest_id).values(guest_id=anonymous))
         _leave_rooms(conn, guest_id)
         conn.execute(delete(email_codes).where(_codes_of(guest_id)))
-        for table in (match_shares, saved_logs, match_reviews, drills, coin_ledger, checkins, owned_items, accounts):
+        tables = (match_shares, saved_logs, match_reviews, drills, ranks, rank_changes, coin_ledger, checkins)
+        for table in (*tables, owned_items, accounts):
             conn.execute(delete(table).where(table.c.guest_id == guest_id))
         conn.execute(delete(guests).where(guests.c.id == guest_id))
     return anonymous

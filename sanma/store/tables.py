@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -295,4 +296,45 @@ drills = Table(
     Column("answered_at", DateTime(timezone=True), nullable=True),
     UniqueConstraint("guest_id", "day", "slot"),
     UniqueConstraint("guest_id", "day", "match_id", "seat", "event_index"),
+)
+
+# -- quick match ranks (issue 28, migration 0016) -----------------------------------------------
+
+# A player's standing on one length's ladder (store/ladder.py; docs/ranks.md): the rank (an
+# index into ``ladder.RANKS``), the points at it, the quick matches counted, and the hidden
+# rating matchmaking reads (``mu``, ``sigma``).  A row exists from the player's first quick
+# table on (``ranks.ensure``, when the match is created), so the match's end only updates.
+ranks = Table(
+    "ranks",
+    metadata,
+    Column("guest_id", String(32), ForeignKey("guests.id", ondelete="CASCADE"), primary_key=True),
+    Column("length", String(16), primary_key=True),
+    Column("rank", Integer, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Index("ix_ranks_board", "length", "rank", "points", "games"),  # the leaderboard's order
+)
+
+# One row per human seat of a finished quick match: what its end changed, written in the
+# transaction that stores the match's last events; the key makes a second settlement fail
+# instead of counting twice.  ``abandoned``: the player was gone at the end (counted last).
+rank_changes = Table(
+    "rank_changes",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id"), primary_key=True),
+    Column("guest_id", String(32), ForeignKey("guests.id", ondelete="CASCADE"), primary_key=True, index=True),
+    Column("length", String(16), nullable=False),
+    Column("placement", Integer, nullable=False),
+    Column("abandoned", Boolean, nullable=False),
+    Column("rank_before", Integer, nullable=False),
+    Column("points_before", Integer, nullable=False),
+    Column("rank_after", Integer, nullable=False),
+    Column("points_after", Integer, nullable=False),
+    Column("delta", Integer, nullable=False),
+    Column("mu_before", Float, nullable=False),
+    Column("mu_after", Float, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
 )

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from sanma.server.api.deps import ERRORS, AppServices, Guest
 from sanma.store import accounts as store
 from sanma.store import matches as matches_store
+from sanma.store import ranks as ranks_store
 from sanma.store import stats as stats_store
 
 router = APIRouter(prefix="/api", tags=["history"], responses=ERRORS)
@@ -27,11 +28,26 @@ class SeatInfo(BaseModel):
     you: bool
 
 
+class RankChangeView(BaseModel):
+    """What a quick match changed on the account's ladder (``docs/ranks.md``): ``delta`` the
+    points its placement earned, before any promotion or demotion; ``abandoned``: the player
+    had left, and was placed last."""
+
+    length: str
+    placement: int
+    abandoned: bool
+    rank_before: str
+    points_before: int
+    rank_after: str
+    points_after: int
+    delta: int
+
+
 class PastMatch(BaseModel):
     """A finished match as the account saw it."""
 
     match: str
-    kind: str = Field(description="practice or room")
+    kind: str = Field(description="practice, room or quick")
     rules: dict[str, Any]
     started_at: datetime
     ended_at: datetime
@@ -42,12 +58,28 @@ class PastMatch(BaseModel):
     final_score: float | None = Field(description="(points - 35,000)/1,000 + placement bonus")
     result: dict[str, Any] = Field(description="points, placements, final_scores by seat")
     coached: bool = Field(False, description="a practice match in which the coach was turned on")
+    rank_change: RankChangeView | None = Field(default=None, description="a quick match's move on the ladder")
 
 
 class History(BaseModel):
     """Newest first."""
 
     matches: list[PastMatch]
+
+
+def _rank_change(change: ranks_store.RankChange | None) -> RankChangeView | None:
+    if change is None:
+        return None
+    return RankChangeView(
+        length=change.length,
+        placement=change.placement,
+        abandoned=change.abandoned,
+        rank_before=change.before.code,
+        points_before=change.before.points,
+        rank_after=change.after.code,
+        points_after=change.after.points,
+        delta=change.delta,
+    )
 
 
 def _pick(values: object, seat: int) -> Any:
@@ -63,7 +95,9 @@ async def history(
 ) -> History:
     """The account's finished matches (practice and rooms), newest first."""
     entries = await asyncio.to_thread(store.history, app.engine, guest, limit, offset)
-    coached = await asyncio.to_thread(matches_store.coached_among, app.engine, [e.match_id for e in entries])
+    ids = [e.match_id for e in entries]
+    coached = await asyncio.to_thread(matches_store.coached_among, app.engine, ids)
+    moves = await asyncio.to_thread(ranks_store.changes_among, app.engine, guest, ids)
     out = []
     for e in entries:
         seats = [SeatInfo(seat=s.seat, name=s.name, bot_level=s.bot_level, you=s.guest_id == guest) for s in e.seats]
@@ -81,6 +115,7 @@ async def history(
                 final_score=_pick(e.result.get("final_scores"), e.seat),
                 result=e.result,
                 coached=e.match_id in coached,
+                rank_change=_rank_change(moves.get(e.match_id)),
             )
         )
     return History(matches=out)

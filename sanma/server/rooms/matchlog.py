@@ -16,15 +16,25 @@ from sanma.server.rooms.clock import TurnTimers
 from sanma.server.rooms.handbreak import DEFAULT_BREAK_S
 from sanma.store import accounts
 from sanma.store import matches as store
+from sanma.store import ranks as rank_store
 from sanma.store import rooms as room_store
 
 
 class MatchLog(Protocol):
     """Where a table writes its match (one per match)."""
 
-    def append(self, first_v: int, events: list[dict[str, Any]], *, ended: bool, hand_started: bool) -> None:
+    def append(
+        self,
+        first_v: int,
+        events: list[dict[str, Any]],
+        *,
+        ended: bool,
+        hand_started: bool,
+        abandoned: frozenset[int] = frozenset(),
+    ) -> None:
         """Append ``events`` (stored form) as versions ``first_v``, ...; ``ended``: the match
-        is over with them; ``hand_started``: a hand starts among them."""
+        is over with them; ``hand_started``: a hand starts among them; ``abandoned``: the
+        human seats whose players had left it when it ended."""
 
 
 class StoreMatchLog:
@@ -36,9 +46,17 @@ class StoreMatchLog:
         self._match_id = match_id
         self._lobby = lobby
 
-    def append(self, first_v: int, events: list[dict[str, Any]], *, ended: bool, hand_started: bool) -> None:
+    def append(
+        self,
+        first_v: int,
+        events: list[dict[str, Any]],
+        *,
+        ended: bool,
+        hand_started: bool,
+        abandoned: frozenset[int] = frozenset(),
+    ) -> None:
         """See ``MatchLog.append``."""
-        store.append_events(self._engine, self._match_id, first_v, events, ended=ended)
+        store.append_events(self._engine, self._match_id, first_v, events, ended=ended, abandoned=abandoned)
         if self._lobby and (ended or hand_started):
             room_store.touch_match_room(self._engine, self._match_id, ended=ended)
 
@@ -71,6 +89,9 @@ class SeatRecords(Protocol):
 
     def break_s(self, match_id: str) -> float:
         """The countdown of the break between hands the match's lobby chose (seconds)."""
+
+    def ranks(self, match_id: str) -> dict[int, str]:
+        """The rank code of each human seat of a quick match (``docs/ranks.md``)."""
 
 
 class StoreSeatRecords:
@@ -110,3 +131,7 @@ class StoreSeatRecords:
         """See ``SeatRecords.break_s`` (a room stored before the option: the default)."""
         lobby = room_store.room_of_match(self._engine, match_id)
         return DEFAULT_BREAK_S if lobby is None else float(lobby.options.get("break_s", DEFAULT_BREAK_S))
+
+    def ranks(self, match_id: str) -> dict[int, str]:
+        """See ``SeatRecords.ranks``."""
+        return rank_store.seat_ranks(self._engine, match_id)

@@ -35,8 +35,10 @@ class SeatPlan:
     """Who sits where at one table: each human seat's guest, each other seat's bot, the bot
     that plays a human seat on autoplay, the turn timers (``None``: none), the players
     the welcome names (``None``: the welcome names none), whether spectators see every
-    tile, a hand behind (a friend room's "open hands for watchers"), and the countdown of the
-    break between hands (``None``: none, the table waits for its players)."""
+    tile, a hand behind (a friend room's "open hands for watchers"), the countdown of the
+    break between hands (``None``: none, the table waits for its players), and how long a
+    player must have been gone at the match's end to have abandoned it (``None``: a table
+    that does not count it; a quick match's ladder places such a seat last)."""
 
     humans: dict[int, str]
     bots: dict[int, Player]
@@ -45,6 +47,7 @@ class SeatPlan:
     players: tuple[protocol.Player, ...] | None = None
     open_hands: bool = False
     break_s: float | None = None
+    abandon_s: float | None = None
 
     def __post_init__(self) -> None:
         if not self.humans:

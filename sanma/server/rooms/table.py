@@ -64,6 +64,7 @@ from sanma.server.rooms.friend import FriendSeating
 from sanma.server.rooms.handbreak import HandBreak, replay_stored, split_deal
 from sanma.server.rooms.matchlog import MatchLog, StoreMatchLog, StoreSeatRecords
 from sanma.server.rooms.practice import PracticeSeating
+from sanma.server.rooms.quick import QuickSeating
 from sanma.server.rooms.seating import BotFactory, Seating, SeatPlan, bot_seed
 from sanma.store.matches import MatchRecord, mark_coached
 
@@ -88,11 +89,11 @@ BOT = "bot"
 STAMP_EVERY_S = 3.0
 STAMP_BURST = 3
 
-SEATINGS: dict[str, Seating] = {s.kind: s for s in (PracticeSeating(), FriendSeating())}
+SEATINGS: dict[str, Seating] = {s.kind: s for s in (PracticeSeating(), FriendSeating(), QuickSeating())}
 
 
 def seating_for(kind: str) -> Seating:
-    """The seating policy of a match kind (``practice``, ``room``)."""
+    """The seating policy of a match kind (``practice``, ``room``, ``quick``)."""
     seating = SEATINGS.get(kind)
     if seating is None:
         raise ValueError(f"unknown match kind {kind!r}")
@@ -228,6 +229,8 @@ class TableRoom:
         # break now (``None``: a hand is being played).
         self.break_s = plan.break_s
         self._break: HandBreak | None = None
+        # A quick match's: how long a player must have been gone at the end to have left it.
+        self._abandon_s = plan.abandon_s
         # Each seat's stamp allowance, made at its first stamp (kept while the room lives).
         self._stamp_buckets: dict[int, TokenBucket] = {}
         # ``stored``: how many of the match's events are in the log (a room rebuilt between
@@ -856,14 +859,32 @@ class TableRoom:
         first_v = self.v + 1
         hand_started = any(isinstance(e, HandStarted) for e in events)
         self.storing = len(stored)
+        ended = self.match.finished
         try:
             await asyncio.to_thread(
-                self._log.append, first_v, stored, ended=self.match.finished, hand_started=hand_started
+                self._log.append,
+                first_v,
+                stored,
+                ended=ended,
+                hand_started=hand_started,
+                abandoned=self._abandoned() if ended else frozenset(),
             )
         except BaseException:
             self.storing = 0
             raise
         self.metrics.appended(len(stored))
+
+    def _abandoned(self) -> frozenset[int]:
+        """The human seats with no connection whose players have been gone for ``abandon_s``
+        (none where the table does not count it)."""
+        if self._abandon_s is None:
+            return frozenset()
+        cutoff = self._clock() - self._abandon_s
+        return frozenset(
+            s
+            for s, human in self._humans.items()
+            if not self._audience.connected(s) and human.clock.away_since <= cutoff
+        )
 
     def _observed(self, event: Event) -> None:
         """What an event changes besides its frames: the banks at a hand's start; the bots and
