@@ -108,7 +108,7 @@ def test_a_player_alone_gets_two_bots_after_the_wait(live):
     seated = q.until("seated")
     client, hello = welcome(live, token, seated["match"])
     bots = [p for p in hello["players"] if p["bot_level"] is not None]
-    assert len(bots) == 2 and {b["bot_level"] for b in bots} == {"normal"} and all(b["rank"] is None for b in bots)
+    assert len(bots) == 2 and {b["bot_level"] for b in bots} == {"normal"} and all("rank" not in b for b in bots)
     client.close()
 
 

@@ -289,8 +289,12 @@ class Player:
     rank: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        """The welcome's ``players`` entry."""
-        return {"seat": self.seat, "name": self.name, "bot_level": self.bot_level, "rank": self.rank}
+        """The welcome's ``players`` entry (``rank`` only where there is one: a friend room's
+        welcome is as it was)."""
+        entry: dict[str, Any] = {"seat": self.seat, "name": self.name, "bot_level": self.bot_level}
+        if self.rank is not None:
+            entry["rank"] = self.rank
+        return entry
 
 
 @dataclass(frozen=True, slots=True)
