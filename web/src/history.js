@@ -3,7 +3,7 @@
 // in this browser (localStorage, part of the backup); opening a tenhou.net/6 file (picked or
 // dropped) in the replay viewer, and the logs the player kept.
 import { api, errorText } from "./account-core.js";
-import { localeOf, t } from "./i18n.js";
+import { localeOf, rankName, t } from "./i18n.js";
 import { html, mount, nodeOf, points as formatPoints, stylesheet } from "./render/common.js";
 import { seatName, withPlayers } from "./render/table.js";
 
@@ -56,7 +56,7 @@ export async function syncHistory() {
  * practice bot's level after its name. */
 function seatsText(entry) {
   const me = entry.seats.find((s) => s.you)?.seat;
-  const room = entry.kind === "room" || me === undefined;
+  const room = entry.kind === "room" || entry.kind === "quick" || me === undefined;
   const players = room ? entry.seats.map((s) => ({ seat: s.seat, name: s.name, bot_level: s.bot_level })) : null;
   return withPlayers(players, () =>
     entry.seats
@@ -67,6 +67,17 @@ function seatsText(entry) {
       })
       .join(" · "),
   );
+}
+
+/** A quick match's move on the ladder (docs/quick.md `rank_change`): "+30 · 2 kyu → 1 kyu",
+ * "−20 · 1 kyu", and an abandoned match says it counted as a last place. */
+function rankChangeText(change) {
+  const delta = change.delta > 0 ? `+${formatPoints(change.delta)}` : change.delta < 0 ? `−${formatPoints(-change.delta)}` : "±0";
+  const moved = change.rank_before !== change.rank_after;
+  const text = moved
+    ? t("quick.rank_change", { delta, before: rankName(change.rank_before), after: rankName(change.rank_after) })
+    : t("quick.rank_same", { delta, rank: rankName(change.rank_after) });
+  return change.abandoned ? `${t("quick.abandoned", { place: t(`place.${change.placement}`) })} · ${text}` : text;
 }
 
 function rulesText(rules) {
@@ -102,7 +113,7 @@ function row(entry, withReplay) {
     : html`<td></td>`;
   const points = entry.points !== null && entry.points !== undefined ? formatPoints(entry.points) : "";
   const place = entry.placement ? t(`place.${entry.placement}`) : "";
-  return html`<tr data-match="${id}">${cell("when", whenText(entry.ended_at), "hist-when")}${cell("rules", entry.coached ? html`${rulesText(entry.rules)} <span class="hist-coached" data-coached>· ${t("acct.history.coached")}</span>` : rulesText(entry.rules))}${cell("players", seatsText(entry), "hist-seats")}${cell("placement", place, `hist-place place-${entry.placement}`)}${cell("points", points, "hist-points")}${tools}</tr>`;
+  return html`<tr data-match="${id}">${cell("when", whenText(entry.ended_at), "hist-when")}${cell("rules", entry.coached ? html`${rulesText(entry.rules)} <span class="hist-coached" data-coached>· ${t("acct.history.coached")}</span>` : rulesText(entry.rules))}${cell("players", seatsText(entry), "hist-seats")}${cell("placement", entry.rank_change ? html`${place} <span class="hist-rank" data-testid="rank-change" data-delta="${entry.rank_change.delta}">${rankChangeText(entry.rank_change)}</span>` : place, `hist-place place-${entry.placement}`)}${cell("points", points, "hist-points")}${tools}</tr>`;
 }
 
 function head() {

@@ -73,3 +73,10 @@ export function tileName(tile) {
   const name = t(key, { n });
   return red ? `${name}, ${t("tile.red")}` : name;
 }
+
+/** A rank code of the quick match's ladder (docs/ranks.md: "6k".."1k" kyu, then "1d".."10d"
+ * dan) in the page's language: "2 kyu", "初段", "3 дан". The one formatter of rank codes: the
+ * start card, the table's name plates, the leaderboard and the history all name ranks here. */
+export function rankName(code) {
+  return /^(10|[1-9])[kd]$/.test(String(code)) ? t(`rank.${code}`) : String(code ?? "");
+}

@@ -12,6 +12,7 @@ import { closeMenu, closeRules, menuPicked, openRules, renderRules, toggleMenu }
 import { askLeave } from "./overlay.js";
 import { actionButtons, HOTKEYS, myTiles } from "./render/table.js";
 import { backToRoom, watching } from "./rooms.js";
+import { quickAgain } from "./quick.js";
 import { openSettings } from "./settings.js";
 import { isMuted, setMuted } from "./sound.js";
 import { setOption } from "./start.js";
@@ -63,6 +64,10 @@ const PANEL = {
   room: () => {
     leaveToStart();
     backToRoom(); // the room's lobby again, its seats kept, for a rematch
+  },
+  "quick-again": () => {
+    leaveToStart();
+    quickAgain(); // queued again with the same choices
   },
 };
 

@@ -5,6 +5,7 @@
 // settings.js and rooms.js come first: their document listeners run before input.js's.
 import { initSettings } from "./settings.js";
 import { initRooms } from "./rooms.js";
+import { initQuick } from "./quick.js";
 import { currentMatch, ensureToken, newToken } from "./api.js";
 import { app, firstScreen } from "./app.js";
 import { earlyCurrent, takeEarlySocket } from "./early.js";
@@ -39,6 +40,7 @@ async function boot() {
       app.state.seat = seat;
       if (app.screen === "game") renderGame();
     };
+    initQuick({ enterMatch: (match) => connect(match) });
     const rooms = await initRooms({ enterMatch: (match) => connect(match), viewFrom });
     if (app.conn) return; // the invited room was already playing, with this guest seated: it is open
     const resume = rooms.lobby ? null : rooms.match || current.match;

@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import { html, join, mount } from "./render/common.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { seatName } from "./render/table.js";
-import { inRoomMatch, nextRoomMatch, watching } from "./rooms.js";
+import { inQuickMatch, inRoomMatch, nextRoomMatch, watching } from "./rooms.js";
 
 const FOLLOW_MS = 5000; // a spectator's look for the room's next match (12 a minute: under the join limit)
 
@@ -26,7 +26,7 @@ function breakWait(me) {
   }
   const waiting = brk.waiting.filter((s) => s !== me);
   if (spectator && !waiting.length && brk.left_s === null) parts.push(t("end.watch_waiting"));
-  if ((brk.pressed || spectator || inRoomMatch()) && waiting.length) {
+  if ((brk.pressed || spectator || inRoomMatch() || inQuickMatch()) && waiting.length) {
     parts.push(html`<span class="break-waiting">${t("end.ready_waiting", { names: waiting.map((s) => seatName(s, me)).join(", ") })}</span>`);
   }
   const line = parts.length ? html`<p class="break-line" data-testid="break-line">${join(parts)}</p>` : null;
@@ -87,7 +87,7 @@ export function renderOverlay() {
     const why = endReasonHtml(endReason(s.rules, s.hand, app.lastEnds, s.matchEnd));
     // A spectator's own buttons (ending.js watchFootHtml): nothing to play again, no history.
     const foot = me === null ? watchFootHtml(app.nextMatch) : null;
-    panel = matchEndHtml(s.matchEnd, me, inRoomMatch(), s.rules, html`${why}${fair}${foot}`, { subtitle: me !== null, buttons: me !== null });
+    panel = matchEndHtml(s.matchEnd, me, inQuickMatch() ? "quick" : inRoomMatch(), s.rules, html`${why}${fair}${foot}`, { subtitle: me !== null, buttons: me !== null });
     if (me === null) followRoom();
   } else if (app.confirmLeave) panel = leaveConfirmHtml();
   overlay.hidden = !panel;

@@ -30,6 +30,7 @@ const room = {
   spectator: false,
   openHands: false, // the spectator sees every tile, a hand behind (the host's choice)
   viewSeat: 0, // the spectator's seat at the bottom
+  kind: null, // the match's kind at the table: "room" or "quick" (docs/quick.md), else null
   prompt: null,
   tick: null,
 };
@@ -535,15 +536,18 @@ function renderBar() {
   mount(statusSpot("turn-clock"), html`${timer}`);
 }
 
-/** A room match's welcome (``kind: "room"``); any other match hides the bar.  Returns the
+/** A room match's welcome (``kind: "room"``, or ``"quick"``); any other match hides the bar.  Returns the
  * seat the table is drawn from: the own seat, or a spectator's choice (kept for the session). */
 export function roomWelcome(w) {
-  room.seat = w.kind === "room" ? w.seat : null;
+  // A quick match (docs/quick.md) is a room match too: named players, presence and timers.
+  const seated = w.kind === "room" || w.kind === "quick";
+  room.kind = seated ? w.kind : null;
+  room.seat = seated ? w.seat : null;
   room.spectator = Boolean(w.spectator);
   room.openHands = room.spectator && Boolean(w.open_hands);
   const kept = Number(sessionStorage.getItem(VIEW_KEY));
   room.viewSeat = room.spectator && [0, 1, 2].includes(kept) ? kept : w.seat;
-  setPlayers(w.kind === "room" ? w.players : null, room.spectator);
+  setPlayers(seated ? w.players : null, room.spectator);
   room.presence = {};
   roomPrompt(null);
   return room.viewSeat;
@@ -594,7 +598,13 @@ export function roomFrame(frame) {
 /** Back to the start screen: no bar. */
 /** Whether this page plays a seat of a friend room's match (not practice, not watching). */
 export function inRoomMatch() {
-  return room.seat !== null && !room.spectator;
+  return room.seat !== null && !room.spectator && room.kind === "room";
+}
+
+/** Whether this page plays a seat of a quick match (a room match with strangers, no room to go
+ * back to). */
+export function inQuickMatch() {
+  return room.seat !== null && !room.spectator && room.kind === "quick";
 }
 
 /** After a room's match: reopen the room (seats, bots and host kept) and show its lobby, so
@@ -628,6 +638,7 @@ export function savedRoomCode() {
 
 export function roomLeave() {
   room.seat = null;
+  room.kind = null;
   room.spectator = false;
   room.openHands = false;
   setPlayers(null);

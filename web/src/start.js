@@ -1,11 +1,13 @@
 // The start screen: the practice match's options (kept in this browser), Play, Resume a match
-// left in play, and the doors to the account, the rules, friend rooms and the settings.
+// left in play, and the doors to the account, the rules, the quick match, friend rooms and the
+// settings.
 import { accountButtonHtml } from "./account-core.js";
 import { $, app } from "./app.js";
 import { t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { langSwitchHtml } from "./menu.js";
 import { html, mount, tileHtml } from "./render/common.js";
+import { quickButtonHtml } from "./quick.js";
 import { roomsButtonHtml } from "./rooms.js";
 import { guideHintHtml } from "./settings.js";
 
@@ -74,6 +76,7 @@ export function renderStart() {
       </div>
       ${app.resumable ? html`<button class="primary resume" id="resume" data-cmd="resume">${icon("resume")} ${app.resumableRoom ? t("start.resume_room", { code: app.resumableRoom }) : t("start.resume")}</button>` : null}
       <button class="primary play${app.resumable ? " second" : ""}" id="play" data-cmd="play">${t("start.play")}</button>
+      ${quickButtonHtml()}
       ${roomsButtonHtml()}
       <p class="hint">${t("start.hint")}</p>
       <p class="error" id="start-error" role="alert"></p>

@@ -155,7 +155,8 @@ export function handEndHtml(item, me, last, fair = "", wait = null) {
     ${wait?.button === false ? null : html`<button class="primary" data-panel="next"${wait?.pressed ? html` disabled` : null}>${button}</button>`}</div></div>`;
 }
 
-/** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room.
+/** The match-end panel; `inRoom`: a friend room's match, which offers going back to its room
+ * (`"quick"`: a quick match, which offers another one).
  * A replay shows it without the table's buttons (`buttons: false`), and seen from outside the
  * table (`subtitle: false`) without the line on how *you* finished. */
 export function matchEndHtml(e, me, inRoom = false, rules = null, fair = "", { buttons = true, subtitle = true } = {}) {
@@ -171,12 +172,14 @@ export function matchEndHtml(e, me, inRoom = false, rules = null, fair = "", { b
         <td class="final ${fs > 0 ? "up" : fs < 0 ? "down" : ""}">${decimal(fs)}</td></tr>`;
     });
   const mine = e.placements[me];
-  const first = inRoom
+  const first = inRoom === "quick"
+    ? html`<button class="primary" data-panel="quick-again">${t("quick.again")}</button>`
+    : inRoom
     ? html`<button class="primary" data-panel="room">${t("match.back_to_room")}</button>`
     : html`<button class="primary" data-panel="rematch">${t("match.again")}</button>`;
   const foot = html`<div class="panel-foot match-foot">${first}
     <button class="ghost" data-panel="history">${icon("replay")} ${t("match.replay")}</button>
-    <button class="ghost" data-panel="again">${t(inRoom ? "match.leave_room" : "match.to_start")}</button></div>`;
+    <button class="ghost" data-panel="again">${t(inRoom === true ? "match.leave_room" : "match.to_start")}</button></div>`;
   const how = subtitle ? html`<small>${t(`match.result.${mine}`)}</small>` : null;
   return html`<div class="panel match-end" data-testid="match-end" role="dialog" aria-modal="true"><div class="panel-body">
     <h2 class="end-title">${t("match.over")}${how}</h2>

@@ -1,5 +1,5 @@
 // The table for three: you at the bottom, the next seat on the right, the previous on the left.
-import { t, tileName } from "../i18n.js";
+import { rankName, t, tileName } from "../i18n.js";
 import { seatWind, sortTiles, sameKind } from "../state.js";
 import { html, join, meldHtml, nodeOf, points, tilePicture, tileHtml } from "./common.js";
 
@@ -55,6 +55,13 @@ function playerName(seat) {
   return t("seat.player", { n: seat + 1 });
 }
 
+/** A quick match's player's rank on its name plate ("1 dan"; docs/quick.md `players[i].rank`);
+ * nothing for a bot or at another table. */
+function rankHtml(seat) {
+  const rank = table.players?.find((x) => x.seat === seat)?.rank;
+  return rank ? html`<span class="rank-badge" data-rank="${rank}">${rankName(rank)}</span>` : html``;
+}
+
 /** The dora an indicator names: the next tile of its suit (9 wraps to 1; in sanma the
  * characters are only 1 and 9, which name each other), North -> East, red -> white. */
 export function doraOf(indicator) {
@@ -84,6 +91,7 @@ function opponentHtml(state, seat, side) {
       <div class="nameplate">
         <span class="wind-badge" title="${windLabel(seatWind(h, seat))}">${t(`wind.short.${seatWind(h, seat)}`)}</span>
         <span class="name">${seatName(seat, state.seat)}</span>
+        ${rankHtml(seat)}
         ${h.riichi[seat] ? html`<span class="riichi-badge">${t("badge.riichi")}</span>` : ""}
         <span class="score">${points(h.scores[seat])}</span>
       </div>
