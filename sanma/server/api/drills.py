@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
 
 from sanma.bots.drill import judge, position, reasons, rest_of_hand
@@ -168,7 +168,12 @@ async def today(guest: Guest, app: AppServices) -> DrillsToday:
 
 @router.post("/drills/{drill_id}/answer", responses=DRILL_ERRORS)
 async def answer(
-    drill_id: int, body: AnswerBody, guest: Guest, app: AppServices, request: Request, accounts: Accounts
+    drill_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    body: AnswerBody,
+    guest: Guest,
+    app: AppServices,
+    request: Request,
+    accounts: Accounts,
 ) -> Answered:
     """Answer a drill with a discard: right when it is the master's (a red five counts as its
     kind unless the hand holds both); the master's choice, the values, the rest of the hand."""
