@@ -19,7 +19,7 @@ from sanma.store import db
 from sanma.store.ladder import RANKS, Standing, after
 from sanma.store.tables import rank_changes, ranks
 from tests.fixtures.quick import Queuer
-from tests.fixtures.server import Client, LiveServer, new_guest, serving
+from tests.fixtures.server import Client, LiveServer, live_server, new_guest, serving
 
 # -- grouping (pure) -------------------------------------------------------------------------------
 
@@ -286,3 +286,31 @@ def test_a_players_ranks_are_in_its_export_and_go_with_its_account(live):
     board = httpx.get(f"{live.http}/api/ranks/leaderboard", headers=other).json()
     assert len(board["top"]) == 2  # the deleted player left the board
     assert len(rows(live, ranks)) == 2 and len(rows(live, rank_changes)) == 2
+
+
+def test_a_restart_in_the_middle_neither_loses_nor_doubles_the_change(tmp_path):
+    settings = {"quick_wait_s": WAIT, "quick_wait_choices": (WAIT, 60.0), "quick_tick_s": 0.1}
+    first = live_server(tmp_path, **settings)
+    try:
+        token = new_guest(first)
+        seated = Queuer(first.ws, token, wait_s=WAIT).until("seated")
+        client = Client(first, token, seated["match"])
+        client.until("prompt")
+        client.close()
+    finally:
+        first.stop()  # the server goes down in the middle of the match
+    second = live_server(tmp_path, **settings)
+    try:
+        back = Queuer(second.ws, token)
+        assert back.until("seated", "queued") == seated  # the match is still there
+        client = Client(second, token, seated["match"])
+        client.until("welcome")
+        end_match(second, seated["match"])
+        while client.until("event")["e"]["type"] != "MatchEnded":
+            pass
+        client.close()
+        (change,) = rows(second, rank_changes)
+        (standing,) = rows(second, ranks)
+        assert change["match_id"] == seated["match"] and standing["games"] == 1
+    finally:
+        second.stop()
