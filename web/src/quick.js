@@ -93,7 +93,7 @@ function miniHtml() {
 /** The start card's button: Quick match, with the rank for the chosen length under it. */
 export function quickButtonHtml() {
   refreshInfo();
-  return html`<button type="button" class="primary quick-open" data-quick-cmd="open" aria-describedby="quick-mini">
+  return html`<button type="button" class="primary quick-open" data-quick-cmd="open">
     <span class="quick-label">${icon("fast")} ${t("quick.open")}</span><span class="quick-mini" id="quick-mini" data-testid="quick-mini">${miniHtml()}</span></button>`;
 }
 
