@@ -85,7 +85,8 @@ export class Connection {
           return;
         }
         if (frame.code === "rate_limited") {
-          this.resendSoon(frame.retry_ms);
+          // A stamp past its seat's allowance is simply not shown; only an answer is sent again.
+          if (frame.about !== "stamp") this.resendSoon(frame.retry_ms);
           return;
         }
         if (frame.code === "stale_seq" || frame.code === "illegal_action") this.lastAct = null;

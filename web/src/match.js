@@ -13,6 +13,7 @@ import { renderAutoBanner, schedule, show, showGameNow, showOnline, timerTicks }
 import { effectsOf } from "./motion.js";
 import { breakTicks, renderOverlay, stopFollowing } from "./overlay.js";
 import { inRoomMatch, roomFrame, roomLeave, roomPrompt, roomWelcome, savedRoomCode, watching, watchingOpenHands } from "./rooms.js";
+import { stampFrame, stampsWelcome } from "./stamps.js";
 import { loadOptions, startAsked, startFailed } from "./start.js";
 import { fold, newState } from "./state.js";
 
@@ -67,6 +68,7 @@ function onWelcome(w) {
   app.state.seat = roomWelcome(w); // a spectator's: the seat it chose to see at the bottom
   app.state.openHands = watchingOpenHands();
   coachWelcome(w);
+  stampsWelcome(w);
 }
 
 function onEvent(frame) {
@@ -104,6 +106,7 @@ function onPrompt(p) {
  * the fair walls' frames; the break between hands. */
 function onOther(frame) {
   if (coachFrame(frame)) return; // the coach's advice (practice, docs/coach.md)
+  if (stampFrame(frame)) return; // a player's stamp, shown beside its seat (docs/rooms.md)
   if (frame.t.startsWith("fair_")) onFair(frame);
   else if (frame.t === "hand_break") {
     app.brk = { ...frame, at: performance.now(), pressed: Boolean(app.brk?.pressed) || frame.ready.includes(app.state.seat) };

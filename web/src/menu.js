@@ -8,6 +8,7 @@ import { getLang, LANGS, t } from "./i18n.js";
 import { icon } from "./icons.js";
 import { html, join, mount } from "./render/common.js";
 import { watching } from "./rooms.js";
+import { stampsMuteHtml } from "./stamps.js";
 
 // Each language's own name for itself, the same on every page (so not in the dictionaries): the
 // switch shows the short code, where four names would not fit beside the other controls of a
@@ -41,7 +42,7 @@ export function renderMenu() {
     app.menuOpen
       ? html`<button type="button" data-cmd="rules" role="menuitem">${icon("book")} ${t("menu.rules")}</button>
       <button type="button" data-cmd="settings" role="menuitem">${icon("settings")} ${t("settings.title")}</button>
-      ${coachToggleHtml()}
+      ${coachToggleHtml()}${stampsMuteHtml()}
       <div class="menu-compact">${watching() ? null : togglesHtml(true)}<span class="lang-switch">${langSwitchHtml()}</span></div>
       <button type="button" data-cmd="leave" role="menuitem">${icon("leave")} ${t("menu.leave")}</button>`
       : html``,
