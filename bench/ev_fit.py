@@ -38,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sanma.bots.base import ask
+from sanma.bots.base import Player, ask
 from sanma.bots.defence import safe_kinds
 from sanma.bots.ev_models import (
     DATA,
@@ -48,7 +48,7 @@ from sanma.bots.ev_models import (
     turn_bucket,
     value_key,
 )
-from sanma.bots.heuristics import BotPlayer, dora_counts, know
+from sanma.bots.heuristics import dora_counts, know
 from sanma.bots.registry import make_bot
 from sanma.engine.events import (
     HandDrawn,
@@ -78,7 +78,7 @@ def _hit(tally: Tally, table: str, key: str, hit: bool | float) -> None:
 class Probe:
     """One match's running state: the real hands (from the match), the public facts."""
 
-    def __init__(self, match: Match, bots: list[BotPlayer]) -> None:
+    def __init__(self, match: Match, bots: list[Player]) -> None:
         self.match, self.bots = match, bots
         self.kyoku = match.kyoku  # the hand the events at hand belong to (apply may start the next)
         self.tally: Tally = defaultdict(Counter)
@@ -221,10 +221,10 @@ class Probe:
 def play(seed: int) -> tuple[Tally, list[tuple[tuple[int, int, int], int, int, int]], int]:
     """One East-South match of three Experts: its tallies and placement rows."""
     match = Match(seed, Rules(length="east-south"))
-    bots: list[BotPlayer] = []
+    bots: list[Player] = []
     for s in range(3):
         bot = make_bot("expert", s, seed * 7 + s)
-        assert isinstance(bot, BotPlayer)
+        assert isinstance(bot, Player)
         bots.append(bot)
     probe = Probe(match, bots)
     for e in match.events:

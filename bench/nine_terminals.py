@@ -16,16 +16,18 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from sanma.bots.base import Player
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sanma.bots.expert import ExpertBot
-from sanma.bots.heuristics import BotPlayer, know, nine_terminal_kinds
+from sanma.bots.heuristics import know, nine_terminal_kinds
 from sanma.bots.normal import NormalBot
 from sanma.engine.actions import Action, NineTerminals
 from sanma.engine.kyoku import LegalActions
 
 
-def _declare_below(bot: BotPlayer, legal: LegalActions, limit: int) -> Action | None:
+def _declare_below(bot: Player, legal: LegalActions, limit: int) -> Action | None:
     """The declaration when it is legal and the hand holds fewer than ``limit`` kinds."""
     if NineTerminals() in legal and nine_terminal_kinds(know(bot.view)) < limit:
         return NineTerminals()

@@ -205,7 +205,7 @@ class MasterBot(ExpertBot):
     def _follow_up_pon(self, k: Knowledge, legal: LegalActions) -> Pon | None:
         """A pon that lowers shanten in a hand whose yaku is already an open yakuhai triplet
         (the Expert's plain calls take only the value tiles themselves)."""
-        if not any(m.is_open and m.kind in k.value_kinds for m in k.melds) or not self.order:
+        if not any(m.is_open and m.kind in k.value_kinds for m in k.melds) or not self.view.order:
             return None
         now = shanten(k.counts, k.meld_count)
         if now <= 0:

@@ -29,7 +29,8 @@ from sanma.bots.defence import (
     recent_tsumogiri,
     safe_kinds,
 )
-from sanma.bots.heuristics import BotPlayer, Knowledge
+from sanma.bots.base import Player as BotPlayer  # the bots' base since the one observer record
+from sanma.bots.heuristics import Knowledge
 
 # Logistic weights (intercept, two calls or more, three or more, turns/10, recent tsumogiri).
 _OPEN = (-2.562, 0.769, 0.311, 1.467, 0.353)

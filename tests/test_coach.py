@@ -83,7 +83,10 @@ def _position(hand0: str, discards: list[tuple[int, str, bool]], indicator: str 
     dora = parse_tiles(indicator)[0]
     events.append(HandStarted(EAST, 0, 0, 0, (35000, 35000, 35000), (tuple(tiles[:13]), (), ()), dora, "", 55))
     for seat, tile, riichi in discards:
-        events.append(TileDiscarded(seat, parse_tiles(tile)[0], False, riichi))
+        # Another physical copy than seat 0's: the seat's fold checks the windows it sees.
+        first = parse_tiles(tile)[0]
+        copy = next(t for t in range(first - first % 4, first - first % 4 + 4) if t not in tiles)
+        events.append(TileDiscarded(seat, copy, False, riichi))
         if riichi:
             events.append(RiichiAccepted(seat))
     events.append(TileDrawn(0, tiles[13]))

@@ -3,7 +3,7 @@
 Whole seeded matches are played through the engine; every seat's redacted events go out
 as mjai JSON and come back in through ``MjaiReader``.  The tests check that nothing the
 dialect carries is lost (event by event and as folded seat views), that the spec's order
-holds, and that ``SeatLegality`` finds exactly the engine's legal actions at every decision.
+holds, and that a seat's ``SeatView`` finds exactly the engine's legal actions at every decision.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from sanma.engine.formats.mjai import (
     tile_to_mjai,
     write_all,
 )
-from sanma.engine.formats.mjai_legal import SeatLegality
 from sanma.engine.hand import Meld
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.tiles import KIND_COUNT, P5, S5, TILE_COUNT, Tile, is_red, kind_of
@@ -372,7 +371,7 @@ def legal_key(legal: LegalActions, red: bool) -> tuple[object, ...]:
 def test_seat_legality_matches_the_engine(seed: int) -> None:
     """At every decision of a whole match, each seat's legality worked out from its mjai
     stream alone is exactly the engine's."""
-    legs = [SeatLegality(s) for s in (0, 1, 2)]
+    legs = [SeatView(s) for s in (0, 1, 2)]
     writers = [MjaiWriter() for _ in legs]
     readers = [MjaiReader(match_rules(seed)) for _ in legs]
     pos, decisions = 0, 0
@@ -403,7 +402,7 @@ def test_every_legal_action_survives_its_mjai_answer() -> None:
     copy class), with the exact consumed copies the engine would take."""
     counted: Counter[str] = Counter()
     for seed in range(8):
-        legs = [SeatLegality(s) for s in (0, 1, 2)]
+        legs = [SeatView(s) for s in (0, 1, 2)]
         pos = 0
         for match in play(seed):
             for event in match.events[pos:]:
@@ -413,7 +412,8 @@ def test_every_legal_action_survives_its_mjai_answer() -> None:
             if match.finished:
                 break
             for seat in match.awaiting():
-                view, cue = legs[seat].view, legs[seat].cue
+                view = legs[seat]
+                cue = view.cue
                 offer = (cue.seat, cue.tile) if cue is not None and cue.tile is not None else None
                 red = match.rules.red_fives
                 for action in match.legal_actions(seat):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 
+from sanma.bots.base import Player
 from sanma.bots.heuristics import (
-    BotPlayer,
     Knowledge,
     ankan_keeps_speed,
     discard_options,
@@ -37,7 +37,7 @@ OTHER_PON_RATE = 0.05
 RIICHI_RATE = 0.85
 
 
-class BeginnerBot(BotPlayer):
+class BeginnerBot(Player):
     """A learner: shanten first, some noise, no defence, always takes a win."""
 
     name = "Beginner"

@@ -25,10 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sanma.bots.base import Player
 from sanma.bots.defence import safe_kinds, tenpai_chance
 from sanma.bots.ev import EVBot, closest, priced_as
 from sanma.bots.expert import PRESSURE
-from sanma.bots.heuristics import BotPlayer, Knowledge, dora_in_hand, know, own_counts, tenpai_after
+from sanma.bots.heuristics import Knowledge, dora_in_hand, know, own_counts, tenpai_after
 from sanma.engine.actions import Action, Discard, Kita, Pass
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import discard_ukeire, waits
@@ -122,7 +123,7 @@ class Advice:
 # -- the reasons -------------------------------------------------------------------------------
 
 
-def threatening(bot: BotPlayer) -> list[int]:
+def threatening(bot: Player) -> list[int]:
     """Opponents in riichi or likely enough tenpai that the Expert weighs danger."""
     seat = bot.seat
     return [s for s in range(3) if s != seat and (bot.view.riichi[s] or tenpai_chance(bot, s) >= PRESSURE)]
@@ -180,10 +181,10 @@ def value_notes(k: Knowledge, discard: Discard) -> tuple[Note, ...]:
     return tuple(notes)
 
 
-def reasons_for(bot: BotPlayer, action: Action) -> Reason:
+def reasons_for(bot: Player, action: Action) -> Reason:
     """The reason for ``action`` at the seat's decision, from what ``bot`` has seen.
 
-    ``bot`` is any ``BotPlayer`` that observed the seat's own redacted events up to the
+    ``bot`` is any ``Player`` that observed the seat's own redacted events up to the
     decision (e.g. the ``EVBot`` whose answer is the master's choice): its view and its
     table order of discards (which genbutsu needs: a tile let go after a riichi).  A discard
     gets speed, safety (against each threatening opponent, none when nobody threatens) and
@@ -193,7 +194,7 @@ def reasons_for(bot: BotPlayer, action: Action) -> Reason:
     return _reason(bot, know(bot.view), action)
 
 
-def _reason(bot: BotPlayer, k: Knowledge, action: Action) -> Reason:
+def _reason(bot: Player, k: Knowledge, action: Action) -> Reason:
     """``reasons_for`` with the seat's knowledge already folded (``advise`` folds it once)."""
     red = k.red_fives
     if isinstance(action, Discard):

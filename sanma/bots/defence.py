@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sanma.bots.heuristics import END_HAZARD, BotPlayer, Knowledge, han_points
+from sanma.bots.base import Player
+from sanma.bots.heuristics import END_HAZARD, Knowledge, han_points
 from sanma.engine.tiles import DRAGON_KINDS, EAST, NORTH, P1, S1, TileKind, is_red, kind_of, seat_wind
 
 # Deal-in chance of one shape unit against a tenpai hand (calibrated so that a live
@@ -56,30 +57,30 @@ class Threat:
     typical: float = TYPICAL_DANGER  # deal-in chance of an average discard while pushing
 
 
-def safe_kinds(bot: BotPlayer, seat: int) -> frozenset[TileKind]:
+def safe_kinds(bot: Player, seat: int) -> frozenset[TileKind]:
     """Kinds ``seat`` cannot ron now: its own river, everything let go after its riichi,
     and everything let go since its last discard (temporary furiten)."""
     kinds = {kind_of(r.tile) for r in bot.view.rivers[seat]}
-    start = bot.riichi_at[seat]
-    last = bot.last_discard_at[seat]
+    start = bot.view.riichi_at[seat]
+    last = bot.view.last_discard_at[seat]
     if start is None or (last is not None and last > start):
         start = last
     if start is not None:
-        kinds.update(kind_of(t) for s, t in bot.order[start + 1 :] if s != seat)
+        kinds.update(kind_of(t) for s, t in bot.view.order[start + 1 :] if s != seat)
     return frozenset(kinds)
 
 
-def recent_tsumogiri(bot: BotPlayer, seat: int) -> int:
+def recent_tsumogiri(bot: Player, seat: int) -> int:
     """How many of ``seat``'s last ``RECENT`` discards were the tile it had just drawn (a hand
     that lets its draws straight go is more often tenpai: the EV master's tenpai model)."""
     return sum(1 for r in bot.view.rivers[seat][-RECENT:] if r.tsumogiri)
 
 
-def _open_melds(bot: BotPlayer, seat: int) -> int:
+def _open_melds(bot: Player, seat: int) -> int:
     return sum(1 for m in bot.view.melds[seat] if m.is_open)
 
 
-def tenpai_chance(bot: BotPlayer, seat: int) -> float:
+def tenpai_chance(bot: Player, seat: int) -> float:
     """Riichi is tenpai; open hands get closer with each call and each turn; a closed
     hand without riichi is sometimes a silent tenpai late in the hand."""
     view = bot.view
@@ -93,7 +94,7 @@ def tenpai_chance(bot: BotPlayer, seat: int) -> float:
     return min(cap, base + step * turns)
 
 
-def flush_suit(bot: BotPlayer, seat: int) -> int:
+def flush_suit(bot: Player, seat: int) -> int:
     """P1 or S1 when ``seat``'s open melds are all one suit (honors allowed) and its river
     holds few tiles of that suit; 0 otherwise."""
     melds = [m for m in bot.view.melds[seat] if m.is_open]
@@ -113,7 +114,7 @@ def flush_suit(bot: BotPlayer, seat: int) -> int:
     return 0
 
 
-def deal_in_loss(bot: BotPlayer, k: Knowledge, seat: int) -> float:
+def deal_in_loss(bot: Player, k: Knowledge, seat: int) -> float:
     """What dealing into ``seat`` would cost about: its visible dora (melds, kita) on top
     of a typical hand, more for the dealer and for riichi or a flush."""
     view = bot.view
@@ -133,12 +134,12 @@ def deal_in_loss(bot: BotPlayer, k: Knowledge, seat: int) -> float:
     return han_points(han, seat == view.dealer)
 
 
-def _value_for(bot: BotPlayer, seat: int) -> set[TileKind]:
+def _value_for(bot: Player, seat: int) -> set[TileKind]:
     view = bot.view
     return {*DRAGON_KINDS, seat_wind(seat, view.dealer), view.round_wind}
 
 
-def threats(bot: BotPlayer, k: Knowledge) -> list[Threat]:
+def threats(bot: Player, k: Knowledge) -> list[Threat]:
     """Both opponents as threats (tenpai chance may be small)."""
     out = []
     for seat in range(3):

@@ -2,7 +2,7 @@
 
 ``position`` folds the match log, event by event as the seat saw it (``visibility.redact``),
 up to the event that cued the decision (the review's ``index``), with the same fold the review
-used (``SeatLegality``: its ``SeatView`` and its legal actions), so the problem shows exactly
+used (the seat's ``SeatView``: its table and its legal actions), so the problem shows exactly
 what the seat knew then: its own tiles, everything public, never another seat's concealed
 tiles, the wall or a later event.  ``judge`` tells whether an answer is the master's discard,
 ``rest_of_hand`` what the seat saw from the decision to the hand's end.  Pure: no I/O, no clock.
@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from sanma.bots.heuristics import BotPlayer
+from sanma.bots.base import Player
 from sanma.engine.actions import Discard
 from sanma.engine.errors import InvalidLog
 from sanma.engine.events import Event, HandAborted, HandDrawn, HandStarted, HandWon, MatchStarted
-from sanma.engine.formats.mjai_legal import SeatLegality
 from sanma.engine.hand import Meld
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.tiles import EAST, kind_name, seat_wind, tile_name
@@ -79,29 +78,27 @@ class Position:
         }
 
 
-def fold_to(events: Sequence[Event], seat: int, index: int, watcher: BotPlayer | None = None) -> SeatLegality:
-    """The seat's fold (view and legality) of ``events[: index + 1]``, each redacted for it
-    (and told to ``watcher`` too, when given)."""
+def fold_to(events: Sequence[Event], seat: int, index: int, watcher: Player | None = None) -> SeatView:
+    """The seat's view (its table and its legality) of ``events[: index + 1]``, each redacted
+    for it; told to ``watcher`` when given, and then the view is the watcher's."""
     if seat not in (0, 1, 2):
         raise InvalidLog(f"a seat is 0, 1 or 2, not {seat}")
     if not events or not isinstance(events[0], MatchStarted):
         raise InvalidLog("a match log starts with MatchStarted")
     if not 0 <= index < len(events):
         raise InvalidLog(f"the log has no event {index}")
-    legality = SeatLegality(seat)
+    if watcher is None:
+        return SeatView.fold((redact(e, seat) for e in events[: index + 1]), seat)
     for event in events[: index + 1]:
-        seen = redact(event, seat)
-        legality.apply(seen)
-        if watcher is not None:
-            watcher.observe(seen)
-    return legality
+        watcher.observe(redact(event, seat))
+    return watcher.view
 
 
 def position(events: Sequence[Event], seat: int, index: int) -> Position:
     """The position of the decision cued by ``events[index]``, as ``seat`` saw it."""
-    legality = fold_to(events, seat, index)
-    view, red = legality.view, _red(legality.view)
-    legal = legality.legal()
+    view = fold_to(events, seat, index)
+    red = _red(view)
+    legal = view.legal()
     discards = sorted({a.tile for a in legal if isinstance(a, Discard)})
     names = tuple(dict.fromkeys(tile_name(t, red) for t in discards))
     if not names:
@@ -235,7 +232,7 @@ def _plain(name: str) -> str:
     return "5" + name[1] if name[0] == "0" else name
 
 
-class _Onlooker(BotPlayer):
+class _Onlooker(Player):
     """Watches the seat's events for the coach (its view and the table order of discards, which
     genbutsu needs); it never plays."""
 
@@ -250,9 +247,9 @@ def reasons(events: Sequence[Event], seat: int, index: int, actions: Sequence[st
     from sanma.bots.coach import reasons_for  # the coach brings the master with it: loaded on first use
 
     watcher = _Onlooker(seat)
-    legality = fold_to(events, seat, index, watcher)
-    red = _red(legality.view)
-    discards = [a for a in legality.legal() if isinstance(a, Discard)]
+    view = fold_to(events, seat, index, watcher)
+    red = _red(view)
+    discards = [a for a in view.legal() if isinstance(a, Discard)]
     out: list[Reason | None] = []
     for text in actions:
         tile, riichi = discarded_tile(text), text.startswith("riichi ")

@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from sanma.bots.base import Player
 from sanma.bots.defence import Threat, end_hazard, threats, tile_risk, typical_danger
 from sanma.bots.heuristics import (
     END_HAZARD,
-    BotPlayer,
     Knowledge,
     Option,
     Tenpai,
@@ -137,7 +137,7 @@ def exposure(
     return min(turns, total)
 
 
-class ExpertBot(BotPlayer):
+class ExpertBot(Player):
     """Efficiency, hand value and defence in one expected-value sum."""
 
     name = "Expert"
@@ -377,9 +377,9 @@ class ExpertBot(BotPlayer):
 
     def _pons_after(self, k: Knowledge, legal: LegalActions) -> Iterator[tuple[Pon, Knowledge]]:
         """Each legal pon of the last discard, with what the seat would know after it."""
-        if not self.order:
+        if not self.view.order:
             return
-        from_seat, called = self.order[-1]
+        from_seat, called = self.view.order[-1]
         for a in legal:
             if isinstance(a, Pon) and a.kind == kind_of(called):
                 after = self._after_pon(k, a, called, from_seat)
@@ -388,7 +388,7 @@ class ExpertBot(BotPlayer):
 
     def _call(self, k: Knowledge, legal: LegalActions, opps: list[Threat], w: Weights) -> Action:
         """Pon when the best open hand after it is worth more than the closed one."""
-        if not self.order:
+        if not self.view.order:
             return pass_or_default(legal)
         stay = self._hand_value(k, opps, w)
         best: tuple[float, Action] | None = None

@@ -1,7 +1,7 @@
 """Shared bot heuristics: what a seat knows, tile efficiency and hand value.
 
-Everything here works from a seat's own ``SeatView`` (plus the order of discards the bot
-saw, kept by ``BotPlayer``), never from hidden tiles.  The functions are cheap enough to
+Everything here works from a seat's own ``SeatView`` (its one observer record, which also
+keeps the table order of discards), never from hidden tiles.  The functions are cheap enough to
 call once per decision: ``discard_ukeire`` (the costly part, ~0.3 ms) runs once and every
 candidate discard is then judged from its result.
 
@@ -15,11 +15,9 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-from sanma.bots.base import Player
 from sanma.engine.actions import Action, Discard, Pass, Ron, Tsumo
 from sanma.engine.context import WinContext
 from sanma.engine.errors import SanmaError
-from sanma.engine.events import Event, HandStarted, KitaDeclared, TileDiscarded
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.scoring import score_win
@@ -40,36 +38,6 @@ from sanma.engine.tiles import (
     seat_wind,
 )
 from sanma.engine.view import SeatView
-
-# -- the bot base: view plus the order of discards --------------------------------------------
-
-
-class BotPlayer(Player):
-    """A ``Player`` that also remembers, per hand, every discard and kita in table order
-    (``SeatView`` keeps rivers per seat only), which defence needs: a tile let go after a
-    seat's riichi, or since that seat's last discard, cannot be ronned by it now."""
-
-    def __init__(self, seat: int, seed: int = 0) -> None:
-        super().__init__(seat, seed)
-        self.order: list[tuple[int, Tile]] = []  # (seat, tile) of discards and kita, in order
-        self.riichi_at: list[int | None] = [None, None, None]  # index in ``order`` of the riichi tile
-        self.last_discard_at: list[int | None] = [None, None, None]
-
-    def observe(self, event: Event) -> None:
-        """Fold the event into the view and the discard order."""
-        super().observe(event)
-        if isinstance(event, HandStarted):
-            self.order = []
-            self.riichi_at = [None, None, None]
-            self.last_discard_at = [None, None, None]
-        elif isinstance(event, TileDiscarded):
-            self.order.append((event.seat, event.tile))
-            self.last_discard_at[event.seat] = len(self.order) - 1
-            if event.riichi:
-                self.riichi_at[event.seat] = len(self.order) - 1
-        elif isinstance(event, KitaDeclared):
-            self.order.append((event.seat, event.tile))
-
 
 # -- what the seat knows ----------------------------------------------------------------------
 

@@ -37,7 +37,6 @@ from sanma.engine.formats.mjai import (
     parse_answer,
     tile_to_mjai,
 )
-from sanma.engine.formats.mjai_legal import SeatLegality
 from sanma.engine.kyoku import LegalActions
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -68,7 +67,6 @@ class MjaiPlayer(Player):
         self.timeout_s = timeout_s
         self.possible_actions = possible_actions
         self.counts: Counter[str] = Counter()
-        self._legality = SeatLegality(seat)
         self._writer = MjaiWriter()
         self._outbox: list[MjaiEvent] = []
         self._sent = 0
@@ -132,7 +130,6 @@ class MjaiPlayer(Player):
     def observe(self, event: Event) -> None:
         """Queue the seat's event as mjai lines (sent at the next decision or at close)."""
         super().observe(event)
-        self._legality.apply(event)
         lines = self._writer.write(event)
         if isinstance(event, TileDiscarded) and event.seat == self.seat:
             if event.riichi and self._reach_echoed and lines and lines[0]["type"] == "reach":
@@ -191,7 +188,7 @@ class MjaiPlayer(Player):
             raise MjaiError(f"bad answer {line.strip()[:200]!r}: {exc}") from exc
 
     def _answer(self, action: Action | Reach) -> MjaiEvent:
-        cue = self._legality.cue
+        cue = self.view.cue
         offer = (cue.seat, cue.tile) if cue is not None and cue.tile is not None else None
         return answer_for(action, self.seat, self.view, offer)
 

@@ -12,8 +12,8 @@ It does not defend.
 
 from __future__ import annotations
 
+from sanma.bots.base import Player
 from sanma.bots.heuristics import (
-    BotPlayer,
     Knowledge,
     Option,
     ankan_keeps_speed,
@@ -35,7 +35,7 @@ from sanma.engine.tiles import TileKind, kind_of
 MIN_RIICHI_WAITS = 2  # unseen winning tiles needed to declare riichi
 
 
-class NormalBot(BotPlayer):
+class NormalBot(Player):
     """Shanten and ukeire, yakuhai pons, riichi on tenpai, kita always, no defence."""
 
     name = "Normal"

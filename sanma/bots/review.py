@@ -1,8 +1,8 @@
 """The master's review of one seat's play in a finished match.
 
 The match log is folded event by event as the reviewed seat saw it (``visibility.redact``),
-into the master (``EVBot``) and into a ``SeatLegality`` that works out the seat's legal
-actions at each of its decisions from its own view (the same rules the engine applies).
+into the master (``EVBot``), whose ``SeatView`` also works out the seat's legal actions at
+each of its decisions (the same rules and facts the engine uses).
 The action the seat really took is read off the events that follow the cue (its discard,
 kita, kan, win, call or, in a window, the pass).  At each decision the master answers as
 it would have played, and where the expected-value program prices the actions (the
@@ -34,7 +34,6 @@ from sanma.engine.events import (
     MeldCalled,
     TileDiscarded,
 )
-from sanma.engine.formats.mjai_legal import SeatLegality
 from sanma.engine.hand import MeldType
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.tiles import EAST, is_red, tile_name
@@ -116,22 +115,20 @@ def review(
     if not events or not isinstance(events[0], MatchStarted):
         raise InvalidLog("a match log starts with MatchStarted")
     bot = (master or (lambda s: EVBot(s)))(seat)
-    legality = SeatLegality(seat)
+    view = bot.view  # the seat's one fold: the master's and the review's
     out: list[Decision] = []
     hand_label = ""
     cue = None
     for i, event in enumerate(events):
         if progress is not None:
             progress(i, len(events))
-        seen = redact(event, seat)
-        legality.apply(seen)
-        bot.observe(seen)
+        bot.observe(redact(event, seat))
         if isinstance(event, HandStarted):
             hand_label = f"{'E' if event.round_wind == EAST else 'S'}{event.dealer + 1}-{event.honba}"
-        if legality.cue is None or legality.cue is cue:
+        if view.cue is None or view.cue is cue:
             continue
-        cue = legality.cue
-        legal = legality.legal()
+        cue = view.cue
+        legal = view.legal()
         if not len(legal):
             continue
         taken = taken_action(events, i, seat, legal)

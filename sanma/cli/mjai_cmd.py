@@ -5,8 +5,8 @@ The dialect is ``shared/spec/mjai-3p.md``.  Every line read gets exactly one lin
 a ``dora`` line repeats the answer to the line before it (a kan dora may come between a
 cue and the table's wait, and the table reads the last answer).  A line holding a JSON
 array is a batch (every event since the last decision) and gets one answer.  The stream
-carries no legal actions, so ``SeatLegality`` works them out from the seat's own view
-with the engine's rules; a ``possible_actions`` list, when a table sends one, is
+carries no legal actions, so the seat's own view (``SeatView.legal``) works them out with
+the engine's rules; a ``possible_actions`` list, when a table sends one, is
 preferred.  A line that cannot be read is answered ``none`` and logged to standard error;
 the bot never stops on one.  After ``end_game`` it keeps reading.
 """
@@ -31,10 +31,11 @@ from sanma.engine.formats.mjai import (
     answer_for,
     parse_answer,
 )
-from sanma.engine.formats.mjai_legal import Cue, SeatLegality
 from sanma.engine.kyoku import LegalActions
+from sanma.engine.legality import Cue
 from sanma.engine.rules import Rules, preset
 from sanma.engine.tiles import is_red, kind_of
+from sanma.engine.view import SeatView
 
 PlayerFactory = Callable[[int], Player]
 """Builds the bot for a seat once the seat is known."""
@@ -79,7 +80,6 @@ class MjaiBotSession:
     def _new_match(self) -> None:
         self.reader = MjaiReader(self.rules)
         self.player: Player | None = None
-        self.legality: SeatLegality | None = None
         self._waiting: list[Event] = []  # events before the seat is known
         self._riichi_pick: Discard | None = None
         self._said: MjaiEvent = dict(NONE)  # the answer to the last line (or batch)
@@ -120,7 +120,7 @@ class MjaiBotSession:
         return self._answer(obj, self._cue())
 
     def _cue(self) -> Cue | None:
-        return self.legality.cue if self.legality is not None else None
+        return self.player.view.cue if self.player is not None else None
 
     def _answer(self, obj: object, before: Cue | None, decide: bool = True) -> MjaiEvent:
         """Read ``obj``; answer the seat's decision if one was cued since ``before``."""
@@ -152,77 +152,76 @@ class MjaiBotSession:
             if seat is None:
                 return
             self.player = self.factory(seat)
-            self.legality = SeatLegality(seat)
             events, self._waiting = self._waiting, []
             if not isinstance(events[0], MatchStarted):  # joined mid-match: the rules still apply
                 events.insert(0, MatchStarted(seed=-1, rules=self.rules, wall_algorithm="mjai"))
         else:
             events = [event]
-        assert self.legality is not None
         for e in events:
-            self.legality.apply(e)
             self.player.observe(e)
 
     # -- decisions -------------------------------------------------------------------------
 
     def _decide(self, obj: Mapping[str, Any], before: Cue | None) -> MjaiEvent:
-        player, legality = self.player, self.legality
-        if player is None or legality is None:
+        player = self.player
+        if player is None:
             return dict(NONE)
-        seat = player.seat
+        seat, view = player.seat, player.view
         if obj.get("type") == "reach" and obj.get("actor") == seat:
-            return self._riichi_discard(player, legality)
-        cue = legality.cue
+            return self._riichi_discard(player)
+        cue = view.cue
         if cue is not None and cue is before and obj.get("type") == "dora":
             return dict(self._said)  # the decision cued before the dora is still the one open
         if cue is None or cue is before:
             return dict(NONE)  # no decision, or one already cued (and answered) before this event
-        legal = self._legal(obj, legality)
+        legal = self._legal(obj, view)
         if not len(legal):
             return dict(NONE)
         action = ask(player, legal).action
         if isinstance(action, Discard) and action.riichi:
             self._riichi_pick = action
-            return answer_for(REACH, seat, legality.view, None)
-        return answer_for(action, seat, legality.view, _offer(cue))
+            return answer_for(REACH, seat, view, None)
+        return answer_for(action, seat, view, _offer(cue))
 
-    def _legal(self, obj: Mapping[str, Any], legality: SeatLegality) -> LegalActions:
-        own = legality.legal()
+    def _legal(self, obj: Mapping[str, Any], view: SeatView) -> LegalActions:
+        own = view.legal()
         offered = obj.get("possible_actions")
         if not isinstance(offered, list):
             return own
         try:
-            return legal_from_possible(offered, legality, own)
+            return legal_from_possible(offered, view, own)
         except MjaiError as exc:
             self._fail(f"possible_actions ignored: {exc}")
             return own
 
-    def _riichi_discard(self, player: Player, legality: SeatLegality) -> MjaiEvent:
+    def _riichi_discard(self, player: Player) -> MjaiEvent:
         """After our ``reach`` is echoed: the discard chosen with it (or ask again)."""
         pick, self._riichi_pick = self._riichi_pick, None
-        turn = legality.legal()
+        view = player.view
+        turn = view.legal()
         riichi = [a for a in turn if isinstance(a, Discard) and a.riichi]
         if not riichi:
             raise MjaiError("reach echoed, but no discard keeps the hand ready")
         if pick is None or pick not in turn:
-            drawn = legality.view.drawn
+            drawn = view.drawn
             default = next((a for a in riichi if a.tile == drawn), riichi[0])
             tiles = frozenset((t, r) for t, r in turn.discard_tiles if r)
             pick_action = ask(player, LegalActions(tuple(riichi), default, tiles)).action
             assert isinstance(pick_action, Discard)
             pick = pick_action
-        return answer_for(Discard(pick.tile), player.seat, legality.view, None)
+        return answer_for(Discard(pick.tile), player.seat, view, None)
 
 
 def _offer(cue: Cue) -> tuple[int, int] | None:
     return (cue.seat, cue.tile) if cue.tile is not None else None
 
 
-def legal_from_possible(offered: list[Any], legality: SeatLegality, own: LegalActions) -> LegalActions:
+def legal_from_possible(offered: list[Any], view: SeatView, own: LegalActions) -> LegalActions:
     """The table's ``possible_actions`` as our ``LegalActions``.  A ``reach`` stands for the
     riichi discards our own legality finds (or, failing that, every offered discard)."""
-    view, seat = legality.view, legality.seat
-    red = legality.rules.red_fives
+    seat = view.seat
+    assert seat is not None, "a bot plays a seat"
+    red = view.rules.red_fives if view.rules is not None else True
     actions: list[Action] = []
     tiles: set[tuple[int, bool]] = set()
     reach = False

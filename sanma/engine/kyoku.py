@@ -10,16 +10,17 @@ The hand is always in one of three phases:
 
 Legality lives in one query, ``legal_actions(seat)``; ``apply`` accepts only what it
 lists and returns the events it caused.  The rules behind it are ``legality``'s, asked
-with one seat's facts (``_SeatFacts``), the same functions a seat that sees only its own
-tiles asks (``formats.mjai_legal``).  Each seat's tiles and flags are one ``SeatState``
-(``seat.py``), changed by the transitions that fold shares.  ``phase`` names the phase.
+with one seat's facts (``seat.Facts``, reading the hand as a ``seat.Table``), the same
+functions and the same facts a seat that sees only its own tiles asks (``view.SeatView``).
+Each seat's tiles and flags are one ``SeatState`` (``seat.py``), changed by the transitions
+both folds share.  ``phase`` names the phase.
 Rule choices and their spec sections are in ``docs/engine.md``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,7 +51,7 @@ from sanma.engine.legality import LegalActions as LegalActions
 from sanma.engine.legality import WindowKind as WindowKind
 from sanma.engine.rules import Rules
 from sanma.engine.scoring import Score
-from sanma.engine.seat import SeatState
+from sanma.engine.seat import Facts, SeatState
 from sanma.engine.settlement import nagashi_deltas, noten_deltas, win_deltas
 from sanma.engine.shanten import is_complete, waits
 from sanma.engine.tiles import (
@@ -346,11 +347,55 @@ class Kyoku:
             self._turn_action(seat, action)
         return self.events[mark:]
 
-    # -- the facts legality reads ------------------------------------------------------------
+    # -- the table legality reads (``seat.Table``) --------------------------------------------
+
+    @property
+    def kan_owners(self) -> Sequence[int]:
+        """The seat of every kan made so far, in order."""
+        return self._kan_owners
+
+    @property
+    def first_go_around(self) -> bool:
+        """True until any call, kan or kita."""
+        return self._clean
+
+    @property
+    def turn(self) -> int:
+        """The seat that drew or called last (the one acting, or whose discard is on offer)."""
+        return self._turn
+
+    @property
+    def drawn(self) -> Tile | None:
+        """The tile the seat whose turn it is just drew (``None`` after a pon or a discard)."""
+        return self._drawn
+
+    @property
+    def after_pon(self) -> TileKind | None:
+        """The kind the seat whose turn it is just ponned (until its discard)."""
+        return self._after_pon
+
+    @property
+    def rinshan(self) -> bool:
+        """Whether the last draw was a replacement draw."""
+        return self._rinshan
+
+    @property
+    def indicators(self) -> Sequence[Tile]:
+        """The dora indicators revealed so far (``dora_indicators()``, as the table reads them)."""
+        return self.dora_indicators()
+
+    @property
+    def ura_indicators(self) -> Sequence[Tile]:
+        """The ura indicators under the revealed ones."""
+        return self.deal.ura_indicators[: self._dora_count]
+
+    def seat_state(self, seat: int) -> SeatState:
+        """A seat's tiles and flags (the engine's own record: not to be changed)."""
+        return self._seats[seat]
 
     def _waits(self, seat: int, without: Tile | None = None) -> tuple[TileKind, ...]:
         """Waits of a seat's 13-3m concealed tiles (optionally without one tile)."""
-        return legality.hand_waits(_SeatFacts(self, seat), without)
+        return legality.hand_waits(Facts(self, seat), without)
 
     # -- wall -------------------------------------------------------------------------------
 
@@ -391,7 +436,7 @@ class Kyoku:
     ) -> Score | None:
         """The score of a win on ``tile``, or ``None`` when the hand has no yaku or is not
         complete.  For a tsumo ``tile`` is already in hand."""
-        return legality.win_score(_SeatFacts(self, seat), tile, tsumo=tsumo, kind=kind, nearest=nearest)
+        return legality.win_score(Facts(self, seat), tile, tsumo=tsumo, kind=kind, nearest=nearest)
 
     # -- legal actions ------------------------------------------------------------------------
 
@@ -406,7 +451,7 @@ class Kyoku:
             return w.options.get(seat, NO_ACTIONS)
         if seat != self._turn:
             return NO_ACTIONS
-        return legality.turn_legal(_SeatFacts(self, seat))
+        return legality.turn_legal(Facts(self, seat))
 
     # -- turn actions --------------------------------------------------------------------------
 
@@ -427,14 +472,14 @@ class Kyoku:
             raise IllegalAction(f"{action} is not a turn action")
 
     def _note_declined_draw(self, seat: int, tile: Tile) -> None:
-        if legality.declines_winning_draw(_SeatFacts(self, seat), tile):
+        if legality.declines_winning_draw(Facts(self, seat), tile):
             self._seats[seat].declined_winning_draw()
 
     def _discard(self, seat: int, tile: Tile, riichi: bool) -> None:
         self._reveal_pending_dora()
         self._note_declined_draw(seat, tile)
         me = self._seats[seat]
-        me.discard(declares_riichi=riichi, double=riichi and legality.first_turn(_SeatFacts(self, seat)))
+        me.discard(declares_riichi=riichi, double=riichi and legality.first_turn(Facts(self, seat)))
         tsumogiri = tile == self._drawn
         me.hand.remove(tile)
         me.river.append(tile)
@@ -487,7 +532,7 @@ class Kyoku:
         for other in SEATS:
             if other == seat:
                 continue
-            facts = _SeatFacts(self, other)
+            facts = Facts(self, other)
             hand_waits = legality.hand_waits(facts)
             acts = legality.window_actions(facts, kind, tile, hand_waits)
             if legality.passes_up_win(kind, tile, hand_waits, acts):
@@ -696,7 +741,7 @@ class Kyoku:
         """Waits and furiten of a tenpai seat; when its tiles are complete right now, the
         score it would get or why it may not win (``no_yaku`` / ``furiten``)."""
         w = self._window
-        facts = _SeatFacts(self, seat)
+        facts = Facts(self, seat)
         own_turn = w is None and self.result is None and seat == self._turn and self._drawn is not None
         hand_waits = legality.hand_waits(facts, without=self._drawn if own_turn else None)
         furiten = legality.furiten(facts, hand_waits)
@@ -719,7 +764,7 @@ class Kyoku:
         a win would have a yaku: all of a closed hand's, an open hand's only where a ron would score."""
         if waits is None:
             waits = self.win_status(seat).waits
-        return legality.yaku_waits(_SeatFacts(self, seat), waits)
+        return legality.yaku_waits(Facts(self, seat), waits)
 
     # -- invariants ---------------------------------------------------------------------------------
 
@@ -814,7 +859,7 @@ class Kyoku:
             counts = counts_of_tiles(self._seats[s].hand)
             nmelds = len(self._seats[s].melds)
             if sum(counts) == 13 - 3 * nmelds:
-                fresh = tuple(waits(counts, nmelds, legality.owned_counts(_SeatFacts(self, s))))
+                fresh = tuple(waits(counts, nmelds, legality.owned_counts(Facts(self, s))))
                 assert self._waits(s) == fresh, f"seat {s}: waits {self._waits(s)} != {fresh}"
 
     def _check_legal(self) -> None:
@@ -840,103 +885,3 @@ def _fold_meld(hand: Counter[Tile], melds: list[Meld], meld: Meld) -> None:
         if t != meld.called:
             hand[t] -= 1
     melds.append(meld)
-
-
-class _SeatFacts:
-    """One seat's ``legality.SeatFacts`` for one query, read from the hand's state.  The
-    facts every query reads are taken when it is made; the rest are read on demand.  The
-    drawn tile, the ponned kind and rinshan belong to the seat whose turn it is."""
-
-    __slots__ = ("_k", "_me", "drawn", "hand", "kan_owners", "live_left", "melds", "riichi", "rules", "seat")
-
-    rules: Rules
-    hand: Sequence[Tile]
-    melds: Sequence[Meld]
-    drawn: Tile | None
-    riichi: bool
-    live_left: int
-    kan_owners: Sequence[int]
-
-    def __init__(self, k: Kyoku, seat: int) -> None:
-        self._k = k
-        self._me = me = k._seats[seat]
-        self.seat = seat
-        self.rules = k.rules
-        self.hand = me.hand
-        self.melds = me.melds
-        self.drawn = k._drawn if k._turn == seat else None
-        self.riichi = me.riichi
-        self.live_left = k.deal.live_size - k._replacements - k._live_next
-        self.kan_owners = k._kan_owners
-
-    @property
-    def after_pon(self) -> TileKind | None:
-        k = self._k
-        return k._after_pon if k._turn == self.seat else None
-
-    @property
-    def kita_count(self) -> int:
-        return len(self._me.kita)
-
-    @property
-    def river(self) -> Iterable[Tile]:
-        return self._me.river
-
-    @property
-    def points(self) -> int:
-        return self._k._scores[self.seat]
-
-    @property
-    def double_riichi(self) -> bool:
-        return self._me.double_riichi
-
-    @property
-    def ippatsu(self) -> bool:
-        return self._me.ippatsu
-
-    @property
-    def rinshan(self) -> bool:
-        k = self._k
-        return k._rinshan and k._turn == self.seat
-
-    @property
-    def has_discarded(self) -> bool:
-        return self._me.discarded
-
-    @property
-    def riichi_furiten(self) -> bool:
-        return self._me.riichi_furiten
-
-    @property
-    def temp_furiten(self) -> bool:
-        return self._me.temp_furiten
-
-    @property
-    def dealer(self) -> int:
-        return self._k.dealer
-
-    @property
-    def round_wind(self) -> TileKind:
-        return self._k.round_wind
-
-    @property
-    def first_go_around(self) -> bool:
-        return self._k._clean
-
-    @property
-    def dora_indicators(self) -> Sequence[Tile]:
-        k = self._k
-        return k.deal.dora_indicators[: k._dora_count]
-
-    @property
-    def ura_indicators(self) -> Sequence[Tile]:
-        k = self._k
-        return k.deal.ura_indicators[: k._dora_count]
-
-    @property
-    def honba(self) -> int:
-        return self._k.honba
-
-    @property
-    def deposits(self) -> int:
-        return self._k._deposits

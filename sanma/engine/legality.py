@@ -6,7 +6,8 @@ allowed, which pons and open kans a discard offers, furiten, waits, and the ``Wi
 a win is scored with.  The rules read ``SeatFacts``: one seat's own tiles and flags plus
 public table facts.  Nothing here needs another seat's hidden tiles, so the same functions
 serve the engine (``Kyoku`` reads the facts from its full state) and a bot that sees only
-its own seat (``formats.mjai_legal.SeatLegality`` folds them from the seat's events).
+its own seat (``view.SeatView`` folds them from the seat's events); ``seat.Facts`` is the
+one ``SeatFacts``, reading either.
 
 Two outcomes of a window are also rules the two folds share: ``passes_up_win`` (letting
 the window go makes the seat furiten) and ``declines_winning_draw`` (a riichi seat that
