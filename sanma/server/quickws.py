@@ -27,7 +27,7 @@ from sanma.engine.rules import DEFAULT
 from sanma.server import netaddr, protocol
 from sanma.server.api.deps import Services
 from sanma.server.bus import Subscription
-from sanma.server.codec import event_to_store, rules_to_json
+from sanma.server.codec import rules_to_json
 from sanma.server.limits import TokenBucket
 from sanma.server.protocol import ProtocolError
 from sanma.server.quick import Matchmaker, Queue, Table, Ticket, guest_channel, new_socket_id
@@ -161,10 +161,8 @@ class QuickGate:
             players=sorted(players, key=lambda p: p.seat),
             timers=timers,
         )
-        events = [event_to_store(e) for e in Match(seed, rules, salt=new_salt()).events]
-        await asyncio.to_thread(match_store.append_events, app.engine, record.id, 1, events, ended=False)
-        app.rooms.started(record.id, "quick", len(events))
-        await app.rooms.get(record.id)  # the room's task runs from now on, joined or not
+        # The room's task runs from now on, joined or not (the salt: rooms/fairwalls.py).
+        await app.rooms.open_new(record, Match(seed, rules, salt=new_salt()))
         log.info(
             "quick match %s: %d players seated",
             record.id,

@@ -100,10 +100,15 @@ class RoomRegistry:
             human_seat=human_seat,
             timers=None if timers is None else timers.to_json(),
         )
+        return await self.open_new(record, match)
+
+    async def open_new(self, record: store.MatchRecord, match: Match) -> TableRoom:
+        """Store the first events of the new match ``record`` (``match`` as it starts) and start
+        its room here, without reading back what was just written."""
         first = [event_to_store(e) for e in match.events]
         await asyncio.to_thread(store.append_events, self._engine, record.id, 1, first, ended=False)
-        self.started(record.id, "practice", len(first))
-        room = TableRoom.open(record, match, self._engine, self._make_bot, **self._timing)
+        self.started(record.id, record.kind, len(first))
+        room = await asyncio.to_thread(TableRoom.open, record, match, self._engine, self._make_bot, **self._timing)
         if self._host is not None:
             await self._host.claim(record.id)  # a new id: nobody else can hold its lease
             self._host.serve(room)
