@@ -85,6 +85,7 @@ def welcome(live: LiveServer, token: str, match: str) -> tuple[Client, dict[str,
     return client, client.until("welcome")
 
 
+@pytest.mark.slow
 def test_three_strangers_are_seated_at_one_table(live):
     tokens = [new_guest(live) for _ in range(3)]
     queuers = [Queuer(live.ws, t) for t in tokens]
@@ -100,6 +101,7 @@ def test_three_strangers_are_seated_at_one_table(live):
         queuers[0].recv(5)
 
 
+@pytest.mark.slow
 def test_a_player_alone_gets_two_bots_after_the_wait(live):
     token = new_guest(live)
     q = Queuer(live.ws, token, wait_s=WAIT)
@@ -112,6 +114,7 @@ def test_a_player_alone_gets_two_bots_after_the_wait(live):
     client.close()
 
 
+@pytest.mark.slow
 def test_a_guest_cannot_queue_twice_and_leaving_frees_the_ticket(live):
     token = new_guest(live)
     first = Queuer(live.ws, token)
@@ -126,6 +129,7 @@ def test_a_guest_cannot_queue_twice_and_leaving_frees_the_ticket(live):
     third.close()
 
 
+@pytest.mark.slow
 def test_a_lost_socket_leaves_the_queue(live):
     token = new_guest(live)
     q = Queuer(live.ws, token)
@@ -140,6 +144,7 @@ def test_a_lost_socket_leaves_the_queue(live):
     again.close()
 
 
+@pytest.mark.slow
 def test_a_guest_with_a_quick_match_being_played_goes_back_to_it(live):
     token = new_guest(live)
     seated = Queuer(live.ws, token, wait_s=WAIT).until("seated")
@@ -147,6 +152,7 @@ def test_a_guest_with_a_quick_match_being_played_goes_back_to_it(live):
     assert back.until("seated", "queued") == seated  # no second table
 
 
+@pytest.mark.slow
 def test_bad_frames_get_typed_errors(live):
     q = Queuer(live.ws, "")
     q.send("not json")
@@ -159,6 +165,7 @@ def test_bad_frames_get_typed_errors(live):
     assert q.recv()["code"] == "unauthorized"
 
 
+@pytest.mark.slow
 def test_quick_info_names_the_waits_and_the_players_ranks(live):
     token = new_guest(live)
     info = httpx.get(f"{live.http}/api/quick", headers={"Authorization": f"Bearer {token}"}).json()
@@ -187,6 +194,7 @@ def rows(live: LiveServer, table: Any) -> list[dict[str, Any]]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_the_ladder_moves_once_by_placement_and_a_gone_player_counts_last(live):
     tokens = [new_guest(live) for _ in range(3)]
     seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
@@ -231,6 +239,7 @@ def test_the_ladder_moves_once_by_placement_and_a_gone_player_counts_last(live):
         c.close()
 
 
+@pytest.mark.slow
 def test_a_second_settlement_of_one_match_fails_instead_of_counting_twice(live):
     from sanma.store import ranks as store
 
@@ -258,6 +267,7 @@ def store_now() -> Any:
     return datetime.now(UTC)
 
 
+@pytest.mark.slow
 def test_queue_frames_are_json_keyed_by_t(live):
     token = new_guest(live)
     q = Queuer(live.ws, token)
@@ -269,6 +279,7 @@ def test_queue_frames_are_json_keyed_by_t(live):
     q.close()
 
 
+@pytest.mark.slow
 def test_a_players_ranks_are_in_its_export_and_go_with_its_account(live):
     tokens = [new_guest(live) for _ in range(3)]
     seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
@@ -288,6 +299,7 @@ def test_a_players_ranks_are_in_its_export_and_go_with_its_account(live):
     assert len(rows(live, ranks)) == 2 and len(rows(live, rank_changes)) == 2
 
 
+@pytest.mark.slow
 def test_a_restart_in_the_middle_neither_loses_nor_doubles_the_change(tmp_path):
     settings = {"quick_wait_s": WAIT, "quick_wait_choices": (WAIT, 60.0), "quick_tick_s": 0.1}
     first = live_server(tmp_path, **settings)
