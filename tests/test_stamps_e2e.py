@@ -1,6 +1,6 @@
 """Stamps in a real browser (docs/rooms.md, "Stamps"; Playwright + Debian's chromium, fixtures
 from tests/fixtures/browser.py): two guests in two browser contexts at a friend room's table,
-at desktop and both phone viewports.  The friend opens the picker from the top bar and sends
+at desktop and both phone viewports.  The friend opens the picker from its button by the hand and sends
 a stamp with the keyboard alone (Enter, the arrows, Enter; Escape closes and the focus comes
 back to the button); the host sees it beside the friend's name plate and the friend beside
 its own area; once the host turns on "Mute others' stamps" in the menu, the friend's next

@@ -12,7 +12,7 @@ import { html, join, mount, nodeOf } from "./render/common.js";
 import { actionButtons, actionsHtml, aidsHtml, boardParts, handHtml, handIsOpen, inRoom, myTiles, openWaitsWithYaku, statusSpot, turnCueHtml } from "./render/table.js";
 import { watching, watchingOpenHands } from "./rooms.js";
 import { isMuted, play } from "./sound.js";
-import { stampButtonHtml } from "./stamps.js";
+import { renderStampButton } from "./stamps.js";
 import { renderStart } from "./start.js";
 
 export function show(screen) {
@@ -59,7 +59,7 @@ export function renderGame() {
   $("menu-btn").setAttribute("aria-label", t("game.menu"));
   setHtml($("game-lang"), langSwitchHtml());
   // A spectator answers nothing: no auto-play toggles.
-  setHtml($("toggles"), html`${stampButtonHtml()}${soundHtml()}${speedHtml()}${watching() ? null : togglesHtml()}`);
+  setHtml($("toggles"), html`${soundHtml()}${speedHtml()}${watching() ? null : togglesHtml()}`);
   renderMenu();
   renderAutoBanner();
   $("conn").textContent = app.online === false ? t("game.offline") : app.notice || "";
@@ -81,6 +81,7 @@ export function renderGame() {
   setHtml(statusSpot("turn-cue"), s.hand && !s.ending.length && !s.matchEnd ? turnCueHtml(app.prompt, app.ui) : html``);
   renderOverlay();
   renderCoach();
+  renderStampButton();
 }
 
 function speedHtml() {

@@ -21,7 +21,6 @@ const PATHS = {
   people: html`<circle cx="9" cy="8" r="3.2"/><path d="M3 19c.5-3.5 3-5.5 6-5.5s5.5 2 6 5.5"/><path d="M15.5 5a3 3 0 0 1 0 6M17.5 13.8c2 .8 3.2 2.6 3.5 5.2"/>`,
   bot: html`<rect x="5" y="8" width="14" height="11" rx="2.5"/><path d="M12 8V4.5M9.5 13v.5M14.5 13v.5M9.5 16.5h5"/>`,
   eye: html`<path d="M2.5 12S6 5.5 12 5.5 21.5 12 21.5 12 18 18.5 12 18.5 2.5 12 2.5 12z"/><circle cx="12" cy="12" r="2.8"/>`,
-  smile: html`<circle cx="12" cy="12" r="8.5"/><path d="M8.5 14.2a4.5 4.5 0 0 0 7 0"/><path d="M9.3 9.6v.4M14.7 9.6v.4"/>`,
   person: html`<circle cx="12" cy="8" r="3.5"/><path d="M5 20c.6-4 3.4-6.2 7-6.2s6.4 2.2 7 6.2"/>`,
 };
 

@@ -1,13 +1,13 @@
 // Stamps at the table (docs/rooms.md, "Stamps"): eight friendly reactions drawn by our own SVG
 // (no free text with strangers), sent from a table whose welcome says `stamps: true` (a friend
 // room's seat), shown beside the sender's seat for a few seconds, and read out by the page's
-// polite live region (`#app`).  A picker opens from a top-bar button (Tab, Enter or Space;
-// Escape closes it and the focus goes back to the button).  "Mute others' stamps" in the
+// polite live region (`#app`).  A picker opens from a button just above the own area's right
+// end, by the hand and not in the crowded top bar (Tab, Enter or Space; Escape closes it and
+// the focus goes back to the button).  "Mute others' stamps" in the
 // table's menu (kept in localStorage) hides and silences everyone's stamps but one's own.
 // The server refuses, limits and shows (docs/protocol.md); a refused stamp shows nothing.
 import { $, app } from "./app.js";
 import { t } from "./i18n.js";
-import { icon } from "./icons.js";
 import { html, join, mount, nodeOf, stylesheet } from "./render/common.js";
 import { inRoom, seatName } from "./render/table.js";
 import { watching } from "./rooms.js";
@@ -60,7 +60,7 @@ export function stampsMuted() {
 export function stampsMuteHtml() {
   if (!stamps.allowed && !inRoom()) return null;
   const on = stampsMuted();
-  return html`<button type="button" class="stamps-mute${on ? " on" : ""}" data-stamps-mute role="menuitemcheckbox"
+  return html`<button type="button" class="menu-toggle stamps-mute${on ? " on" : ""}" data-stamps-mute role="menuitemcheckbox"
     aria-checked="${on}" title="${t("stamps.mute.help")}">${t("stamps.mute")}</button>`;
 }
 
@@ -75,6 +75,7 @@ function setMuted(on) {
 export function stampsWelcome(welcome) {
   stamps.allowed = Boolean(welcome.stamps) && !welcome.spectator;
   closePicker(false);
+  renderStampButton();
   for (const seat of [...stamps.shown.keys()]) unshow(seat);
   if (stamps.allowed || welcome.players) stylesheet("assets/stamps.css");
 }
@@ -143,13 +144,19 @@ function unshow(seat) {
 
 // -- the button and the picker ---------------------------------------------------------------------
 
-/** The top bar's button (only where this seat may send); null elsewhere.  Its markup never
- * changes with the picker (`aria-expanded` is set on the element): the top bar is not redrawn,
- * so the focus can come back to it. */
-export function stampButtonHtml() {
-  if (!stamps.allowed) return null;
-  return html`<button type="button" class="toggle stamp-btn" id="stamp-btn" data-stamp-open aria-haspopup="menu" aria-controls="stamp-picker"
-    aria-expanded="false" aria-label="${t("stamps.send")}" title="${t("stamps.send")}">${icon("smile")}</button>`;
+/** The button above the own area's right end, shown where this seat may send (each render of
+ * the table; one element for the page, so the focus can come back to it). */
+export function renderStampButton() {
+  let el = $("stamp-btn");
+  if (!el) {
+    el = nodeOf(html`<button type="button" id="stamp-btn" class="stamp-btn" data-stamp-open aria-haspopup="menu"
+      aria-controls="stamp-picker" aria-expanded="false" hidden></button>`);
+    document.querySelector("#game .me-area").append(el);
+  }
+  el.hidden = !stamps.allowed;
+  el.setAttribute("aria-label", t("stamps.send"));
+  el.setAttribute("title", t("stamps.send"));
+  mount(el, stamps.allowed ? stampSvg("hello") : html``);
 }
 
 function picker() {
@@ -172,11 +179,12 @@ function renderPicker() {
   mount(el, stamps.open ? join(items) : html``);
   $("stamp-btn")?.setAttribute("aria-expanded", String(stamps.open));
   if (!stamps.open) return;
+  // Above the button, its right edges in line (kept inside the table).
   const button = $("stamp-btn").getBoundingClientRect();
   const g = $("game").getBoundingClientRect();
   const x = Math.max(4, Math.min(g.width - el.offsetWidth - 4, button.right - g.left - el.offsetWidth));
   el.style.left = `${x}px`;
-  el.style.top = `${button.bottom - g.top + 6}px`;
+  el.style.top = `${Math.max(4, button.top - g.top - el.offsetHeight - 6)}px`;
 }
 
 async function openPicker() {
