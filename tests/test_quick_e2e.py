@@ -121,8 +121,18 @@ def test_three_guests_meet_at_one_table_and_their_ranks_move(browser: Browser, l
     # docs/ranks.md: at 6 kyu an East match's first place earns 20 points, which is 6 kyu's
     # promotion line: 5 kyu with 0 points; the second earns 10, the third nothing (a floor rank).
     after = {1: ("5k", 0, "5 kyu · 0/20"), 2: ("6k", 10, "6 kyu · 10/20"), 3: ("6k", 0, "6 kyu · 0/20")}
+    # Quick match again: queued at once with the same choices (then cancelled).
+    before = len(frames(pages[1], "queued"))
+    pages[1].click("[data-panel=quick-again]")
+    pages[1].wait_for_selector("[data-testid=quick-status] .quick-clock")
+    pages[1].wait_for_function(f"() => window.__frames.filter(f => f.frame.t === 'queued').length > {before}")
+    assert frames(pages[1], "queued")[-1]["length"] == "east"
+    pages[1].keyboard.press("Escape")
+    pages[1].wait_for_selector("[data-quick-cmd=queue]")
+    pages[1].click("[data-quick-cmd=close]")
     for page, w in zip(pages, welcomes, strict=True):
-        page.click("[data-panel=again]")
+        if page is not pages[1]:
+            page.click("[data-panel=again]")
         page.wait_for_selector("#play")
         if page is pages[0]:
             want = after[placement[w["seat"]]][2]
