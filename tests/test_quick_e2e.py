@@ -121,6 +121,12 @@ def test_three_guests_meet_at_one_table_and_their_ranks_move(browser: Browser, l
     # docs/ranks.md: at 6 kyu an East match's first place earns 20 points, which is 6 kyu's
     # promotion line: 5 kyu with 0 points; the second earns 10, the third nothing (a floor rank).
     after = {1: ("5k", 0, "5 kyu · 0/20"), 2: ("6k", 10, "6 kyu · 10/20"), 3: ("6k", 0, "6 kyu · 0/20")}
+    # The match-end panel says where the ladder put each player.
+    for page, w in zip(pages, welcomes, strict=True):
+        rank, points, _ = after[placement[w["seat"]]]
+        page.wait_for_selector(f"[data-testid=quick-end-rank][data-rank='{rank}'][data-points='{points}']")
+    assert pages[0].inner_text("[data-testid=quick-end-rank]").startswith("Your rank (East round): ")
+    pages[2].screenshot(path=str(shots / "quick-match-end-portrait-390-ru.png"))
     # Quick match again: queued at once with the same choices (then cancelled).
     before = len(frames(pages[1], "queued"))
     pages[1].click("[data-panel=quick-again]")

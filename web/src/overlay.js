@@ -8,6 +8,7 @@ import { html, join, mount } from "./render/common.js";
 import { fairHtml, handEndHtml, matchEndHtml } from "./render/panels.js";
 import { seatName } from "./render/table.js";
 import { inQuickMatch, inRoomMatch, nextRoomMatch, watching } from "./rooms.js";
+import { quickEndHtml } from "./quick.js";
 
 const FOLLOW_MS = 5000; // a spectator's look for the room's next match (12 a minute: under the join limit)
 
@@ -87,7 +88,9 @@ export function renderOverlay() {
     const why = endReasonHtml(endReason(s.rules, s.hand, app.lastEnds, s.matchEnd));
     // A spectator's own buttons (ending.js watchFootHtml): nothing to play again, no history.
     const foot = me === null ? watchFootHtml(app.nextMatch) : null;
-    panel = matchEndHtml(s.matchEnd, me, inQuickMatch() ? "quick" : inRoomMatch(), s.rules, html`${why}${fair}${foot}`, { subtitle: me !== null, buttons: me !== null });
+    // A quick match's player sees where the ladder put it (docs/ranks.md).
+    const ladder = inQuickMatch() ? quickEndHtml(localStorage.getItem(MATCH_KEY), s.rules?.length, renderOverlay) : null;
+    panel = matchEndHtml(s.matchEnd, me, inQuickMatch() ? "quick" : inRoomMatch(), s.rules, html`${why}${ladder}${fair}${foot}`, { subtitle: me !== null, buttons: me !== null });
     if (me === null) followRoom();
   } else if (app.confirmLeave) panel = leaveConfirmHtml();
   overlay.hidden = !panel;

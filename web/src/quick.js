@@ -22,7 +22,7 @@ const quick = {
   enterMatch: null, // (match) => the table opened on that match (main.js wires match.js connect)
   view: null, // null (closed) | "home" | "waiting" | "failed" | "board"
   info: null, // GET /api/quick's answer: wait_s, wait_choices, waiting, ranks
-  infoAt: 0, // when it came (performance.now), 0: never
+  infoAt: 0, // when it was asked for (performance.now), 0: never
   asking: null, // the call in flight
   error: "", // the home view's message (already queued, refused)
   ws: null, // the queue socket while waiting
@@ -33,6 +33,8 @@ const quick = {
   poll: null,
   board: { length: null, data: null, error: false },
   opener: null, // the element to give the focus back to
+  endOf: null, // the quick match whose end asked for the standing last,
+  endAt: 0, // and when: only an answer asked for after that is its standing
 };
 
 /** The choices kept in this browser; the wait is the server's default until one is chosen. */
@@ -63,11 +65,12 @@ function choose(name, value) {
 /** Ask the server again (the start card, the sheet, after a match); redraws what shows it. */
 function refreshInfo(force = false) {
   if (quick.asking || (!force && quick.infoAt && performance.now() - quick.infoAt < INFO_FRESH_MS)) return quick.asking;
+  const askedAt = performance.now();
   quick.asking = request("GET", "/api/quick", { token: sessionToken() }).then(({ status, data }) => {
     quick.asking = null;
     if (status !== 200) return;
     quick.info = data;
-    quick.infoAt = performance.now();
+    quick.infoAt = askedAt; // the standing as it was when asked
     const mini = document.getElementById("quick-mini");
     if (mini) mount(mini, miniHtml());
     if (quick.view === "home") render();
@@ -95,6 +98,23 @@ export function quickButtonHtml() {
   refreshInfo();
   return html`<button type="button" class="primary quick-open" data-quick-cmd="open">
     <span class="quick-label">${icon("fast")} ${t("quick.open")}</span><span class="quick-mini" id="quick-mini" data-testid="quick-mini">${miniHtml()}</span></button>`;
+}
+
+/** The match-end panel's line at a quick match: the player's place on the ladder after it
+ * ("East round: 5 kyu · 0/20 pts"). The server moved the rank in the transaction that stored
+ * the match's end, so the standing is asked for once the end is shown (`redraw` when it comes);
+ * an answer from before the end is not shown. */
+export function quickEndHtml(match, length, redraw) {
+  if (!LENGTHS.includes(length)) return null;
+  if (quick.endOf !== match) {
+    quick.endOf = match;
+    quick.endAt = performance.now();
+    // A call already on its way was asked before the end: this one after it.
+    Promise.resolve(quick.asking).then(() => refreshInfo(true)).then(redraw);
+  }
+  const rank = quick.infoAt > quick.endAt ? quick.info?.ranks?.[length] : null;
+  if (!rank) return null;
+  return html`<p class="quick-end-rank" data-testid="quick-end-rank" data-rank="${rank.rank}" data-points="${rank.points}">${t("quick.your_rank")} (${t(`length.${length}`)}): <strong>${rankLine(rank)}</strong></p>`;
 }
 
 // --- the sheet ------------------------------------------------------------------------------
