@@ -102,7 +102,12 @@ def test_three_guests_meet_at_one_table_and_their_ranks_move(browser: Browser, l
     # The others' ranks on their name plates, in the page's language.
     assert pages[0].locator(".opponent .rank-badge").all_inner_texts() == ["6 kyu", "6 kyu"]
     assert pages[1].locator(".opponent .rank-badge").all_inner_texts() == ["6級", "6級"]
+    # One's own beside one's points in the centre.
+    assert pages[0].locator(".cscore-me .rank-badge").inner_text() == "6 kyu"
+    assert pages[2].locator(".cscore-me .rank-badge").inner_text() == "6 кю"
     pages[0].screenshot(path=str(shots / "quick-table-desktop-1280-en.png"))
+    pages[1].screenshot(path=str(shots / "quick-table-landscape-844-ja.png"))
+    pages[2].screenshot(path=str(shots / "quick-table-portrait-390-ru.png"))
     assert_no_overflow(pages[2])
 
     # The operator ends the match at once (docs/server.md): the points as they stand.

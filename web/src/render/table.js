@@ -120,10 +120,11 @@ function riverHtml(h, seat, where, me) {
 function centreHtml(state) {
   const h = state.hand;
   const me = state.seat;
+  // Your own spot also carries your rank at a quick match (the others' are on their name plates).
   const spot = (seat, where) => html`
     <div class="cscore cscore-${where}${h.turn === seat ? " on-turn" : ""}">
       <span class="wind-badge">${t(`wind.short.${seatWind(h, seat)}`)}</span>
-      <span>${points(h.scores[seat])}</span>
+      <span>${points(h.scores[seat])}</span>${where === "me" ? rankHtml(seat) : ""}
     </div>`;
   // The indicators small, then the dora they name, which is what the label is about.
   const indicators = h.dora.map((d) => tileHtml(d, "tiny indicator"));
