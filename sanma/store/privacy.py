@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Engine, Select, and_, delete, insert, or_, se
 
 from sanma.store.accounts import AccountError, seats_of
 from sanma.store.guests import token_hash
-from sanma.store.rooms import EMPTY, RoomRecord, _from_row, _seats_to_json
+from sanma.store.rooms import EMPTY, RoomRecord, room_from_row, seats_to_json
 from sanma.store.tables import (
     accounts,
     checkins,
@@ -173,7 +173,7 @@ def _rooms_of(conn: Connection, guest_id: str) -> list[RoomRecord]:
             or_(rooms.c.host_guest == guest_id, rooms.c.seats.like(mentioned), rooms.c.barred.like(mentioned))
         )
     ).mappings()
-    return [r for r in map(_from_row, rows) if _mentions(r, guest_id)]
+    return [r for r in map(room_from_row, rows) if _mentions(r, guest_id)]
 
 
 def _mentions(room: RoomRecord, guest_id: str) -> bool:
@@ -279,7 +279,7 @@ def _leave_rooms(conn: Connection, guest_id: str) -> None:
             .where(same)
             .values(
                 host_guest=host,
-                seats=_seats_to_json((seats[0], seats[1], seats[2])),
+                seats=seats_to_json((seats[0], seats[1], seats[2])),
                 barred=json.dumps(sorted(room.barred - {guest_id})),
                 version=room.version + 1,
             )

@@ -70,7 +70,8 @@ class RoomRecord:
         return replace(self, seats=(seats[0], seats[1], seats[2]))
 
 
-def _seats_to_json(seats: tuple[Seat, ...]) -> str:
+def seats_to_json(seats: tuple[Seat, ...]) -> str:
+    """The stored form of a room's seats (``privacy`` writes it too, when a guest leaves)."""
     out: list[dict[str, str] | None] = []
     for s in seats:
         if s.guest_id is not None:
@@ -88,7 +89,8 @@ def _seats_from_json(text: str) -> tuple[Seat, Seat, Seat]:
     return seats[0], seats[1], seats[2]
 
 
-def _from_row(row: Any) -> RoomRecord:
+def room_from_row(row: Any) -> RoomRecord:
+    """A ``RoomRecord`` from a row of ``rooms`` (``privacy`` reads rows of its own)."""
     return RoomRecord(
         code=row["code"],
         host_guest=row["host_guest"],
@@ -123,7 +125,7 @@ def create_room(
                     code=code,
                     host_guest=host_guest,
                     options=json.dumps(options, sort_keys=True),
-                    seats=_seats_to_json(record.seats),
+                    seats=seats_to_json(record.seats),
                     timers=json.dumps(timers, sort_keys=True),
                     barred="[]",
                     status=record.status,
@@ -144,21 +146,21 @@ def get_room(engine: Engine, code: str) -> RoomRecord | None:
         return None
     with engine.connect() as conn:
         row = conn.execute(select(rooms).where(rooms.c.code == code)).mappings().first()
-    return None if row is None else _from_row(row)
+    return None if row is None else room_from_row(row)
 
 
 def all_rooms(engine: Engine, limit: int = 500) -> list[RoomRecord]:
     """The stored rooms, the most recently changed first (``sanma admin rooms``)."""
     with engine.connect() as conn:
         rows = conn.execute(select(rooms).order_by(rooms.c.updated_at.desc()).limit(limit)).mappings().all()
-    return [_from_row(row) for row in rows]
+    return [room_from_row(row) for row in rows]
 
 
 def room_of_match(engine: Engine, match_id: str) -> RoomRecord | None:
     """The room whose match is ``match_id``, or ``None``."""
     with engine.connect() as conn:
         row = conn.execute(select(rooms).where(rooms.c.match_id == match_id)).mappings().first()
-    return None if row is None else _from_row(row)
+    return None if row is None else room_from_row(row)
 
 
 def save_room(engine: Engine, room: RoomRecord) -> RoomRecord | None:
@@ -173,7 +175,7 @@ def save_room(engine: Engine, room: RoomRecord) -> RoomRecord | None:
             .values(
                 host_guest=saved.host_guest,
                 options=json.dumps(saved.options, sort_keys=True),
-                seats=_seats_to_json(saved.seats),
+                seats=seats_to_json(saved.seats),
                 barred=json.dumps(sorted(saved.barred)),
                 status=saved.status,
                 match_id=saved.match_id,
