@@ -14,7 +14,6 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ import pytest
 from sqlalchemy import Engine
 
 from sanma.bots.drill import answer_tile, discarded_tile, is_problem, judge, position, reasons, rest_of_hand
-from sanma.bots.review import REVIEWER, review
 from sanma.engine.events import (
     DoraRevealed,
     Event,
@@ -46,16 +44,13 @@ from sanma.server.settings import Settings
 from sanma.store import db
 from sanma.store import drills as store
 from sanma.store import matches as match_store
-from sanma.store import reviews as review_store
 from sanma.store.guests import create_guest
 from sanma.store.privacy import delete_account
-from tests.fixtures.replays import played_match, store_ended
-from tests.fixtures.server import Client, LiveServer, new_guest, new_match
+from tests.fixtures.drills import SEAT, SEEDS, keep_review, reviewed
+from tests.fixtures.replays import store_ended
+from tests.fixtures.server import Client, LiveServer, chooser, new_guest, new_match
 from tests.services import free_port
-from tests.test_stats import chooser
 
-SEEDS = (21, 22, 23)  # random play at seat 1: 14, 10 and 5 drills (29 in all)
-SEAT = 1
 DAY = date(2026, 12, 3)
 
 
@@ -171,13 +166,6 @@ def assert_position(p: dict[str, Any], events: Sequence[Event], seat: int, index
 # -- the fold and the judgement, without a database ----------------------------------------------
 
 
-@cache
-def reviewed(seed: int, seat: int = SEAT) -> tuple[list[Event], dict[str, Any]]:
-    """A random-play match of ``seed`` and the real reviewer's result for ``seat``."""
-    events = list(played_match(seed).events)
-    return events, review(events, seat).as_dict()
-
-
 def test_each_drill_position_is_the_seats_view_at_its_decision_with_nothing_hidden_shown():
     checked = 0
     for seed in SEEDS:
@@ -227,15 +215,6 @@ def test_the_rest_of_the_hand_runs_from_the_decision_to_the_hands_end_as_the_sea
 
 
 # -- the store: the daily set and the streak (SQLite and PostgreSQL) -------------------------------
-
-
-def keep_review(engine: Engine, match: str, seat: int, guest: str, result: dict[str, Any]) -> None:
-    """Store a done review as the server's worker does (asked, claimed, finished)."""
-    common = {"address": "ip:192.0.2.1", "total": 1, "queue_cap": 100, "per_address": 100, "current": REVIEWER}
-    review_store.request_review(engine, match, seat, guest, **common)
-    claimed = review_store.claim_next(engine, "test-node", 60.0)
-    assert claimed is not None and claimed.match_id == match
-    assert review_store.finish(engine, match, seat, "test-node", result)
 
 
 def player_with_reviews(engine: Engine) -> str:

@@ -18,12 +18,11 @@ from sanma.store import db
 from sanma.store import drills as store
 from tests.fixtures.account_pages import fresh_page, open_account
 from tests.fixtures.browser import DESKTOP, PHONE
-from tests.fixtures.i18n import VISIBLE_TEXTS, outside_dictionaries
+from tests.fixtures.drills import SEAT, SEEDS, keep_review, reviewed
+from tests.fixtures.i18n import OVERFLOWS, VISIBLE_TEXTS, outside_dictionaries
 from tests.fixtures.replay_viewer import guest_of
 from tests.fixtures.replays import store_ended
 from tests.fixtures.server import LiveServer
-from tests.test_drills import SEAT, SEEDS, keep_review, reviewed
-from tests.test_i18n import OVERFLOWS
 
 PORTRAIT = {"width": 390, "height": 844}
 

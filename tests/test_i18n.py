@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.fixtures.browser import ACTIONABLE, open_page, start_match
-from tests.fixtures.i18n import DICTS, LANGS, PLACEHOLDER, VISIBLE_TEXTS, WEB, outside_dictionaries
+from tests.fixtures.i18n import DICTS, LANGS, OVERFLOWS, PLACEHOLDER, VISIBLE_TEXTS, WEB, outside_dictionaries
 from tests.fixtures.layout import VIEWPORTS
 from tests.fixtures.replay_viewer import ended_match_in_history, open_history, page_for
 from tests.fixtures.replays import shared_logs
@@ -266,22 +266,6 @@ def test_every_language_writes_numbers_and_dates_its_own_way(browser, live):
         assert DECEMBER[lang] in shown["date"] and "2026" in shown["date"], (lang, shown["date"])
     assert page.errors == []  # type: ignore[attr-defined]
     page.close()
-
-
-# What would not fit: the page wider than the screen, or a button, tab or heading whose text
-# runs past its own box (a long Russian word in a phone's button).
-OVERFLOWS = """() => {
-  const out = [];
-  const page = document.documentElement;
-  if (page.scrollWidth > page.clientWidth) out.push(`the page: ${page.scrollWidth} > ${page.clientWidth}`);
-  for (const el of document.querySelectorAll("button, [role=tab], th, h2, h3, label")) {
-    const box = el.getBoundingClientRect();
-    if (!box.width || !box.height || getComputedStyle(el).visibility === "hidden") continue;
-    const text = el.textContent.trim();
-    if (el.scrollWidth > el.clientWidth + 1) out.push(`${text}: ${el.scrollWidth} > ${el.clientWidth}`);
-  }
-  return out;
-}"""
 
 
 def _fits(page, where: str) -> None:

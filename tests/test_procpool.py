@@ -2,44 +2,30 @@
 ``CpuLimitExceeded`` and its worker serves the next job; a pool's workers (and the
 multiprocessing resource tracker) end once the process that made the pool is SIGKILLed.
 
-Also the helpers that find a process's descendants in ``/proc`` (``tests/test_review_workers.py``
-uses them on a real ``sanma serve``)."""
+The jobs the workers run are ``tests/fixtures/procs.py``'s (picklable by name: a spawned worker
+imports that module, not this one)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 import pytest
 
 from sanma.server import procpool
-from tests.fixtures.procs import Process, descendants, end, still_alive_after
+from tests.fixtures.procs import Process, descendants, end, own_pid, spin, still_alive_after
 from tests.services import ROOT
-
-# -- jobs (run in the workers: picklable by name) --------------------------------------------
-
-
-def spin() -> None:
-    """Spend CPU for ever (in Python, so that the signal handler runs)."""
-    n = 0
-    while True:
-        n += 1
-
-
-def pid() -> int:
-    return os.getpid()
 
 
 @pytest.mark.slow
 def test_a_job_over_its_cpu_limit_stops_and_its_worker_serves_the_next() -> None:
     pool = procpool.new_pool(1)
     try:
-        worker = pool.submit(pid).result(timeout=60)
+        worker = pool.submit(own_pid).result(timeout=60)
         with pytest.raises(procpool.CpuLimitExceeded):
             pool.submit(procpool.limited, 1, spin).result(timeout=60)
-        assert pool.submit(procpool.limited, 5, pid).result(timeout=60) == worker  # the same process
-        assert pool.submit(pid).result(timeout=60) == worker  # the limit is lifted after a job
+        assert pool.submit(procpool.limited, 5, own_pid).result(timeout=60) == worker  # the same process
+        assert pool.submit(own_pid).result(timeout=60) == worker  # the limit is lifted after a job
     finally:
         procpool.stop_pool(pool)
 
@@ -47,10 +33,10 @@ def test_a_job_over_its_cpu_limit_stops_and_its_worker_serves_the_next() -> None
 MAKER = """
 import sys, time
 from sanma.server import procpool
-from tests.test_procpool import pid
+from tests.fixtures.procs import own_pid
 
 pool = procpool.new_pool(2)
-print(*sorted({pool.submit(pid).result() for _ in range(20)}), flush=True)
+print(*sorted({pool.submit(own_pid).result() for _ in range(20)}), flush=True)
 time.sleep(600)
 """
 

@@ -42,7 +42,7 @@ from sanma.store import db
 from sanma.store.guests import create_guest
 from sanma.store.matches import SeatPlayer, append_events, create_match, load_events
 from sanma.store.stats import player_stats
-from tests.fixtures.server import Client, LiveServer, new_guest, new_match
+from tests.fixtures.server import Client, LiveServer, chooser, new_guest, new_match
 from tests.services import free_port
 
 FIGURES = {
@@ -255,21 +255,6 @@ def test_migration_0013_fills_the_rows_of_matches_that_ended_before_it(tmp_path:
 # -- through the server ---------------------------------------------------------------------
 
 SEEDS = [1001, 1002, 1003]
-
-
-def chooser(seed: int):
-    """A seeded player: a win when offered, else now and then any legal action (so it riichis,
-    calls and declares kita), else the default."""
-    rng = random.Random(seed)
-
-    def choose(prompt: dict[str, Any]) -> dict[str, Any]:
-        legal = prompt["legal"]
-        for action in legal:
-            if action["type"] in ("tsumo", "ron"):
-                return dict(action)
-        return dict(rng.choice(legal)) if rng.random() < 0.4 else dict(prompt["default"])
-
-    return choose
 
 
 @pytest.mark.slow
