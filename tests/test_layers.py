@@ -1,7 +1,8 @@
 """The layers hold: the engine imports nothing of the project above it, ``learn`` only the
 engine, the bots only the engine and ``learn`` (and themselves), the store nothing of the
-server, and nothing in the package the frozen ``legacy/`` folder.  Read from the source (every
-``import`` statement, type-checking ones included), so no module has to be imported."""
+server, and nothing in the package the frozen ``legacy/`` folder; and no test module imports
+another (shared helpers live under ``tests/fixtures/``).  Read from the source (every ``import``
+statement, type-checking ones included), so no module has to be imported."""
 
 from __future__ import annotations
 
@@ -150,3 +151,51 @@ def test_the_package_never_imports_the_legacy_folder() -> None:
     ]
     assert not wrong, "\n".join(wrong)
     assert _imports(PACKAGE.parent / "legacy" / "master.py", ("legacy",))  # the reader sees such imports
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def _is_test_module(module: str) -> bool:
+    return module.startswith("tests.test_")
+
+
+def _test_module_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) of every import of a ``tests.test_*`` module in ``source``, and in the
+    Python scripts it holds as strings (run in a child process: ``python -c SCRIPT``)."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if _is_test_module(a.name)]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if _is_test_module(node.module):
+                out.append((node.lineno, node.module))
+            else:  # from tests import test_x
+                out += [(node.lineno, m) for a in node.names if _is_test_module(m := f"{node.module}.{a.name}")]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "import" in node.value:
+            try:
+                inner = _test_module_imports(node.value)
+            except SyntaxError:
+                continue  # not Python: a page's script, a message
+            out += [(node.lineno + line - 1, module) for line, module in inner]
+    return sorted(out)
+
+
+def test_no_test_module_imports_another() -> None:
+    """A helper that test modules share lives under ``tests/fixtures/`` (issue 26): a test module
+    is only collected, never imported by another test module, a fixture or a child script."""
+    files = sorted(TESTS.rglob("*.py"))
+    assert TESTS / "test_drills.py" in files and TESTS / "fixtures" / "drills.py" in files
+    wrong = [
+        f"{path.relative_to(TESTS.parent)}:{line} imports {module}"
+        for path in files
+        for line, module in _test_module_imports(path.read_text(encoding="utf-8"))
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_reader_finds_imports_of_test_modules_in_code_and_in_scripts() -> None:
+    t = "tests.test"  # spelled apart, so that a grep for such imports does not find this test
+    source = f'import {t}_a\nfrom tests import {t[6:]}_b, services\nS = """\nimport os\nfrom {t}_c import f\n"""\n'
+    assert _test_module_imports(source) == [(1, f"{t}_a"), (2, f"{t}_b"), (5, f"{t}_c")]
+    assert _test_module_imports("from tests.fixtures.drills import SEAT\nJS = 'import x from \"./y.js\"'\n") == []
