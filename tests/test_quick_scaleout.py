@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from sanma.server.quick import MATCHMAKER
+from sanma.server.rooms.remote import lease_key
 from tests.fixtures.quick import Queuer
 from tests.fixtures.scaleout import Node
 
@@ -49,12 +50,16 @@ def quick_nodes(database_url: str, redis_url: str, tmp_path: Path) -> Iterator[t
         r.close()
 
 
-def test_players_waiting_on_two_processes_sit_at_one_table(quick_nodes):
+def test_players_waiting_on_two_processes_sit_at_one_table(quick_nodes, redis_url):
     a, b = quick_nodes
     queuers = [Queuer(a.ws, guest(a)), Queuer(b.ws, guest(b)), Queuer(b.ws, guest(b))]
     seated = [q.until("seated") for q in queuers]
     assert len({s["match"] for s in seated}) == 1
     assert sorted(s["seat"] for s in seated) == [0, 1, 2]
+    # node-a made the table; it runs on node-b, where two of its three players wait.
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    assert r.get(MATCHMAKER) == "node-a" and r.get(lease_key(seated[0]["match"])) == "node-b"
+    r.close()
 
 
 def test_the_other_process_seats_the_waiting_when_the_matchmaker_dies(quick_nodes, redis_url):

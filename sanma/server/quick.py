@@ -11,8 +11,11 @@ The queue lives on the bus, so every server process of a scaled-out deployment s
 - one process at a time is the **matchmaker** (lease ``lease:quick:matchmaker``): every tick
   it reads the tickets, groups them into tables (``group``, pure), takes each table's tickets
   at once (``Leases.release_all``: all or none, so a player who left meanwhile is never
-  seated), starts the match and tells each player on its channel ``quick:guest:<guest>``.
-  When it dies, another process takes the lease within its time to live.
+  seated) and hands the table to the process most of its players wait on (``quick:node:<node>``;
+  itself when that process does not listen), which starts the match there, so that the rooms
+  spread over the processes with their players, and tells each player on its channel
+  ``quick:guest:<guest>``.  When the matchmaker dies, another process takes the lease within
+  its time to live.
 
 Grouping (``group``): per pool (length, red fives), oldest ticket first, it looks for two
 others whose hidden ratings lie within a window that widens as the oldest waits; players from
@@ -52,6 +55,11 @@ def ticket_key(guest: str) -> str:
     return f"quick:ticket:{guest}"
 
 
+def node_channel(node: str) -> str:
+    """Where the matchmaker hands a table to the process most of its players wait on."""
+    return f"quick:node:{node}"
+
+
 def guest_channel(guest: str) -> str:
     """Where the matchmaker tells a guest its table (the guest's queue socket listens)."""
     return f"quick:guest:{guest}"
@@ -62,7 +70,8 @@ class Ticket:
     """One waiting player: the pool it waits in (``length``, ``red_fives``), how long it waits
     for people before bots (``wait_s``), since when (``since``, wall-clock seconds: processes
     compare it), its client ``address``, its hidden rating ``mu`` and ladder ``rank`` on that
-    length, and ``socket``, the id of the socket that queued it."""
+    length, ``socket``, the id of the socket that queued it, and ``node``, the server process
+    that socket is on."""
 
     guest: str
     length: str
@@ -73,6 +82,7 @@ class Ticket:
     mu: float
     rank: int
     socket: str
+    node: str = ""
 
     @property
     def pool(self) -> tuple[str, bool]:
@@ -239,24 +249,40 @@ class Matchmaker:
     ) -> None:
         self.queue = Queue(bus)
         self._leases = bus.leases
+        self._pubsub = bus.pubsub
         self._node = node
         self._start_table = start_table
         self._tick_s = tick_s
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
+        self._handed: asyncio.Task[None] | None = None
         self.seated = 0  # players seated by this process
-        self.counts: dict[tuple[str, bool], int] = {}  # waiting per pool at the last look
 
     def start(self) -> None:
-        """Start ticking (server startup)."""
+        """Start ticking, and starting the tables handed to this process (server startup)."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="quick-matchmaker")
+            self._handed = asyncio.create_task(self._take_handed(), name="quick-handed")
 
     async def close(self) -> None:
         """Stop ticking and give the lease back (server shutdown)."""
         await cancel_and_wait(self._task)
-        self._task = None
+        await cancel_and_wait(self._handed)
+        self._task = self._handed = None
         await self._leases.release(MATCHMAKER, self._node)
+
+    async def _take_handed(self) -> None:
+        """Start each table the matchmaker hands to this process."""
+        sub = await self._pubsub.subscribe(node_channel(self._node))
+        try:
+            async for message in sub:
+                table = _handed_table(message)
+                if table is None:
+                    log.warning("quick match: a malformed table was handed over: %.200r", message)
+                else:
+                    await self._seat(table)
+        finally:
+            await sub.close()
 
     async def _run(self) -> None:
         while True:
@@ -277,12 +303,20 @@ class Matchmaker:
         if not await self._lead():
             return
         tickets = await self.queue.tickets()
-        self.counts = {}
-        for t in tickets:
-            self.counts[t.pool] = self.counts.get(t.pool, 0) + 1
         for table in group(tickets, self._clock()):
             if await self.queue.take(table):
-                await self._seat(table)
+                await self._hand(table)
+
+    async def _hand(self, table: Table) -> None:
+        """Start ``table`` on the process most of its players wait on (the oldest's on a tie),
+        or here when that is this process or it does not listen."""
+        nodes = [t.node for t in table.tickets]
+        home = max(nodes, key=nodes.count)
+        if home and home != self._node:
+            handed = {"kind": "start", "tickets": [t.text() for t in table.tickets]}
+            if await self._pubsub.publish(node_channel(home), handed) > 0:
+                return
+        await self._seat(table)
 
     async def _seat(self, table: Table) -> None:
         """Start the table's match and tell its players (``quick_failed`` if it cannot start:
@@ -297,6 +331,15 @@ class Matchmaker:
         self.seated += len(table.tickets)
         for t in table.tickets:
             await self.queue.tell(t.guest, {"kind": "seated", "match": match_id, "seat": seats[t.guest]})
+
+
+def _handed_table(message: dict[str, Any]) -> Table | None:
+    """The table of a hand-over message (``None``: not one)."""
+    texts = message.get("tickets")
+    if not isinstance(texts, list) or not 1 <= len(texts) <= 3 or not all(isinstance(t, str) for t in texts):
+        return None
+    tickets = [Ticket.parse(t) for t in texts]
+    return Table(tuple(t for t in tickets if t is not None)) if None not in tickets else None
 
 
 def new_socket_id() -> str:

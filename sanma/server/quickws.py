@@ -284,6 +284,7 @@ class _Waiter:
             rating.mu,
             standing.rank,
             new_socket_id(),
+            self.gate.app.rooms.node,
         )
         if not await self.gate.queue.join(ticket):
             await self.refuse(ALREADY_QUEUED, "you are already looking for a table on another socket (tab or window)")
