@@ -326,3 +326,16 @@ def test_a_restart_in_the_middle_neither_loses_nor_doubles_the_change(tmp_path):
         assert change["match_id"] == seated["match"] and standing["games"] == 1
     finally:
         second.stop()
+
+
+@pytest.mark.slow
+def test_strangers_at_a_quick_table_may_send_stamps(live):
+    tokens = [new_guest(live) for _ in range(3)]
+    seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
+    clients = [welcome(live, t, seated[0]["match"]) for t in tokens]
+    assert all(hello["stamps"] is True for _, hello in clients)
+    clients[0][0].send({"t": "stamp", "id": "nice"})
+    for client, _ in clients:
+        assert client.until("stamp") == {"t": "stamp", "seat": seated[0]["seat"], "id": "nice"}
+    for client, _ in clients:
+        client.close()
