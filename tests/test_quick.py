@@ -80,6 +80,20 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
     )
 
 
+def three_seated(live: LiveServer) -> tuple[list[str], list[dict[str, Any]]]:
+    """Three new guests queued together, and the ``seated`` frame each got."""
+    tokens = [new_guest(live) for _ in range(3)]
+    return tokens, [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
+
+
+def until_ended(client: Client) -> dict[str, Any]:
+    """The ``MatchEnded`` event frame the client gets next."""
+    while True:
+        frame = client.until("event")
+        if frame["e"]["type"] == "MatchEnded":
+            return frame
+
+
 def welcome(live: LiveServer, token: str, match: str) -> tuple[Client, dict[str, Any]]:
     client = Client(live, token, match)
     return client, client.until("welcome")
@@ -196,16 +210,12 @@ def rows(live: LiveServer, table: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 def test_the_ladder_moves_once_by_placement_and_a_gone_player_counts_last(live):
-    tokens = [new_guest(live) for _ in range(3)]
-    seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
+    tokens, seated = three_seated(live)
     match = seated[0]["match"]
     clients = [welcome(live, t, match)[0] for t in tokens[:2]]  # the third never comes
     time.sleep(0.7)  # past quick_abandon_s: the third has been gone long enough
     end_match(live, match)
-    ended = clients[0].until("event")
-    while ended["e"]["type"] != "MatchEnded":
-        ended = clients[0].until("event")
-    placements = ended["e"]["placements"]
+    placements = until_ended(clients[0])["e"]["placements"]
     changes = {r["guest_id"]: r for r in rows(live, rank_changes)}
     assert len(changes) == 3
     by_seat = {s["seat"]: t for s, t in zip(seated, tokens, strict=True)}
@@ -243,13 +253,11 @@ def test_the_ladder_moves_once_by_placement_and_a_gone_player_counts_last(live):
 def test_a_second_settlement_of_one_match_fails_instead_of_counting_twice(live):
     from sanma.store import ranks as store
 
-    tokens = [new_guest(live) for _ in range(3)]
-    seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
+    tokens, seated = three_seated(live)
     match = seated[0]["match"]
     client = welcome(live, tokens[0], match)[0]
     end_match(live, match)
-    while client.until("event")["e"]["type"] != "MatchEnded":
-        pass
+    until_ended(client)
     engine = db.open_engine(live.settings.db_url)
     try:
         before = rows(live, ranks)
@@ -281,12 +289,10 @@ def test_queue_frames_are_json_keyed_by_t(live):
 
 @pytest.mark.slow
 def test_a_players_ranks_are_in_its_export_and_go_with_its_account(live):
-    tokens = [new_guest(live) for _ in range(3)]
-    seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
+    tokens, seated = three_seated(live)
     client = welcome(live, tokens[0], seated[0]["match"])[0]
     end_match(live, seated[0]["match"])
-    while client.until("event")["e"]["type"] != "MatchEnded":
-        pass
+    until_ended(client)
     client.close()
     auth = {"Authorization": f"Bearer {tokens[0]}"}
     doc = httpx.get(f"{live.http}/api/account/export", headers=auth).json()
@@ -318,8 +324,7 @@ def test_a_restart_in_the_middle_neither_loses_nor_doubles_the_change(tmp_path):
         client = Client(second, token, seated["match"])
         client.until("welcome")
         end_match(second, seated["match"])
-        while client.until("event")["e"]["type"] != "MatchEnded":
-            pass
+        until_ended(client)
         client.close()
         (change,) = rows(second, rank_changes)
         (standing,) = rows(second, ranks)
@@ -330,8 +335,7 @@ def test_a_restart_in_the_middle_neither_loses_nor_doubles_the_change(tmp_path):
 
 @pytest.mark.slow
 def test_strangers_at_a_quick_table_may_send_stamps(live):
-    tokens = [new_guest(live) for _ in range(3)]
-    seated = [q.until("seated") for q in [Queuer(live.ws, t) for t in tokens]]
+    tokens, seated = three_seated(live)
     clients = [welcome(live, t, seated[0]["match"]) for t in tokens]
     assert all(hello["stamps"] is True for _, hello in clients)
     clients[0][0].send({"t": "stamp", "id": "nice"})
