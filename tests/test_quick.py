@@ -343,3 +343,22 @@ def test_strangers_at_a_quick_table_may_send_stamps(live):
         assert client.until("stamp") == {"t": "stamp", "seat": seated[0]["seat"], "id": "nice"}
     for client, _ in clients:
         client.close()
+
+
+@pytest.mark.slow
+def test_the_operator_sees_the_queue_and_the_waits(live):
+    def scrape() -> str:
+        return live.app.state.metrics.exposition().decode()
+
+    token = new_guest(live)
+    q = Queuer(live.ws, token, wait_s=WAIT)
+    q.until("queued")
+    assert 'sanma_quick_waiting{length="east"} 1.0' in scrape()
+    q.until("seated")
+    deadline = time.monotonic() + 5
+    while 'sanma_quick_waiting{length="east"} 0.0' not in scrape():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    text = scrape()
+    assert 'sanma_quick_wait_seconds_count{length="east"} 1.0' in text
+    assert 'sanma_matches_total{kind="quick",phase="started"} 1.0' in text

@@ -131,6 +131,7 @@ def create_app(settings: Settings, **overrides: Any) -> FastAPI:
     )
     app.state.services = Services(settings, engine, rooms, seed_source, seat_source)
     quick_gate = QuickGate(app.state.services)
+    metrics.queue = quick_gate.waiting_here
     app.state.quick = quick_gate
     app.state.settings = settings
     app.state.engine = engine

@@ -34,6 +34,7 @@ LAG_PERIOD_S = 0.5
 # Bot decisions take from microseconds (a pass) to the budget (5 s by default).
 DECISION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+QUICK_BUCKETS = (0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
 STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 # The store's statement kinds (the first word of the SQL); anything else counts as "other".
 STATEMENTS = frozenset({"select", "insert", "update", "delete", "with", "begin", "commit", "rollback"})
@@ -85,8 +86,16 @@ class Metrics:
             "sanma_lease_handovers", "Room leases handed over between processes", ["direction"], registry=r
         )
         self.matches = Counter("sanma_matches", "Matches started and ended here", ["kind", "phase"], registry=r)
+        self.quick_wait = Histogram(
+            "sanma_quick_wait_seconds",
+            "Seconds a player waited in the quick-match queue for its table (sockets of this process)",
+            ["length"],
+            buckets=QUICK_BUCKETS,
+            registry=r,
+        )
         self.tables: Callable[[], Mapping[tuple[str, str], int]] = dict
         self.sockets: Callable[[], Mapping[str, int]] = dict
+        self.queue: Callable[[], Mapping[str, int]] = dict
         r.register(_Snapshot(self))
 
     # -- one call per event ----------------------------------------------------------------
@@ -117,6 +126,10 @@ class Metrics:
     def match(self, kind: str, phase: str) -> None:
         """A match of ``kind`` ``started`` or ``ended`` in this process."""
         self.matches.labels(kind, phase).inc()
+
+    def quick_seated(self, length: str, waited_s: float) -> None:
+        """A player queued on this process was seated after ``waited_s`` seconds."""
+        self.quick_wait.labels(length).observe(waited_s)
 
     # -- probes ----------------------------------------------------------------------------
 
@@ -174,7 +187,12 @@ class _Snapshot(Collector):
         )
         for kind, n in sorted(self.metrics.sockets().items()):
             sockets.add_metric([kind], n)
-        return [tables, sockets]
+        queue = GaugeMetricFamily(
+            "sanma_quick_waiting", "Players waiting for a quick match on this process's sockets", labels=["length"]
+        )
+        for length, n in sorted(self.metrics.queue().items()):
+            queue.add_metric([length], n)
+        return [tables, sockets, queue]
 
 
 class HttpCounter:

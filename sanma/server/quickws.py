@@ -12,6 +12,7 @@ player's next socket).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -119,6 +120,11 @@ class QuickGate:
         self.bus = rooms.bus
         self._counted_at = float("-inf")
         self._counts: dict[tuple[str, bool], int] = {}
+        self._here: collections.Counter[str] = collections.Counter(dict.fromkeys(LENGTHS, 0))
+
+    def waiting_here(self) -> dict[str, int]:
+        """Players waiting on this process's queue sockets, by length (the metrics' gauge)."""
+        return dict(self._here)
 
     async def waiting(self) -> dict[tuple[str, bool], int]:
         """Players waiting per pool (read from the bus at most once a second per process)."""
@@ -290,12 +296,16 @@ class _Waiter:
             await self.refuse(ALREADY_QUEUED, "you are already looking for a table on another socket (tab or window)")
             return await self.close()
         self.ticket = ticket
-        self.sub = await self.gate.bus.pubsub.subscribe(guest_channel(guest))
-        reader = asyncio.create_task(self._read(), name="quick-reader")
+        self.gate._here[ask.length] += 1
         try:
-            await self._wait_for_table(ticket, reader)
+            self.sub = await self.gate.bus.pubsub.subscribe(guest_channel(guest))
+            reader = asyncio.create_task(self._read(), name="quick-reader")
+            try:
+                await self._wait_for_table(ticket, reader)
+            finally:
+                reader.cancel()
         finally:
-            reader.cancel()
+            self.gate._here[ask.length] -= 1
 
     async def _read(self) -> None:
         """The client's frames while it waits: ``leave`` and ``ping``."""
@@ -349,6 +359,7 @@ class _Waiter:
         """A message from the matchmaker; whether the wait is over."""
         if message.get("kind") == "seated":
             self.ticket = None
+            self.gate.app.rooms.metrics.quick_seated(ticket.length, time.time() - ticket.since)
             await self.seated(str(message["match"]), int(message["seat"]))
             return True
         if message.get("kind") == "failed":

@@ -72,7 +72,7 @@ def gate(request: Request) -> QuickGate:
 async def quick_info(guest: Guest, app: AppServices, request: Request) -> QuickInfo:
     """The waits offered, how many wait per length, your ranks."""
     counts = await gate(request).waiting()
-    waiting = {length: sum(n for (pool_length, _), n in counts.items() if pool_length == length) for length in LENGTHS}
+    waiting = {length: sum(n for (pool, _), n in counts.items() if pool == length) for length in LENGTHS}
     standings = await asyncio.to_thread(store.standings, app.engine, guest)
     return QuickInfo(
         wait_s=app.settings.quick_wait_s,
