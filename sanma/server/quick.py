@@ -256,7 +256,6 @@ class Matchmaker:
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
         self._handed: asyncio.Task[None] | None = None
-        self.seated = 0  # players seated by this process
 
     def start(self) -> None:
         """Start ticking, and starting the tables handed to this process (server startup)."""
@@ -328,7 +327,6 @@ class Matchmaker:
             for t in table.tickets:
                 await self.queue.tell(t.guest, {"kind": "failed"})
             return
-        self.seated += len(table.tickets)
         for t in table.tickets:
             await self.queue.tell(t.guest, {"kind": "seated", "match": match_id, "seat": seats[t.guest]})
 

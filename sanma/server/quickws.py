@@ -278,8 +278,7 @@ class _Waiter:
         await self.close()
 
     async def wait(self, ask: QueueAsk, guest: str) -> None:
-        rating = (await asyncio.to_thread(rank_store.ratings, self.gate.app.engine, [guest], ask.length))[guest]
-        standing = (await asyncio.to_thread(rank_store.standings, self.gate.app.engine, guest))[ask.length]
+        me = await asyncio.to_thread(rank_store.ranked, self.gate.app.engine, guest, ask.length)
         ticket = Ticket(
             guest,
             ask.length,
@@ -287,8 +286,8 @@ class _Waiter:
             ask.wait_s,
             time.time(),
             self.address,
-            rating.mu,
-            standing.rank,
+            me.rating.mu,
+            me.standing.rank,
             new_socket_id(),
             self.gate.app.rooms.node,
         )

@@ -169,12 +169,12 @@ def standings(engine: Engine, guest_id: str) -> dict[str, Standing]:
     return {length: held.get(length, Standing()) for length in LENGTHS}
 
 
-def ratings(engine: Engine, guest_ids: list[str], length: str) -> dict[str, Rating]:
-    """The hidden ratings of ``guest_ids`` on ``length``'s ladder (a new player's where none)."""
+def ranked(engine: Engine, guest_id: str, length: str) -> Ranked:
+    """The guest's standing and hidden rating on ``length``'s ladder, in one read (a new
+    player's where it has none)."""
     with engine.connect() as conn:
-        rows = conn.execute(select(ranks).where(ranks.c.length == length, ranks.c.guest_id.in_(guest_ids))).all()
-    held = {r.guest_id: r.rating for r in map(_ranked, rows)}
-    return {g: held.get(g, Rating(*NEW_RATING)) for g in guest_ids}
+        row = conn.execute(select(ranks).where(ranks.c.length == length, ranks.c.guest_id == guest_id)).first()
+    return Ranked(guest_id, Standing(), Rating(*NEW_RATING)) if row is None else _ranked(row)
 
 
 def _ahead(standing: Standing) -> ColumnElement[bool]:
