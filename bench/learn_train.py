@@ -91,28 +91,27 @@ def load_split(data: Path, split: str) -> dict[str, np.ndarray]:
     return dataset.load(paths)
 
 
-def batch_tensors(d: dict[str, np.ndarray], idx: np.ndarray, kinds: np.ndarray | None) -> tuple[torch.Tensor, ...]:
+def batch_tensors(
+    d: dict[str, np.ndarray], idx: np.ndarray, kinds: np.ndarray | None, device: str = "cpu"
+) -> tuple[torch.Tensor, ...]:
     planes, masks, actions = d["planes"][idx], d["masks"][idx], d["actions"][idx].astype(np.int64)
     if kinds is not None:
         planes, masks, actions = enc.augment(planes, masks, actions, kinds)
-    return (
-        torch.from_numpy(planes.astype(np.float32)),
-        torch.from_numpy(d["scalars"][idx]),
-        torch.from_numpy(masks),
-        torch.from_numpy(np.asarray(actions, dtype=np.int64)),
-    )
+    arrays = (planes.astype(np.float32), d["scalars"][idx], masks, np.asarray(actions, dtype=np.int64))
+    return tuple(torch.from_numpy(a).to(device) for a in arrays)
 
 
 @torch.no_grad()
 def evaluate(net: Net, d: dict[str, np.ndarray], limit: int, batch: int = 2048) -> dict[str, float]:
     """Validation loss and top-1 agreement (all decisions, and the human's plain discards)."""
     net.eval()
+    device = next(net.parameters()).device.type
     n = min(limit, len(d["actions"])) if limit else len(d["actions"])
     idx_all = np.arange(n)
     loss_sum, hits, discard_hits, discards = 0.0, 0, 0, 0
     for start in range(0, n, batch):
         idx = idx_all[start : start + batch]
-        planes, scalars, masks, actions = batch_tensors(d, idx, None)
+        planes, scalars, masks, actions = batch_tensors(d, idx, None, device)
         logits = net(planes, scalars)
         loss_sum += float(masked_loss(logits, masks, actions)) * len(idx)
         pick = logits.masked_fill(~masks, -1e9).argmax(dim=1)
@@ -141,12 +140,12 @@ def train(args: argparse.Namespace) -> None:
     steps_per_epoch = n // args.batch
     total = steps_per_epoch * args.epochs
     torch.manual_seed(args.seed)
-    net = Net(args.channels, args.blocks)
+    net = Net(args.channels, args.blocks).to(args.device)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     step = 0
     config = {k: getattr(args, k) for k in ("channels", "blocks", "batch", "epochs", "lr", "weight_decay", "seed")}
     if last.exists():
-        state = torch.load(last, weights_only=False)
+        state = torch.load(last, weights_only=False, map_location=args.device)
         if state["config"] != config:
             raise SystemExit(f"{last} was trained with {state['config']}, not {config}")
         net.load_state_dict(state["model"])
@@ -180,7 +179,7 @@ def train(args: argparse.Namespace) -> None:
         lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
         for group in opt.param_groups:
             group["lr"] = lr
-        planes, scalars, masks, actions = batch_tensors(train_d, idx, kinds)
+        planes, scalars, masks, actions = batch_tensors(train_d, idx, kinds, args.device)
         loss = masked_loss(net(planes, scalars), masks, actions)
         opt.zero_grad()
         loss.backward()
@@ -223,7 +222,7 @@ def _checkpoint(last: Path, net: Net, opt: torch.optim.Optimizer, step: int) -> 
 
 
 def export(args: argparse.Namespace) -> None:
-    state = torch.load(args.ckpt / "last.pt", weights_only=False)
+    state = torch.load(args.ckpt / "last.pt", weights_only=False, map_location="cpu")
     config = state["config"]
     net = Net(config["channels"], config["blocks"])
     net.load_state_dict(state["model"])
@@ -282,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight-decay", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="torch device: cpu, or cuda where a GPU is lent")
     parser.add_argument("--stage-minutes", type=float, default=40)
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--eval-every", type=int, default=1000)
