@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.fixtures.browser import ACTIONABLE, start_match, step
+from tests.fixtures.i18n import LANGS
 from tests.fixtures.layout import VIEWPORTS
 from tests.fixtures.server import LiveServer, live_server
 
@@ -332,3 +333,46 @@ def test_your_river_stays_in_view_late_in_a_hand_at_360x740(browser: Browser, tm
     assert most >= 16 and page.locator(".my-melds .kita").count(), most  # a third row, and a kita
     context.close()
     live.stop()
+
+
+TITLE_CLEAR = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const title = box(document.querySelector("#start .logo h1"));
+  const hits = [...document.querySelectorAll("#start .start-top > *")].map((e) => [e, box(e)])
+    .filter(([, r]) => r.width > 0 && r.left < title.right && r.right > title.left
+                       && r.top < title.bottom && r.bottom > title.top)
+    .map(([e]) => e.textContent.trim() || e.getAttribute("aria-label"));
+  return {hits, sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth};
+}"""
+
+WARN_SIGN = """() => {
+  const button = document.getElementById("account-btn");
+  const sign = document.createElement("span");
+  sign.className = "warn-sign";
+  sign.append(button.querySelector("svg").cloneNode(true));
+  button.append(" ", sign);
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_start_cards_top_row_never_covers_the_title(browser: Browser, live: LiveServer, lang: str) -> None:
+    # On a phone held sideways the title sits beside the row of Account, Rules, the languages
+    # and the settings, whose labels are longest in Russian: the row must wrap, never overlap.
+    # Every viewport, touch (44 px targets) and mouse; each also with the warning sign that the
+    # Account button of a guest without an e-mail address carries (one more icon, added here
+    # as the icon beside it so the page needs no account).
+    for touch in (True, False):
+        for name in viewports(touch):
+            width, height, _ = VIEWPORTS[name]
+            context = browser.new_context(viewport={"width": width, "height": height}, has_touch=touch)
+            page = context.new_page()
+            page.add_init_script(f"localStorage.setItem('sanma.lang', '{lang}')")
+            page.goto(live.http + "/")
+            page.wait_for_selector("#start .logo h1")
+            for warned in (False, True):
+                if warned:
+                    page.evaluate(WARN_SIGN)
+                measured = page.evaluate(TITLE_CLEAR)
+                assert measured["hits"] == [], (lang, name, warned, measured)
+                assert measured["sw"] <= measured["cw"], (lang, name, warned, measured)
+            context.close()
