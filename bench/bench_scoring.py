@@ -22,8 +22,8 @@ from mahjong.hand_calculating.hand import HandCalculator
 from sanma.engine.errors import NoYaku
 from sanma.engine.rules import DEFAULT
 from sanma.engine.scoring import score_win
+from tests.fixtures.oracle import oracle_args
 from tests.fixtures.scoring import random_win
-from tests.test_scoring_oracle import oracle_args
 
 
 def main() -> None:

@@ -183,9 +183,11 @@ def _test_module_imports(source: str) -> list[tuple[int, str]]:
 
 def test_no_test_module_imports_another() -> None:
     """A helper that test modules share lives under ``tests/fixtures/`` (issue 26): a test module
-    is only collected, never imported by another test module, a fixture or a child script."""
-    files = sorted(TESTS.rglob("*.py"))
+    is only collected, never imported by another test module, a fixture, a child script or a
+    benchmark (``bench/`` takes what it shares with the tests from the fixtures too)."""
+    files = sorted(TESTS.rglob("*.py")) + sorted((TESTS.parent / "bench").glob("*.py"))
     assert TESTS / "test_drills.py" in files and TESTS / "fixtures" / "drills.py" in files
+    assert TESTS.parent / "bench" / "bench_scoring.py" in files
     wrong = [
         f"{path.relative_to(TESTS.parent)}:{line} imports {module}"
         for path in files
