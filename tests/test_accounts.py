@@ -10,19 +10,22 @@ import re
 import time
 from collections.abc import Iterator
 from email import message_from_bytes
+from email.header import decode_header, make_header
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
 from sqlalchemy import text
 
 from sanma.server.codec import event_to_wire
+from sanma.server.mail import Purpose, code_message
 from sanma.server.settings import Settings
 from sanma.store import accounts as acc
 from sanma.store import db
 from sanma.store.matches import load_events
 from tests.fixtures.accounts import Inbox, auth, get, link, post
+from tests.fixtures.i18n import LANGS
 from tests.fixtures.server import Client, LiveServer, full_log, new_guest, new_match, play_to_end
 from tests.services import ServeProcess, free_port, scratch_postgres
 
@@ -391,3 +394,33 @@ def test_a_match_leaves_the_coins_alone_and_shows_in_history_with_an_open_replay
     stranger = new_guest(server)
     assert get(server, f"/api/matches/{match}/replay", stranger).status_code == 404
     assert get(server, "/api/account/history", stranger).json() == {"matches": []}
+
+
+@pytest.mark.parametrize(
+    ("lang", "subject"), [("ja", "Sanma: メールアドレス連携のコード"), ("ru", "Sanma: код для привязки этого адреса")]
+)
+def test_the_code_mail_comes_in_the_pages_language(server, inbox, lang: str, subject: str) -> None:
+    # Every language the client offers has its texts: a Japanese or Russian page no longer
+    # gets English mail.  The code is on its own line, as in every language, and it works.
+    token = new_guest(server)
+    address = f"{lang}@example.org"
+    assert post(server, "/api/account/email", token, {"email": address, "lang": lang}).status_code == 202
+    mail = inbox.wait_for(address)
+    assert (str(make_header(decode_header(mail["Subject"]))), mail["Content-Language"]) == (subject, lang)
+    payload = mail.get_payload(decode=True)
+    assert isinstance(payload, bytes)
+    body = payload.decode(mail.get_content_charset() or "ascii")
+    code = inbox.code(address)
+    assert f"\n    {code}\n" in body and "Sanma" in body
+    r = post(server, "/api/account/email/verify", token, {"email": address, "code": code})
+    assert r.status_code == 200
+
+
+def test_every_purpose_has_a_text_in_every_language_of_the_client() -> None:
+    # the client's languages (web/src/i18n.js LANGS) are the mail's: each purpose, each language
+    for lang in LANGS:
+        for purpose in get_args(Purpose):
+            message = code_message("from@sanma.test", "to@example.org", "12345678", purpose, lang, 600)
+            body = message.get_content()
+            assert "\n    12345678\n" in body and "10" in body, (lang, purpose)
+            assert message["Subject"].startswith("Sanma: ") and message["Content-Language"] == lang

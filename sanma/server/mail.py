@@ -27,7 +27,7 @@ from sanma.store.accounts import email_hint
 log = logging.getLogger("sanma.mail")
 
 Purpose = Literal["link", "recover", "delete"]
-Lang = Literal["en", "id"]
+Lang = Literal["en", "id", "ja", "ru"]
 
 
 class Mailer(Protocol):
@@ -135,6 +135,41 @@ _TEXT: dict[tuple[Lang, Purpose], tuple[str, str]] = {
         "Kode ini berlaku sekali, selama {minutes} menit. Penghapusan tidak bisa dibatalkan: nama, koin, "
         "kosmetik, dan riwayatmu hilang. Jika kamu tidak memintanya, abaikan pesan ini.\n",
     ),
+    ("ja", "link"): (
+        "Sanma: メールアドレス連携のコード",
+        "このメールアドレスを Sanma のアカウントに連携するためのコードです:\n\n    {code}\n\n"
+        "使えるのは一度だけ、有効期限は {minutes} 分です。心当たりがない場合は、このメールを無視してください。\n",
+    ),
+    ("ja", "recover"): (
+        "Sanma: アカウント復旧のコード",
+        "このブラウザで Sanma のアカウントにサインインするためのコードです:\n\n    {code}\n\n"
+        "使えるのは一度だけ、有効期限は {minutes} 分です。これまでこのアカウントを使っていたブラウザは"
+        "サインアウトされます。心当たりがない場合は、このメールを無視してください。\n",
+    ),
+    ("ja", "delete"): (
+        "Sanma: アカウント削除のコード",
+        "Sanma のアカウントを削除するためのコードです:\n\n    {code}\n\n"
+        "使えるのは一度だけ、有効期限は {minutes} 分です。削除は取り消せません。名前、コイン、"
+        "見た目のアイテム、履歴がすべて消えます。心当たりがない場合は、このメールを無視してください。\n",
+    ),
+    ("ru", "link"): (
+        "Sanma: код для привязки этого адреса",
+        "Ваш код для привязки этого адреса почты к аккаунту Sanma:\n\n    {code}\n\n"
+        "Он действует один раз, {minutes} мин. Если вы его не запрашивали, просто не обращайте внимания "
+        "на это письмо.\n",
+    ),
+    ("ru", "recover"): (
+        "Sanma: код для восстановления аккаунта",
+        "Ваш код для входа в аккаунт Sanma в этом браузере:\n\n    {code}\n\n"
+        "Он действует один раз, {minutes} мин. Браузер, в котором аккаунт был открыт раньше, выйдет из "
+        "него. Если вы его не запрашивали, просто не обращайте внимания на это письмо.\n",
+    ),
+    ("ru", "delete"): (
+        "Sanma: код для удаления аккаунта",
+        "Ваш код для удаления аккаунта Sanma:\n\n    {code}\n\n"
+        "Он действует один раз, {minutes} мин. Удаление нельзя отменить: имя, монеты, оформление и "
+        "история пропадут. Если вы его не запрашивали, просто не обращайте внимания на это письмо.\n",
+    ),
 }
 
 
@@ -146,6 +181,6 @@ def code_message(sender: str, to: str, code: str, purpose: Purpose, lang: Lang, 
     message["To"] = to
     message["Subject"] = subject
     message["Message-ID"] = make_msgid(domain="sanma.local")
-    message["Content-Language"] = lang
     message.set_content(body.format(code=code, minutes=max(1, round(ttl_s / 60))))
+    message["Content-Language"] = lang  # after set_content, which drops the Content-* headers
     return message

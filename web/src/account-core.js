@@ -43,9 +43,8 @@ export function accountButtonInner(noEmail) {
 }
 
 /** The language of the server's mail: the page's when the server writes mail in it
- * (sanma/server/mail.py has English and Indonesian texts), else English, the documented
- * fallback; a Japanese or Russian page gets its codes in English until mail.py has their texts. */
-const MAIL_LANGS = ["en", "id"];
+ * (sanma/server/mail.py has texts in all four of the client's languages), else English. */
+const MAIL_LANGS = ["en", "id", "ja", "ru"];
 export function mailLang() {
   return MAIL_LANGS.includes(getLang()) ? getLang() : "en";
 }
