@@ -4,7 +4,10 @@
   while an opponent is in riichi (push or fold);
 * ``expert_calm``: the Expert while nobody threatens it, the policy under pressure (the Expert's
   own test of pressure: a riichi, or an open hand that looks tenpai);
-* ``policy_calm``: the other way round, the policy while calm and the Expert under pressure.
+* ``policy_calm``: the other way round, the policy while calm and the Expert under pressure;
+* ``EVOverPolicy``: the expected-value master with the policy in the Expert's place: the policy
+  answers, and the program overrides it wherever it overrides the Expert (a threat, or the
+  match's last dealer turns) when it prices another action higher by its margin.
 
 Both of the last two take every legal win, as every level does.
 
@@ -98,3 +101,25 @@ def expert_calm(seat: int, seed: int) -> SplitByPressure:
 
 def policy_calm(seat: int, seed: int) -> SplitByPressure:
     return SplitByPressure(seat, seed, policy_when_pressed=False)
+
+
+class _PolicyFirst(ExpertBot):
+    """An Expert that answers with the policy (the base the expected-value program prices)."""
+
+    def __init__(self, seat: int, seed: int = 0) -> None:
+        super().__init__(seat, seed)
+        self.policy = LearnedBot(seat, seed)
+
+    def observe(self, event: Event) -> None:
+        super().observe(event)
+        self.policy.observe(event)
+
+    def decide(self, legal: LegalActions) -> Action:
+        super().decide(legal)  # the Expert's own state (its pressure) stays current
+        return self.policy.decide(legal)
+
+
+class EVOverPolicy(EVBot, _PolicyFirst):
+    """``EVBot`` whose base answer is the policy's (``EVBot.decide`` asks ``super()``)."""
+
+    name = "Mahjong master (EV over the policy)"
