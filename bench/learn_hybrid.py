@@ -115,7 +115,8 @@ class _PolicyFirst(ExpertBot):
         self.policy.observe(event)
 
     def decide(self, legal: LegalActions) -> Action:
-        super().decide(legal)  # the Expert's own state (its pressure) stays current
+        # the Expert's own answer is not asked: nothing of it (its pressure, its hazard) is
+        # read by the program, which prices from the seat's view
         return self.policy.decide(legal)
 
 
