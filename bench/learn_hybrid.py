@@ -7,9 +7,11 @@
 * ``policy_calm``: the other way round, the policy while calm and the Expert under pressure;
 * ``EVOverPolicy``: the expected-value master with the policy in the Expert's place: the policy
   answers, and the program overrides it wherever it overrides the Expert (a threat, or the
-  match's last dealer turns) when it prices another action higher by its margin.
+  match's last dealer turns) when it prices another action higher by its margin.  Since
+  session 20 this is the level master (``sanma.bots.master.LearnedMaster``), which also takes
+  every legal win; this class keeps the policy's answer there, as it was measured.
 
-Both of the last two take every legal win, as every level does.
+``expert_calm`` and ``policy_calm`` take every legal win, as every level does.
 
 Not a level: issue 25 keeps the program in the master only where a paired run on the same
 walls shows it adds strength.  Run from the repository root so that ``bench`` imports:
@@ -27,7 +29,8 @@ from sanma.bots.base import Player
 from sanma.bots.ev import EVBot, priced_as
 from sanma.bots.expert import ExpertBot
 from sanma.bots.heuristics import winning_action
-from sanma.bots.learned import LearnedBot
+from sanma.bots.learned import LearnedBot, best_of, policy_logits
+from sanma.bots.master import LearnedMaster
 from sanma.engine.actions import Action, Pass
 from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
@@ -103,24 +106,14 @@ def policy_calm(seat: int, seed: int) -> SplitByPressure:
     return SplitByPressure(seat, seed, policy_when_pressed=False)
 
 
-class _PolicyFirst(ExpertBot):
-    """An Expert that answers with the policy (the base the expected-value program prices)."""
+class EVOverPolicy(LearnedMaster):
+    """The level master as session 19 measured it (``bench/learn_hybrid.py`` then): the
+    policy's answer stands where a win is legal too (the level takes every win)."""
 
-    def __init__(self, seat: int, seed: int = 0) -> None:
-        super().__init__(seat, seed)
-        self.policy = LearnedBot(seat, seed)
+    name = "Mahjong master (EV over the policy, as measured in session 19)"
 
-    def observe(self, event: Event) -> None:
-        super().observe(event)
-        self.policy.observe(event)
-
-    def decide(self, legal: LegalActions) -> Action:
-        # the Expert's own answer is not asked: nothing of it (its pressure, its hazard) is
-        # read by the program, which prices from the seat's view
-        return self.policy.decide(legal)
-
-
-class EVOverPolicy(EVBot, _PolicyFirst):
-    """``EVBot`` whose base answer is the policy's (``EVBot.decide`` asks ``super()``)."""
-
-    name = "Mahjong master (EV over the policy)"
+    def base(self, legal: LegalActions) -> Action:
+        answer, self.last_probabilities = best_of(
+            policy_logits(self.policy, self.view, self.offered, legal), self.view, legal
+        )
+        return answer

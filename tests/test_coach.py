@@ -11,10 +11,10 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from sanma.bots.coach import advise, reasons_for, safety_class, same_choice
-from sanma.bots.ev import EVBot
-from sanma.bots.heuristics import know
-from sanma.engine.actions import Discard
+from sanma.bots.coach import CHOICES, advise, reasons_for, safety_class, same_choice
+from sanma.bots.heuristics import know, winning_action
+from sanma.bots.master import LearnedMaster
+from sanma.engine.actions import Action, Discard
 from sanma.engine.events import Event, HandStarted, MatchStarted, RiichiAccepted, TileDiscarded, TileDrawn
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
@@ -32,8 +32,8 @@ from tests.fixtures.selfplay import choose as random_choice
 from tests.fixtures.server import Client, LiveServer, choose, free_port, full_log, new_guest, new_match
 
 
-def _bot(seat: int, events: list[Event]) -> EVBot:
-    bot = EVBot(seat)
+def _bot(seat: int, events: list[Event]) -> LearnedMaster:
+    bot = LearnedMaster(seat)
     for e in events:
         bot.observe(e)
     return bot
@@ -43,12 +43,13 @@ def _bot(seat: int, events: list[Event]) -> EVBot:
 @pytest.mark.parametrize("seed", [3, 4])
 def test_the_first_choice_is_the_masters_answer_in_seeded_self_play(seed: int) -> None:
     """Random self-play drives the match; at every decision of every seat the coach's first
-    choice equals a fresh master's ``decide`` on the same events, and every choice is legal."""
+    choice equals a fresh master's ``decide`` on the same events, every choice is legal, and
+    the others follow the master's prices when priced, else its policy's probabilities."""
     rng = random.Random(seed)
     match = Match(seed, Rules(length="one-hand"))
     seen: list[list[Event]] = [[], [], []]
-    coaches = [EVBot(s) for s in range(3)]
-    checked = 0
+    coaches = [LearnedMaster(s) for s in range(3)]
+    checked = unpriced = 0
 
     def fold(events: list[Event]) -> None:
         for e in events:
@@ -66,15 +67,28 @@ def test_the_first_choice_is_the_masters_answer_in_seeded_self_play(seed: int) -
         assert same_choice(advice.actions[0], master), (advice.actions, master)
         assert all(a in legal for a in advice.actions)
         assert len(advice.choices) == len(advice.actions) >= 1
+        coach = coaches[seat]
+        if advice.priced:
+            values = [coach.last_values[a] for a in advice.actions[1:]]
+            assert values == sorted(values, reverse=True)
+        elif winning_action(legal) is None:
+            # unpriced: the policy's order, over every kind of action (calls and pass too)
+            odds = [coach.last_probabilities[a] for a in advice.actions]
+            assert odds == sorted(odds, reverse=True), (advice.actions, odds)
+            choices: list[Action] = []
+            for a in legal:
+                choices += [] if any(same_choice(a, b) for b in choices) else [a]
+            assert len(advice.actions) == min(CHOICES, len(choices))
+            unpriced += 1
         checked += 1
         fold(match.apply(seat, random_choice(rng, match.kyoku, seat)))
-    assert checked > 20
+    assert checked > 20 and unpriced > 10
 
 
 # -- hand-made positions -------------------------------------------------------------------------
 
 
-def _position(hand0: str, discards: list[tuple[int, str, bool]], indicator: str = "1z") -> EVBot:
+def _position(hand0: str, discards: list[tuple[int, str, bool]], indicator: str = "1z") -> LearnedMaster:
     """Seat 0 holds ``hand0`` (14 tiles, the last one drawn) after the other seats' ``discards``
     ``(seat, tile, riichi)``; the other hands are hidden, as seat 0 sees them."""
     tiles = parse_tiles(hand0)

@@ -1,7 +1,7 @@
 """The coach in the browser (issue 27): at a practice table the menu's toggle turns it on;
 one match is resized through desktop 1280x800, phone landscape 844x390 and phone portrait
 390x844, and at a turn in each the panel shows three choices, the first the master's answer
-for that position (``EVBot.decide`` on the seat's own log, what ``sanma mjai-bot --level
+for that position (``LearnedMaster.decide`` on the seat's own log, what ``sanma mjai-bot --level
 master`` answers), beside the hand and never over it; after the discard the panel says whether
 it was the master's choice; played to its end, the match is marked coached in the history and
 the statistics give it a group of its own.  At a friend room's table there is no toggle and no panel."""
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from sanma.bots.coach import reasons_for
-from sanma.bots.ev import EVBot
+from sanma.bots.master import LearnedMaster
 from sanma.engine.replay import replay
 from sanma.engine.visibility import redact
 from tests.fixtures.browser import ACTIONABLE, DESKTOP, open_page, start_match, step
@@ -55,7 +55,7 @@ def _master_choice(live: LiveServer, match: str, seq: int) -> str:
     seat = next(s for s in range(3) if (seq - 1 - s) % 3 == 0)
     v = (seq - 1 - seat) // 3
     log = full_log(live.settings, match)[:v]
-    bot = EVBot(seat)
+    bot = LearnedMaster(seat)
     for event in log:
         bot.observe(redact(event, seat))
     action = bot.decide(replay(log).legal_actions(seat))

@@ -280,7 +280,7 @@ def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
     short = next(b for b in (run(float(n)) for n in range(1, 400)) if b.last_horizon == "short")
     plain = copy.deepcopy(bot)
     plain.max_shanten = 1  # the short horizon is the program of a master that follows 1-shanten hands
-    assert short.last_values == plain.price(legal, plain.last_expert or ExpertBot.decide(plain, legal))
+    assert short.last_values == plain.price(legal, plain.last_base or plain.base(legal))
     assert short.decide(legal) in legal
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sanma.bots.base import ask
-from sanma.bots.ev import EVBot
+from sanma.bots.master import LearnedMaster
 from sanma.bots.registry import make_bot
 from sanma.bots.review import review
 from sanma.engine.actions import Action, Discard
@@ -120,7 +120,7 @@ def test_planted_blunders_are_listed_first() -> None:
 
 def _master_match(seed: int) -> list[Event]:
     match = Match(seed, Rules(length="one-hand"))
-    bots = [EVBot(0) if s == 0 else make_bot("expert", s, seed) for s in range(3)]
+    bots = [LearnedMaster(0) if s == 0 else make_bot("expert", s, seed) for s in range(3)]
     for e in match.events:
         for s, bot in enumerate(bots):
             bot.observe(redact(e, s))

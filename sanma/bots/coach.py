@@ -1,10 +1,10 @@
 """The coach: at a seat's decision, the master's top three choices, each with one short
 reason in plain facts (speed, safety, value), all from what the seat itself sees.
 
-* **which choices**: the first is exactly the master's answer (``EVBot.decide``, the same
-  bot ``sanma mjai-bot --level master`` plays); the next two follow the master's own prices
-  (``last_values``) when it priced the decision, else the Expert's own ranking of the
-  discards (``ExpertBot.ranked_discards``, the list its ``decide`` takes its answer from);
+* **which choices**: the first is exactly the master's answer (``LearnedMaster.decide``, the
+  same bot ``sanma mjai-bot --level master`` plays); the next two follow the master's own
+  prices (``last_values``) when its program priced the decision, else the policy's
+  probabilities (``last_probabilities``: discards, riichi, calls, pass and kita alike);
 * **speed**: the shanten a discard leaves and the tiles that would improve the hand (kinds
   and unseen copies), or the waits and their unseen copies when it leaves tenpai;
 * **safety** (only against an opponent in riichi or likely tenpai): genbutsu (the kind is in
@@ -27,9 +27,10 @@ from typing import Any, Literal
 
 from sanma.bots.base import Player
 from sanma.bots.defence import safe_kinds, tenpai_chance
-from sanma.bots.ev import EVBot, closest, priced_as
+from sanma.bots.ev import closest, priced_as
 from sanma.bots.expert import PRESSURE
 from sanma.bots.heuristics import Knowledge, dora_in_hand, know, own_counts, tenpai_after
+from sanma.bots.master import LearnedMaster
 from sanma.engine.actions import Action, Discard, Kita, Pass
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import discard_ukeire, waits
@@ -109,7 +110,7 @@ class Reason:
 class Advice:
     """The coach's answer to one decision: the hand's shanten (after its best discard when
     it holds a tile too many) and up to ``CHOICES`` reasons, the master's choice first;
-    ``priced``: the order of the others comes from the master's prices (else the Expert's)."""
+    ``priced``: the order of the others comes from the master's prices (else the policy's)."""
 
     shanten: int
     choices: tuple[Reason, ...]
@@ -185,7 +186,7 @@ def reasons_for(bot: Player, action: Action) -> Reason:
     """The reason for ``action`` at the seat's decision, from what ``bot`` has seen.
 
     ``bot`` is any ``Player`` that observed the seat's own redacted events up to the
-    decision (e.g. the ``EVBot`` whose answer is the master's choice): its view and its
+    decision (e.g. the ``LearnedMaster`` whose answer is the master's choice): its view and its
     table order of discards (which genbutsu needs: a tile let go after a riichi).  A discard
     gets speed, safety (against each threatening opponent, none when nobody threatens) and
     value; a kita gets its value note; any other action (a call, a pass, a kan) only its name.
@@ -223,21 +224,17 @@ def _action_name(action: Action) -> str:
 # -- the advice --------------------------------------------------------------------------------
 
 
-def ranked(bot: EVBot, legal: LegalActions) -> tuple[list[Action], bool]:
+def ranked(bot: LearnedMaster, legal: LegalActions) -> tuple[list[Action], bool]:
     """The master's answer first, then the others best first: by the master's prices when it
-    priced the decision, else by the Expert's ranking of the discards; ``True`` when priced."""
+    priced the decision, else by the policy's probabilities; ``True`` when priced."""
     choice = bot.decide(legal)
     values = dict(bot.last_values)
-    out: list[Action] = [choice]
     if values:
         mine = priced_as(choice, values)
         rest = sorted((a for a in values if a != mine), key=lambda a: -values[a])
-        return _distinct([*out, *rest]), True
-    if any(isinstance(a, Discard) for a in legal) and not bot.view.riichi[bot.seat]:
-        out += [c.action for c in bot.ranked_discards(legal)]
-    elif Pass() in legal:
-        out += [Pass(), *(a for a in legal if a != Pass())]
-    return _distinct(out), False
+        return _distinct([choice, *rest]), True
+    odds = bot.last_probabilities
+    return _distinct([choice, *sorted(odds, key=lambda a: -odds[a])]), False
 
 
 def _choice(action: Action) -> object:
@@ -257,7 +254,7 @@ def _distinct(actions: list[Action]) -> list[Action]:
     return out
 
 
-def advise(bot: EVBot, legal: LegalActions) -> Advice:
+def advise(bot: LearnedMaster, legal: LegalActions) -> Advice:
     """The coach's advice at ``bot``'s seat for ``legal`` (``bot`` has observed the seat's
     redacted events up to this decision)."""
     actions, priced = ranked(bot, legal)

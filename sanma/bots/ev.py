@@ -28,6 +28,9 @@ Expert's plain speed, which the program's own choices there lost to.  Further fr
 under threat, the far hand is priced as a hand that will not win, so each tile is worth its
 own deal-in risk.  Nine terminals are the Expert's.
 
+"The Expert's answer" below is ``EVBot.base``: the level master (``sanma.bots.master``)
+gives the learned policy's answer there, and the program overrides it in the same places.
+
 Calls, kita and kans are priced by the same program: pass is the hand as it stands, a pon
 the hand after it and its best discard, a kita or a kan the hand it leaves with the
 replacement draw on top of our own draws (against every discard, which is "kita later").
@@ -515,10 +518,12 @@ class Program:
 
 
 class EVBot(ExpertBot):
-    """Mahjong master: the Expert's play, with every discard of a hand two shanten or
-    closer priced by the expected-value program."""
+    """The expected-value master (the level master until session 20): the Expert's play, with
+    every discard of a hand two shanten or closer priced by the expected-value program.  The
+    level master (``sanma.bots.master.LearnedMaster``) is this with the policy's answer as
+    the base (``base``)."""
 
-    name = "Mahjong master"
+    name = "Mahjong master (expected value)"
 
     def __init__(
         self,
@@ -550,7 +555,7 @@ class EVBot(ExpertBot):
         self._waits: dict[tuple[Counts, int], tuple[TileKind, ...]] = {}
         self._steps: dict[tuple[Counts, int], list[tuple[TileKind, list[Counts]]]] = {}
         self.last_values: dict[Action, float] = {}  # the priced actions of the last decision
-        self.last_expert: Action | None = None  # the Expert's answer to the last decision
+        self.last_base: Action | None = None  # the base answer to the last decision
 
     def observe(self, event: Event) -> None:
         """Fold the event in and forget the cached scores, waits and steps: they live between
@@ -598,28 +603,33 @@ class EVBot(ExpertBot):
         self._steps[key] = out
         return out
 
+    def base(self, legal: LegalActions) -> Action:
+        """The answer the program must beat by ``margin``: the Expert's here, the policy's in
+        the level master (``sanma.bots.master``)."""
+        return super().decide(legal)
+
     def decide(self, legal: LegalActions) -> Action:
-        """The Expert's answer, unless the program prices another legal action higher by
-        ``margin`` (a discard, a riichi, a call or its pass, a kita, a kan)."""
-        expert = super().decide(legal)
-        self.last_expert = expert
+        """The base answer (``base``), unless the program prices another legal action higher
+        by ``margin`` (a discard, a riichi, a call or its pass, a kita, a kan)."""
+        base = self.base(legal)
+        self.last_base = base
         self.last_values = {}
         self.last_horizon = "none"
         if winning_action(legal) is not None:
-            return expert
-        values = self.price(legal, expert)
+            return base
+        values = self.price(legal, base)
         if not values:
-            return expert
+            return base
         self.last_values = values
-        mine = priced_as(expert, values)
+        mine = priced_as(base, values)
         if mine is None:
-            return expert  # the Expert's own answer is not priced: no fair comparison
+            return base  # the base answer is not priced: no fair comparison
         best = max(values, key=lambda a: (values[a], a == mine))
         if values[best] - values[mine] < self.margin:
-            return expert  # the program's edge is within its own roughness: the Expert's answer
+            return base  # the program's edge is within its own roughness: the base answer
         return best
 
-    def price(self, legal: LegalActions, expert: Action | None = None) -> dict[Action, float]:
+    def price(self, legal: LegalActions, base: Action | None = None) -> dict[Action, float]:
         """Expected final placement points of the legal actions the program prices, on the
         full horizon, or on the short one (hands one shanten or closer followed) when the
         decision's clock passes ``time_budget``; empty when even that runs out, in riichi,
@@ -631,7 +641,7 @@ class EVBot(ExpertBot):
         for horizon, depth, limit in (("full", None, 1.0), ("short", SHORT_DEPTH, 2.0)):
             deadline = None if self.time_budget is None else start + limit * self.time_budget
             try:
-                values = self._price(legal, expert, depth, deadline)
+                values = self._price(legal, base, depth, deadline)
             except OutOfTime:
                 continue
             self.last_horizon = horizon if values else "none"
@@ -639,13 +649,13 @@ class EVBot(ExpertBot):
         return {}
 
     def _price(
-        self, legal: LegalActions, expert: Action | None, depth: int | None, deadline: float | None
+        self, legal: LegalActions, base: Action | None, depth: int | None, deadline: float | None
     ) -> dict[Action, float]:
         k = know(self.view)
         run = _Run(self, k, legal, depth, deadline)
         if any(isinstance(a, Pon) for a in legal) or (Pass() in legal and not _discards(legal)):
-            return run.calls(expert)
-        return run.turn(expert)
+            return run.calls(base)
+        return run.turn(base)
 
     def score(
         self, k: Knowledge, hand: Counts, win: TileKind, tsumo: bool, riichi: bool, kita: int | None = None
@@ -697,17 +707,17 @@ class _Run:
     def threatened(self, program: Program) -> bool:
         return any(o.tenpai[0] >= self.bot.threat for o in program.opps)
 
-    def left_to_expert(self, program: Program) -> bool:
-        """Whether nobody threatens and the Expert's plain speed decides: the hand is too
+    def left_to_base(self, program: Program) -> bool:
+        """Whether nobody threatens and the base answer stands: the hand is too
         far from tenpai, or the decision comes before the match's last dealer turns."""
         if self.threatened(program):
             return False
         return not self.near or program.table.turns_left > LAST_TURNS
 
-    def turn(self, expert: Action | None) -> dict[Action, float]:
+    def turn(self, base: Action | None) -> dict[Action, float]:
         """Our own turn: every legal discard (with and without riichi), kita and kan.  The
-        ``expert`` answer is priced first; a candidate whose program ran out of budget is left
-        unpriced (its value would be cut short), and when that is the Expert's own answer
+        ``base`` answer is priced first; a candidate whose program ran out of budget is left
+        unpriced (its value would be cut short), and when that is the base answer
         nothing is priced."""
         bot, k, legal = self.bot, self.k, self.legal
         discards = _discards(legal)
@@ -716,15 +726,15 @@ class _Run:
         best = closest(k)
         self.near = best <= self.depth
         program = self.program(k, any(a.riichi for a in discards))
-        if self.left_to_expert(program):
-            return {}  # nobody threatens: plain efficiency (the Expert's)
+        if self.left_to_base(program):
+            return {}  # nobody threatens: the base answer (the Expert's plain efficiency)
         cands = sorted({(kind_of(a.tile), a.riichi) for a in discards})
-        lead = (kind_of(expert.tile), expert.riichi) if isinstance(expert, Discard) else None
+        lead = (kind_of(base.tile), base.riichi) if isinstance(base, Discard) else None
         cands.sort(key=lambda c: (c != lead, shanten(_minus(k.counts, c[0]), k.meld_count)))
         out: dict[Action, float] = {}
-        for action in self._others(expert):  # the Expert's kita or kan first, when it is its answer
+        for action in self._others(base):  # the base answer's kita or kan first
             value = self.replaced(action)
-            if value is None and action == expert:
+            if value is None and action == base:
                 return {}
             if value is not None:
                 out[action] = value
@@ -733,15 +743,15 @@ class _Run:
             program.cut = False
             value = program.root_value(kind, riichi)
             if program.cut and (kind, riichi) == lead:
-                return {}  # the Expert's own tile could not be priced in full: no fair comparison
+                return {}  # the base answer's tile could not be priced in full: no fair comparison
             if not program.cut:
                 out[action] = value
         return out
 
-    def _others(self, expert: Action | None) -> list[Action]:
-        """The legal kita and kans of our turn, the Expert's answer first."""
+    def _others(self, base: Action | None) -> list[Action]:
+        """The legal kita and kans of our turn, the base answer first."""
         others: list[Action] = [a for a in self.legal if isinstance(a, Kita | Kan)]
-        others.sort(key=lambda a: a != expert)
+        others.sort(key=lambda a: a != base)
         return others
 
     def replaced(self, action: Action) -> float | None:
@@ -763,7 +773,7 @@ class _Run:
         value = program.draw_value()
         return None if program.cut else value
 
-    def calls(self, expert: Action | None) -> dict[Action, float]:
+    def calls(self, base: Action | None) -> dict[Action, float]:
         """A call offer: pass (the hand as it stands), each legal pon (the best discard after
         it, the called kind barred) and an open kan (the hand after it, with its replacement
         draw), when the hand is close enough to tenpai or an opponent threatens."""
@@ -772,8 +782,8 @@ class _Run:
             return {}  # nothing to call (a win or a plain pass is not priced)
         stay = self.program(k, k.closed)
         self.near = closest(k) <= self.depth
-        if self.left_to_expert(stay):
-            return {}  # nobody threatens: the Expert's
+        if self.left_to_base(stay):
+            return {}  # nobody threatens: the base answer
         out: dict[Action, float] = {}
         value = stay.pass_value()
         if stay.cut:
@@ -792,7 +802,7 @@ class _Run:
                     program = self.program(kan, False)
                     got = program.draw_value()
                     got = None if program.cut else got
-            if got is None and action == expert:
+            if got is None and action == base:
                 return {}
             if got is not None:
                 out[action] = got

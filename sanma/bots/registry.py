@@ -13,9 +13,9 @@ LEVELS: Final[dict[str, tuple[str, str, str]]] = {
     "beginner": ("sanma.bots.beginner", "BeginnerBot", "Beginner"),
     "normal": ("sanma.bots.normal", "NormalBot", "Normal"),
     "expert": ("sanma.bots.expert", "ExpertBot", "Expert"),
-    # The expected-value master.  The policy learned from phoenix games is a candidate, not
-    # a level, until an arena run shows it stronger (docs/bots.md): py:sanma.bots.learned:LearnedBot.
-    "master": ("sanma.bots.ev", "EVBot", "Mahjong master"),
+    # The policy learned from phoenix games, the expected-value program over it where it adds
+    # strength (docs/bots.md).  The EV master it replaced: py:sanma.bots.ev:EVBot.
+    "master": ("sanma.bots.master", "LearnedMaster", "Mahjong master"),
 }
 
 

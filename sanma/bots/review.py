@@ -1,7 +1,7 @@
 """The master's review of one seat's play in a finished match.
 
 The match log is folded event by event as the reviewed seat saw it (``visibility.redact``),
-into the master (``EVBot``), whose ``SeatView`` also works out the seat's legal actions at
+into the master (``LearnedMaster``), whose ``SeatView`` also works out the seat's legal actions at
 each of its decisions (the same rules and facts the engine uses).
 The action the seat really took is read off the events that follow the cue (its discard,
 kita, kan, win, call or, in a window, the pass).  At each decision the master answers as
@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sanma.bots.ev import EVBot, priced_as
+from sanma.bots.ev import priced_as
+from sanma.bots.master import LearnedMaster
 from sanma.engine.actions import Action, Discard, Kan, Kita, NineTerminals, Pass, Pon, Ron, Tsumo
 from sanma.engine.errors import InvalidLog
 from sanma.engine.events import (
@@ -39,16 +40,18 @@ from sanma.engine.kyoku import LegalActions
 from sanma.engine.tiles import EAST, is_red, tile_name
 from sanma.engine.visibility import redact
 
-MasterFactory = Callable[[int], EVBot]
+MasterFactory = Callable[[int], LearnedMaster]
 Progress = Callable[[int, int], None]
 """Told ``(done, total)``: events of the log read so far, of all of them."""
 
-REVIEWER: Final = "ev-calm-2"
+REVIEWER: Final = "policy-2+ev-calm-2"
 """The master a review's opinions are the opinions of, kept in every result (``"reviewer"``):
 a stored review of another version is computed again when asked (``store/reviews.py``).
-Change it whenever the master's decisions or values change (``ev.py``, its models, what it
-prices): ``ev-calm-1`` prices only threatened and last-dealer-turn decisions (session 8);
-``ev-calm-2`` keeps its caches between two events only (session 12)."""
+Change it whenever the master's decisions or values change (its policy's weights, ``ev.py``,
+its models, what it prices): ``ev-calm-1`` prices only threatened and last-dealer-turn
+decisions (session 8); ``ev-calm-2`` keeps its caches between two events only (session 12);
+``policy-2+ev-calm-2`` is the learned master, the program over the policy ``policy-2``
+(session 20)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,7 @@ def review(
         raise InvalidLog(f"a seat is 0, 1 or 2, not {seat}")
     if not events or not isinstance(events[0], MatchStarted):
         raise InvalidLog("a match log starts with MatchStarted")
-    bot = (master or (lambda s: EVBot(s)))(seat)
+    bot = (master or LearnedMaster)(seat)
     view = bot.view  # the seat's one fold: the master's and the review's
     out: list[Decision] = []
     hand_label = ""
@@ -140,7 +143,7 @@ def review(
     return Review(seat, tuple(sorted(out, key=_order)))
 
 
-def _decide(bot: EVBot, legal: LegalActions, taken: Action, index: int, hand: str) -> Decision:
+def _decide(bot: LearnedMaster, legal: LegalActions, taken: Action, index: int, hand: str) -> Decision:
     red = bot.view.rules.red_fives if bot.view.rules is not None else True
     tiles = "".join(tile_name(t, red) for t in sorted(bot.view.hand))
     turn = len(bot.view.rivers[bot.seat])

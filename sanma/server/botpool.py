@@ -139,9 +139,9 @@ def advice_of(bot: Player, legal: LegalActions) -> dict[str, Any] | None:
     ``coach`` frame carries it; ``None`` when ``bot`` is no master or fails (no coach frame:
     play never depends on the coach)."""
     from sanma.bots.coach import advise
-    from sanma.bots.ev import EVBot
+    from sanma.bots.master import LearnedMaster
 
-    if not isinstance(bot, EVBot):
+    if not isinstance(bot, LearnedMaster):
         return None
     try:
         advice = advise(bot, legal)

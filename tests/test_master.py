@@ -1,0 +1,65 @@
+"""The level master (``sanma.bots.master.LearnedMaster``): the learned policy's answer, which
+the expected-value program replaces only by an action it prices higher by its margin; every
+legal win taken; seeded self-play of three masters, invariants checked after every step."""
+
+from __future__ import annotations
+
+import pytest
+
+from sanma.bots.base import ask
+from sanma.bots.ev import priced_as
+from sanma.bots.heuristics import winning_action
+from sanma.bots.learned import LearnedBot
+from sanma.bots.master import LearnedMaster
+from sanma.bots.registry import make_bot
+from sanma.engine.events import Event
+from sanma.engine.match import Match
+from sanma.engine.rules import Rules
+from sanma.engine.visibility import redact
+
+
+def test_the_level_master_is_the_learned_master() -> None:
+    bot = make_bot("master", 1, 5)
+    assert isinstance(bot, LearnedMaster) and bot.name == "Mahjong master"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "red"), [(51, True), (52, False)])
+def test_the_master_plays_the_policy_unless_the_program_prices_better(seed: int, red: bool) -> None:
+    match = Match(seed, Rules(length="east", red_fives=red))
+    masters = [LearnedMaster(s, seed) for s in range(3)]
+    policies = [LearnedBot(s, seed, masters[s].policy) for s in range(3)]
+    counts = {"policy": 0, "priced": 0, "overruled": 0, "wins": 0}
+
+    def tell(events: list[Event]) -> None:
+        for e in events:
+            for s in range(3):
+                masters[s].observe(redact(e, s))
+                policies[s].observe(redact(e, s))
+
+    tell(list(match.events))
+    while not match.finished:
+        seat = match.awaiting()[0]
+        legal = match.legal_actions(seat)
+        answer = ask(masters[seat], legal)
+        assert answer.status == "ok", answer
+        master, values = masters[seat], masters[seat].last_values
+        policy = policies[seat].decide(legal)
+        win = winning_action(legal)
+        if win is not None:
+            assert answer.action == win
+            counts["wins"] += 1
+        elif not values:
+            assert answer.action == policy
+            counts["policy"] += 1
+        else:
+            counts["priced"] += 1
+            base = priced_as(policy, values)
+            assert base is not None  # the policy's own answer is always priced when any is
+            if answer.action != policy:
+                chosen = priced_as(answer.action, values)
+                assert chosen is not None and values[chosen] - values[base] >= master.margin
+                counts["overruled"] += 1
+        tell(match.apply(seat, answer.action))
+        match.check_invariants()
+    assert counts["policy"] > 50 and counts["priced"] > 0 and counts["wins"] > 0, counts
