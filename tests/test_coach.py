@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sanma.bots.coach import CHOICES, advise, reasons_for, safety_class, same_choice
 from sanma.bots.heuristics import know, winning_action
 from sanma.bots.master import LearnedMaster
-from sanma.engine.actions import Action, Discard
+from sanma.engine.actions import Action, Discard, Kan, Pass, Pon
 from sanma.engine.events import Event, HandStarted, MatchStarted, RiichiAccepted, TileDiscarded, TileDrawn
 from sanma.engine.match import Match
 from sanma.engine.replay import replay
@@ -182,6 +182,39 @@ def test_no_safety_while_nobody_threatens_and_value_notes() -> None:
     assert [(n.code, n.n) for n in r.value] == [("dora_lost", 1)]
     r = reasons_for(bot, Discard(parse_tiles("5z")[0]))  # white: a single, no value pair
     assert "pair_lost" not in [n.code for n in r.value]
+
+
+def _window(hand0: str, offered: str) -> LearnedMaster:
+    """Seat 0 holds the 13 tiles ``hand0`` and seat 1 has just discarded ``offered``."""
+    tiles = parse_tiles(hand0)
+    events: list[Event] = [MatchStarted(seed=1, rules=Rules(), wall_algorithm="x")]
+    dora = parse_tiles("1z")[0]
+    events.append(HandStarted(EAST, 0, 0, 0, (35000, 35000, 35000), (tuple(tiles), (), ()), dora, "", 55))
+    first = parse_tiles(offered)[0]
+    copy = next(t for t in range(first - first % 4, first - first % 4 + 4) if t not in tiles)
+    events.append(TileDiscarded(1, copy, False, False))
+    return _bot(0, events)
+
+
+def test_a_pon_and_a_pass_get_the_speed_they_leave() -> None:
+    bot = _window("19m2378p345s5566z", "5z")
+    k = know(bot.view)
+    seen = [k.counts[i] + k.visible[i] for i in range(KIND_COUNT)]
+    # pass: the hand as it stands, its improving tiles counted draw by draw
+    stay = reasons_for(bot, Pass()).speed
+    assert stay is not None and stay.shanten == shanten(k.counts) == 2
+    assert (stay.kinds, stay.tiles) == _improving(k.counts[:], seen)
+    # pon: two 5z go into the meld, then the best discard (never the called kind)
+    pon = reasons_for(bot, Pon(parse_kind("5z"))).speed
+    after = k.counts[:]
+    after[parse_kind("5z")] -= 2
+    best = min(
+        shanten([*after[:d], after[d] - 1, *after[d + 1 :]], 1)
+        for d in range(KIND_COUNT)
+        if after[d] and d != parse_kind("5z")
+    )
+    assert pon is not None and pon.shanten == best == 1
+    assert reasons_for(bot, Kan(parse_kind("5z"))).speed is None  # a kan is named only
 
 
 # -- the server ----------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ reason in plain facts (speed, safety, value), all from what the seat itself sees
   prices (``last_values``) when its program priced the decision, else the policy's
   probabilities (``last_probabilities``: discards, riichi, calls, pass and kita alike);
 * **speed**: the shanten a discard leaves and the tiles that would improve the hand (kinds
-  and unseen copies), or the waits and their unseen copies when it leaves tenpai;
+  and unseen copies), or the waits and their unseen copies when it leaves tenpai; for a pon,
+  the same after the pon and its best discard; for a pass in a call window, the hand's own;
 * **safety** (only against an opponent in riichi or likely tenpai): genbutsu (the kind is in
   that player's river, or was let go after its riichi or since its last discard), suji (every
   two-sided wait on it is killed by a genbutsu), a honor (or 1m/9m, which make no sequences
@@ -27,14 +28,14 @@ from typing import Any, Literal
 
 from sanma.bots.base import Player
 from sanma.bots.defence import safe_kinds, tenpai_chance
-from sanma.bots.ev import closest, priced_as
+from sanma.bots.ev import after_pon, called_tile, closest, priced_as
 from sanma.bots.expert import PRESSURE
 from sanma.bots.heuristics import Knowledge, dora_in_hand, know, own_counts, tenpai_after
 from sanma.bots.master import LearnedMaster
-from sanma.engine.actions import Action, Discard, Kita, Pass
+from sanma.engine.actions import Action, Discard, Kita, Pass, Pon
 from sanma.engine.kyoku import LegalActions
-from sanma.engine.shanten import discard_ukeire, waits
-from sanma.engine.tiles import EAST, NORTH, P1, S1, TileKind, is_red, kind_name, kind_of, tile_name
+from sanma.engine.shanten import discard_ukeire, shanten, ukeire, waits
+from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, P1, S1, TileKind, is_red, kind_name, kind_of, tile_name
 
 SafetyClass = Literal["genbutsu", "suji", "honor", "dangerous"]
 CHOICES = 3  # how many choices the coach shows
@@ -146,15 +147,40 @@ def safety_class(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> Saf
 def speed_after(k: Knowledge, kind: TileKind) -> Speed:
     """Shanten and improving tiles (or waits) after discarding one ``kind``."""
     shanten_after, improving = discard_ukeire(k.counts, k.meld_count, k.visible)[kind]
-    if shanten_after == 0:
-        counts = k.counts[:]
-        counts[kind] -= 1
-        own = own_counts(k)
-        own[kind] -= 1
+    counts = k.counts[:]
+    counts[kind] -= 1
+    own = own_counts(k)
+    own[kind] -= 1
+    return _speed(k, counts, own, shanten_after, improving, kind)
+
+
+def speed_now(k: Knowledge) -> Speed:
+    """Shanten and improving tiles (or waits) of the hand as it stands (a pass in a window)."""
+    improving = ukeire(k.counts, k.meld_count, k.visible)
+    return _speed(k, k.counts, own_counts(k), shanten(k.counts, k.meld_count), improving, None)
+
+
+def speed_after_pon(k: Knowledge, pon: Pon) -> Speed | None:
+    """The speed a pon leaves: after it and its best discard (not the called kind), the
+    fewest shanten, then the most improving tiles; ``None`` when the offer is not found."""
+    called = called_tile(k)
+    if called is None:
+        return None
+    hypo = after_pon(k, pon, called)
+    speeds = [speed_after(hypo, d) for d in range(KIND_COUNT) if hypo.counts[d] and d != pon.kind]
+    return min(speeds, key=lambda sp: (sp.shanten, -sp.tiles, -sp.kinds), default=None)
+
+
+def _speed(
+    k: Knowledge, counts: list[int], own: list[int], s: int, improving: dict[TileKind, int], gone: TileKind | None
+) -> Speed:
+    """``Speed`` of the 13-tile ``counts`` (``s`` shanten); ``gone``: a kind just discarded,
+    face up now (``k.visible`` does not count it yet)."""
+    if s == 0:
         kinds = waits(counts, k.meld_count, own)
-        live = {w: max(0, 4 - counts[w] - k.visible[w] - (w == kind)) for w in kinds}
+        live = {w: max(0, 4 - counts[w] - k.visible[w] - (w == gone)) for w in kinds}
         return Speed(0, sum(1 for n in live.values() if n), sum(live.values()), tuple(kind_name(w) for w in kinds))
-    return Speed(shanten_after, sum(1 for n in improving.values() if n), sum(improving.values()))
+    return Speed(s, sum(1 for n in improving.values() if n), sum(improving.values()))
 
 
 def value_notes(k: Knowledge, discard: Discard) -> tuple[Note, ...]:
@@ -189,7 +215,8 @@ def reasons_for(bot: Player, action: Action) -> Reason:
     decision (e.g. the ``LearnedMaster`` whose answer is the master's choice): its view and its
     table order of discards (which genbutsu needs: a tile let go after a riichi).  A discard
     gets speed, safety (against each threatening opponent, none when nobody threatens) and
-    value; a kita gets its value note; any other action (a call, a pass, a kan) only its name.
+    value; a pon the speed after it and its best discard; a pass in a window the speed of the
+    hand as it stands; a kita its value note; a kan only its name.
     Stable for other modules (the drills reuse it).
     """
     return _reason(bot, know(bot.view), action)
@@ -210,6 +237,10 @@ def _reason(bot: Player, k: Knowledge, action: Action) -> Reason:
         return Reason(label, name, action.riichi, speed_after(k, kind), safety, value_notes(k, action))
     if isinstance(action, Kita):
         return Reason("kita", None, False, None, (), (Note("kita", 1 + k.dora[NORTH]),))
+    if isinstance(action, Pon):
+        return Reason(_action_name(action), None, False, speed_after_pon(k, action), (), ())
+    if isinstance(action, Pass) and sum(k.counts) + 3 * k.meld_count == 13:
+        return Reason("pass", None, False, speed_now(k), (), ())
     return Reason(_action_name(action), None, False, None, (), ())
 
 
