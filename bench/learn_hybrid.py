@@ -31,7 +31,7 @@ from sanma.bots.expert import ExpertBot
 from sanma.bots.heuristics import winning_action
 from sanma.bots.learned import LearnedBot, best_of, policy_logits
 from sanma.bots.master import LearnedMaster
-from sanma.engine.actions import Action, Pass
+from sanma.engine.actions import Action, Discard, Pass
 from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
 
@@ -117,3 +117,21 @@ class EVOverPolicy(LearnedMaster):
             policy_logits(self.policy, self.view, self.offered, legal), self.view, legal
         )
         return answer
+
+
+class EVOverExpertRiichi(LearnedMaster):
+    """The level master with the Expert deciding riichi or not (``learn_tuned.ExpertRiichi``'s
+    split): where riichi is legal the policy's best action of the kind the Expert chose (a
+    riichi discard, or anything else), then the program over it as in the level."""
+
+    name = "Mahjong master (EV over the policy, the Expert's riichi)"
+
+    def base(self, legal: LegalActions) -> Action:
+        answer = super().base(legal)
+        if winning_action(legal) is not None or not any(riichi for _, riichi in legal.discard_tiles):
+            return answer
+        expert = ExpertBot.decide(self, legal)
+        wanted = isinstance(expert, Discard) and expert.riichi
+        odds = self.last_probabilities
+        kind = [a for a in odds if (isinstance(a, Discard) and a.riichi) == wanted]
+        return max(kind, key=lambda a: odds[a]) if kind else answer
