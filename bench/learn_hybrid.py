@@ -29,7 +29,7 @@ from sanma.bots.base import Player
 from sanma.bots.ev import EVBot, priced_as
 from sanma.bots.expert import ExpertBot
 from sanma.bots.heuristics import winning_action
-from sanma.bots.learned import LearnedBot, best_of, policy_logits
+from sanma.bots.learned import LearnedBot
 from sanma.bots.master import LearnedMaster
 from sanma.engine.actions import Action, Discard, Pass
 from sanma.engine.events import Event
@@ -113,10 +113,7 @@ class EVOverPolicy(LearnedMaster):
     name = "Mahjong master (EV over the policy, as measured in session 19)"
 
     def base(self, legal: LegalActions) -> Action:
-        answer, self.last_probabilities = best_of(
-            policy_logits(self.policy, self.view, self.offered, legal), self.view, legal
-        )
-        return answer
+        return self.policy_answer(legal)
 
 
 class EVOverExpertRiichi(LearnedMaster):

@@ -6,8 +6,8 @@ decisions but the view and the tile the current window asks about, so its answer
 only on what the seat has seen, never on what it was asked before.  No randomness: the
 seed is kept for the ``Player`` interface only.
 
-``LearnedBot`` plays the policy alone (a benchmark player: the level ``master`` is
-``sanma.bots.master.LearnedMaster``, which asks the same functions for its first answer).
+``LearnedBot`` plays the policy alone (a benchmark player); the level ``master``
+(``sanma.bots.master.LearnedMaster``) is a ``PolicyPlayer`` too, and asks it first.
 """
 
 from __future__ import annotations
@@ -24,26 +24,6 @@ from sanma.learn import encode as enc
 from sanma.learn.policy import Policy, served
 
 
-def next_offer(offered: Tile | None, event: Event) -> Tile | None:
-    """The tile a window asks about after ``event``: a new dora or an accepted riichi between
-    a play and its window changes no offer."""
-    if isinstance(event, DoraRevealed | RiichiAccepted):
-        return offered
-    return enc.offered_tile(event)
-
-
-def policy_logits(policy: Policy, view: SeatView, offered: Tile | None, legal: LegalActions) -> np.ndarray:
-    """The policy's logit for each of the encoder's actions, ``-inf`` where not legal
-    (``offered``: the tile the last play put up, asked about only in a window)."""
-    offer = offered if Pass() in legal else None
-    return legal_only(policy.logits(enc.encode(view, offer)[None], enc.scalars(view, offer)[None])[0], view, legal)
-
-
-def legal_only(logits: np.ndarray, view: SeatView, legal: LegalActions) -> np.ndarray:
-    """``logits`` with ``-inf`` where the action is not legal."""
-    return np.where(enc.legal_mask(view, legal), logits, -np.inf)
-
-
 def best_of(legal_logits: np.ndarray, view: SeatView, legal: LegalActions) -> tuple[Action, dict[Action, float]]:
     """The best-scored legal action and every legal action's probability."""
     index = int(legal_logits.argmax())
@@ -54,10 +34,10 @@ def best_of(legal_logits: np.ndarray, view: SeatView, legal: LegalActions) -> tu
     return enc.action_of(index, view, legal), probabilities
 
 
-class LearnedBot(Player):
-    """Plays the learned policy's best legal action."""
-
-    name = "Learned policy"
+class PolicyPlayer(Player):
+    """A player that asks the learned policy: it keeps the policy, the tile the current window
+    asks about, and every legal action's probability at its last question (the coach's order
+    of the choices nothing else priced)."""
 
     def __init__(self, seat: int, seed: int = 0, policy: Policy | None = None) -> None:
         super().__init__(seat, seed)
@@ -67,7 +47,9 @@ class LearnedBot(Player):
 
     def observe(self, event: Event) -> None:
         super().observe(event)
-        self.offered = next_offer(self.offered, event)
+        # a new dora or an accepted riichi between a play and its window changes no offer
+        if not isinstance(event, DoraRevealed | RiichiAccepted):
+            self.offered = enc.offered_tile(event)
 
     def inputs(self, offered: Tile | None) -> tuple[np.ndarray, np.ndarray]:
         """The network's inputs for the seat's view: planes and scalars (a hook for variants
@@ -75,10 +57,22 @@ class LearnedBot(Player):
         return enc.encode(self.view, offered), enc.scalars(self.view, offered)
 
     def legal_logits(self, legal: LegalActions) -> np.ndarray:
-        """``policy_logits`` through ``inputs`` (a hook for variants in ``bench/``)."""
+        """The policy's logit for each of the encoder's actions, ``-inf`` where not legal (a
+        hook for variants in ``bench/``)."""
         planes, scalars = self.inputs(self.offered if Pass() in legal else None)
-        return legal_only(self.policy.logits(planes[None], scalars[None])[0], self.view, legal)
+        logits = self.policy.logits(planes[None], scalars[None])[0]
+        return np.where(enc.legal_mask(self.view, legal), logits, -np.inf)
+
+    def policy_answer(self, legal: LegalActions) -> Action:
+        """The policy's best-scored legal action (and ``last_probabilities``)."""
+        answer, self.last_probabilities = best_of(self.legal_logits(legal), self.view, legal)
+        return answer
+
+
+class LearnedBot(PolicyPlayer):
+    """Plays the learned policy's best legal action."""
+
+    name = "Learned policy"
 
     def decide(self, legal: LegalActions) -> Action:
-        action, self.last_probabilities = best_of(self.legal_logits(legal), self.view, legal)
-        return action
+        return self.policy_answer(legal)

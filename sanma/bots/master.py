@@ -22,32 +22,22 @@ from __future__ import annotations
 
 from sanma.bots.ev import EVBot
 from sanma.bots.heuristics import winning_action
-from sanma.bots.learned import best_of, next_offer, policy_logits
+from sanma.bots.learned import PolicyPlayer
 from sanma.engine.actions import Action
-from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
-from sanma.engine.tiles import Tile
-from sanma.learn.policy import Policy, served
+from sanma.learn.policy import Policy
 
 
-class LearnedMaster(EVBot):
-    """``EVBot`` whose base answer is the learned policy's."""
+class LearnedMaster(EVBot, PolicyPlayer):
+    """``EVBot`` whose base answer is the learned policy's (``PolicyPlayer.policy_answer``)."""
 
     name = "Mahjong master"
 
     def __init__(self, seat: int, seed: int = 0, policy: Policy | None = None) -> None:
-        super().__init__(seat, seed)
-        self.policy = policy if policy is not None else served()
-        self.offered: Tile | None = None
-        # every legal action's probability under the policy at the last decision (the coach's
-        # order of the choices the program did not price)
-        self.last_probabilities: dict[Action, float] = {}
-
-    def observe(self, event: Event) -> None:
-        super().observe(event)
-        self.offered = next_offer(self.offered, event)
+        super().__init__(seat, seed)  # through EVBot and ExpertBot to PolicyPlayer: the served weights
+        if policy is not None:
+            self.policy = policy
 
     def base(self, legal: LegalActions) -> Action:
-        logits = policy_logits(self.policy, self.view, self.offered, legal)
-        answer, self.last_probabilities = best_of(logits, self.view, legal)
+        answer = self.policy_answer(legal)
         return winning_action(legal) or answer
