@@ -12,15 +12,23 @@ from sanma.bots.heuristics import winning_action
 from sanma.bots.learned import LearnedBot
 from sanma.bots.master import LearnedMaster
 from sanma.bots.registry import make_bot
+from sanma.bots.review import REVIEWER
 from sanma.engine.events import Event
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
 from sanma.engine.visibility import redact
+from sanma.learn.policy import served
 
 
 def test_the_level_master_is_the_learned_master() -> None:
     bot = make_bot("master", 1, 5)
     assert isinstance(bot, LearnedMaster) and bot.name == "Mahjong master"
+
+
+def test_the_reviews_name_the_weights_the_master_plays() -> None:
+    """A stored review is computed again when its master changed: the name must change with
+    the weights (``review.REVIEWER``)."""
+    assert REVIEWER.split("+")[0] == served().meta["version"]
 
 
 @pytest.mark.slow
