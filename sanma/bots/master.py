@@ -8,10 +8,10 @@ likely tenpai) and in the match's last dealer turns, on hands two shanten or clo
 prices another action higher than the policy's by its margin, that action is played.  On
 the same 200 seed groups of East matches against two Experts this placed 0.067 +- 0.061
 better than the policy with the Expert's riichi, the best policy without the program
-(docs/bots.md, "The Mahjong master").
+(docs/bots.md, "Mahjong master: the learned policy with the expected-value program over it").
 
-A legal win is always taken, as at every level (the humans the policy learned from turned
-down about one win in a hundred, for reasons of placement the policy does not see well).
+A legal win is always taken, as at every level: the policy follows the humans it learned
+from, who now and then turn a win down.
 
 Like every level it keeps nothing between decisions but the seat's view, the tile a window
 asks about and the program's caches of the current event, so an answer depends only on what
