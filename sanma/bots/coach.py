@@ -35,7 +35,7 @@ from sanma.bots.master import LearnedMaster
 from sanma.engine.actions import Action, Discard, Kita, Pass, Pon
 from sanma.engine.kyoku import LegalActions
 from sanma.engine.shanten import discard_ukeire, shanten, ukeire, waits
-from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, P1, S1, TileKind, is_red, kind_name, kind_of, tile_name
+from sanma.engine.tiles import EAST, NORTH, P1, S1, TileKind, is_red, kind_name, kind_of, tile_name
 
 SafetyClass = Literal["genbutsu", "suji", "honor", "dangerous"]
 CHOICES = 3  # how many choices the coach shows
@@ -146,7 +146,12 @@ def safety_class(k: Knowledge, kind: TileKind, safe: frozenset[TileKind]) -> Saf
 
 def speed_after(k: Knowledge, kind: TileKind) -> Speed:
     """Shanten and improving tiles (or waits) after discarding one ``kind``."""
-    shanten_after, improving = discard_ukeire(k.counts, k.meld_count, k.visible)[kind]
+    return _after_discard(k, kind, discard_ukeire(k.counts, k.meld_count, k.visible)[kind])
+
+
+def _after_discard(k: Knowledge, kind: TileKind, after: tuple[int, dict[TileKind, int]]) -> Speed:
+    """``speed_after`` from the discard's row of ``discard_ukeire`` (shanten, improving)."""
+    shanten_after, improving = after
     counts = k.counts[:]
     counts[kind] -= 1
     own = own_counts(k)
@@ -167,7 +172,8 @@ def speed_after_pon(k: Knowledge, pon: Pon) -> Speed | None:
     if called is None:
         return None
     hypo = after_pon(k, pon, called)
-    speeds = [speed_after(hypo, d) for d in range(KIND_COUNT) if hypo.counts[d] and d != pon.kind]
+    table = discard_ukeire(hypo.counts, hypo.meld_count, hypo.visible)  # every discard at once
+    speeds = [_after_discard(hypo, d, after) for d, after in table.items() if d != pon.kind]
     return min(speeds, key=lambda sp: (sp.shanten, -sp.tiles, -sp.kinds), default=None)
 
 
