@@ -241,6 +241,64 @@ def test_hypothetical_hands_after_a_pon_a_kan_and_a_kita() -> None:
     assert closest(k) == shanten(k.counts, k.meld_count)
 
 
+def _physical_win(hand: bytes, win: int, held: list[int], melds: list[Meld]) -> tuple[list[int], int]:
+    """The oracle's physical hand: the seat's own copies first, then copies nobody holds in
+    the hand or a meld (1, 2, 3, the red five's copy 0 last), the winning tile likewise."""
+    taken = {t for m in melds for t in m.tiles}
+    tiles: list[int] = []
+    for kind, n in enumerate(hand):
+        own = [t for t in held if t >> 2 == kind][:n]
+        tiles += own
+        taken.update(own)
+        for c in (1, 2, 3, 0):
+            if len(own) >= n:
+                break
+            if kind * 4 + c not in taken:
+                own.append(kind * 4 + c)
+                tiles.append(kind * 4 + c)
+                taken.add(kind * 4 + c)
+    win_tile = next(win * 4 + c for c in (1, 2, 3, 0) if win * 4 + c not in taken)
+    return [*tiles, win_tile], win_tile
+
+
+@pytest.mark.slow
+def test_the_programs_scores_are_the_engines_on_physical_tiles() -> None:
+    """Every win the program scored (from kind counts, red fives counted as the seat's own
+    copies first) pays what ``score_win`` says of the same hand built from physical tiles."""
+    import dataclasses
+
+    from sanma.bots.heuristics import win_context
+    from sanma.engine.errors import SanmaError
+    from sanma.engine.scoring import score_win
+
+    checked = {"wins": 0, "red": 0, "none": 0}
+
+    def watch(bot: EVBot, legal: LegalActions) -> None:
+        k = know(bot.view)
+        rules = bot.view.rules
+        assert rules is not None
+        real = tuple(m.kinds for m in k.melds)
+        for (hand, win, tsumo, riichi, kita, melds), got in bot._scores.items():
+            if melds != real or sum(hand) + 3 * len(melds) != 13:
+                continue  # a hypothetical pon or kan: another hand and other melds
+            tiles, win_tile = _physical_win(hand, win, k.hand, k.melds)
+            ctx = dataclasses.replace(win_context(k, tsumo=tsumo, riichi=riichi), kita=kita)
+            try:
+                s = score_win(tiles, win_tile, k.melds, ctx, rules)
+            except SanmaError:
+                assert got is None
+                checked["none"] += 1
+                continue
+            want = (s.total, s.payments.dealer, s.payments.non_dealer) if tsumo else (s.total, 0, 0)
+            assert got == want, (hand, win, tsumo, riichi)
+            checked["wins"] += 1
+            checked["red"] += any(y == "red_dora" for y, _ in s.yaku)
+
+    for seed in (14, 21):
+        _play_one_hand(seed, functools.partial(_master, seed=seed), watch)
+    assert checked["wins"] > 5000 and checked["red"] > 1000 and checked["none"] > 500, checked
+
+
 @pytest.mark.slow
 def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
     """A decision whose clock runs past ``time_budget`` is priced again on the short horizon

@@ -4,8 +4,8 @@ For a hand two shanten or closer, each legal discard (with and without riichi) i
 by a dynamic program over the seat's remaining draws, with the real unseen counts:
 
 * from the 13 tiles a discard leaves, every draw of an unseen kind either wins (scored
-  exactly with the engine's ``score_win``, red fives, dora and kita included, cached per
-  hand), improves the hand (the best discard after it is chosen by the same program, one
+  exactly with the engine's ``score_counts``, red fives, dora and kita included, cached
+  between two events), improves the hand (the best discard after it is chosen by the same program, one
   step closer to tenpai) or goes straight back out;
 * between two of its turns another seat may end the hand (``HazardModel``: a ron between
   the others, a tsumo, fitted by turn and riichi on the table); a tenpai hand that is not
@@ -69,13 +69,15 @@ from sanma.bots.heuristics import (
     winning_action,
 )
 from sanma.engine.actions import Action, Discard, Kan, Kita, Pass, Pon
+from sanma.engine.context import WinContext
 from sanma.engine.errors import SanmaError
 from sanma.engine.events import Event
 from sanma.engine.hand import Meld, MeldType
 from sanma.engine.kyoku import LegalActions
+from sanma.engine.scoring import score_counts
 from sanma.engine.settlement import noten_deltas
 from sanma.engine.shanten import shanten, ukeire, waits
-from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, Tile, TileKind, is_red, kind_of
+from sanma.engine.tiles import EAST, KIND_COUNT, NORTH, RED_TILES, Tile, TileKind, is_red, kind_of
 
 BUDGET = 500  # hand states expanded per decision
 # Placement points (1.0 = 1,000 points of final score) the program's best must beat the
@@ -550,6 +552,7 @@ class EVBot(ExpertBot):
         self.clock = clock
         self.last_horizon = "none"  # the horizon the last decision was priced on: full, short, none
         self._scores: dict[tuple[object, ...], tuple[int, int, int] | None] = {}
+        self._contexts: dict[tuple[bool, bool, int], WinContext] = {}
         # The hand's structure, the same at every decision of a hand: waits of tenpai hands,
         # and for a hand short of tenpai the hands one step closer after each improving draw.
         self._waits: dict[tuple[Counts, int], tuple[TileKind, ...]] = {}
@@ -564,6 +567,7 @@ class EVBot(ExpertBot):
         hand they changed 35 of 22,516 answers on real games)."""
         super().observe(event)
         self._scores.clear()
+        self._contexts.clear()
         self._waits.clear()
         self._steps.clear()
 
@@ -662,27 +666,36 @@ class EVBot(ExpertBot):
     ) -> tuple[int, int, int] | None:
         """(ron total, a dealer's tsumo share, a non-dealer's tsumo share) of ``hand`` winning
         on ``win`` with ``k``'s melds and ``kita`` (the seat's by default), or ``None``
-        without a yaku.  Cached for the hand."""
+        without a yaku.  Cached between two events.  Scored from kind counts (the engine's
+        ``score_counts``): the only physical facts a score reads are the red fives, counted
+        as the seat's own copies first (``red_fives``)."""
         view = k.view
         kita = len(view.kita[k.seat]) if kita is None else kita
-        melds = tuple((m.type, m.kind) for m in k.melds)
-        key = (hand, win, tsumo, riichi, kita, len(view.dora_indicators), melds)
+        melds = tuple(m.kinds for m in k.melds)
+        key = (hand, win, tsumo, riichi, kita, melds)
         if key in self._scores:
             return self._scores[key]
-        tiles = _physical(hand, k.hand)
-        win_tile = _free(win, tiles)
         rules = view.rules
         assert rules is not None
         result: tuple[int, int, int] | None = None
-        with contextlib.suppress(SanmaError):
-            from sanma.engine.scoring import score_win
-
-            ctx = dataclasses.replace(win_context(k, tsumo=tsumo, riichi=riichi), kita=kita)
-            s = score_win([*tiles, win_tile], win_tile, k.melds, ctx, rules)
-            pay = s.payments
-            result = (s.total, pay.dealer, pay.non_dealer) if tsumo else (s.total, 0, 0)
+        if hand[win] < 4:
+            ctx = self._context(k, tsumo, riichi, kita)
+            red = red_fives(hand, win, k.hand, k.melds) if rules.red_fives else 0
+            packed = int.from_bytes(hand, "little") + (1 << (8 * win))
+            with contextlib.suppress(SanmaError):
+                s = score_counts(packed, win, melds, ctx, rules, red)
+                pay = s.payments
+                result = (s.total, pay.dealer, pay.non_dealer) if tsumo else (s.total, 0, 0)
         self._scores[key] = result
         return result
+
+    def _context(self, k: Knowledge, tsumo: bool, riichi: bool, kita: int) -> WinContext:
+        """The context of a hypothetical win (cached between two events, like the scores)."""
+        key = (tsumo, riichi, kita)
+        ctx = self._contexts.get(key)
+        if ctx is None:
+            ctx = self._contexts[key] = dataclasses.replace(win_context(k, tsumo=tsumo, riichi=riichi), kita=kita)
+        return ctx
 
 
 class _Run:
@@ -909,30 +922,20 @@ def _minus(counts: list[int], kind: TileKind) -> list[int]:
     return out
 
 
-def _physical(hand: Counts, held: list[Tile]) -> list[Tile]:
-    """Physical tiles for ``hand``: the seat's own copies first (red fives kept), then free ones."""
-    out: list[Tile] = []
-    by_kind: dict[TileKind, list[Tile]] = {}
-    for t in held:
-        by_kind.setdefault(kind_of(t), []).append(t)
-    for kind, n in enumerate(hand):
-        if not n:
+def red_fives(hand: Counts, win: TileKind, held: list[Tile], melds: list[Meld]) -> int:
+    """How many red fives ``hand`` winning on ``win`` holds with ``melds``: of a five's kind
+    the seat's own copies count first (in the order held, its red one kept), then the plain
+    copies nobody holds in the hand or a meld, the red one last (a hypothetical draw is a
+    plain five while one may be unseen)."""
+    red = sum(t in RED_TILES for m in melds for t in m.tiles)
+    for red_tile in RED_TILES:
+        kind = red_tile >> 2
+        need = hand[kind] + (win == kind)
+        if not need:
             continue
-        own = by_kind.get(kind, [])[:n]
-        out += own
-        for copy in (1, 2, 3, 0):
-            if len(own) >= n:
-                break
-            tile = kind * 4 + copy
-            if tile not in own:
-                own.append(tile)
-                out.append(tile)
-    return out
-
-
-def _free(kind: TileKind, tiles: list[Tile]) -> Tile:
-    for copy in (1, 2, 3, 0):
-        tile = kind * 4 + copy
-        if tile not in tiles:
-            return tile
-    raise SanmaError(f"no free copy of kind {kind}")
+        own = [t for t in held if t >> 2 == kind][: hand[kind]]
+        taken = set(own).union(t for m in melds if m.kind == kind for t in m.tiles)
+        plain = sum(kind * 4 + c not in taken for c in (1, 2, 3))
+        if red_tile in own or need - len(own) > plain:
+            red += 1
+    return red
