@@ -62,7 +62,6 @@ class VariantEVBot(ev.EVBot):
         expert = ExpertBot.decide(self, legal)
         self.last_expert = expert
         self.last_values = {}
-        self.last_horizon = "none"
         self._calm = False
         if winning_action(legal) is not None:
             return expert
@@ -81,10 +80,10 @@ class VariantEVBot(ev.EVBot):
             return expert
         return best
 
-    def _price(
-        self, legal: LegalActions, expert: Action | None, depth: int | None, deadline: float | None
-    ) -> dict[Action, float]:
-        run = _VariantRun(self, know(self.view), legal, depth, deadline)
+    def price(self, legal: LegalActions, expert: Action | None = None) -> dict[Action, float]:
+        if self.view.riichi[self.seat]:
+            return {}
+        run = _VariantRun(self, know(self.view), legal)
         if any(isinstance(a, Pon) for a in legal) or (Pass() in legal and not ev._discards(legal)):
             return run.calls(expert)
         return run.turn(expert)
@@ -114,11 +113,9 @@ class _VariantRun(ev._Run):
     bot: VariantEVBot
 
     def program(self, k: Knowledge, riichi_legal: bool, kita: int | None = None) -> ev.Program:
-        return VariantProgram(
-            self.bot, k, riichi_legal, self.bot.budget, kita=kita, depth=self.depth, deadline=self.deadline
-        )
+        return VariantProgram(self.bot, k, riichi_legal, self.bot.budget, kita=kita)
 
-    def left_to_expert(self, program: ev.Program) -> bool:
+    def left_to_base(self, program: ev.Program) -> bool:
         if self.threatened(program):
             return False
         bot = self.bot

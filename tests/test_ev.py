@@ -299,49 +299,6 @@ def test_the_programs_scores_are_the_engines_on_physical_tiles() -> None:
     assert checked["wins"] > 5000 and checked["red"] > 1000 and checked["none"] > 500, checked
 
 
-@pytest.mark.slow
-def test_the_clock_shortens_the_horizon_then_leaves_the_expert() -> None:
-    """A decision whose clock runs past ``time_budget`` is priced again on the short horizon
-    (hands one shanten or closer followed); past twice the budget, the Expert's answer."""
-    captured: list[tuple[EVBot, LegalActions]] = []
-
-    def watch(bot: EVBot, legal: LegalActions) -> None:
-        near = closest(know(bot.view)) == 1  # the short horizon follows this hand too
-        if bot.last_horizon == "full" and near and any(isinstance(a, Discard) for a in bot.last_values):
-            captured.append((copy.deepcopy(bot), legal))
-
-    from sanma.bots.ev import closest
-
-    _play_one_hand(11, functools.partial(_master, seed=11), watch)
-    assert captured
-    bot, legal = captured[0]
-
-    class Ticks:
-        """One tick per reading: the program reads the clock once per hand it expands."""
-
-        def __init__(self) -> None:
-            self.now = 0.0
-
-        def __call__(self) -> float:
-            self.now += 1.0
-            return self.now
-
-    def run(budget: float | None) -> EVBot:
-        b = copy.deepcopy(bot)
-        b.time_budget, b.clock = budget, Ticks()
-        b.decide(legal)
-        return b
-
-    full = run(None)
-    assert full.last_horizon == "full" and run(1e9).last_values == full.last_values
-    assert run(0.5).last_horizon == "none" and run(0.5).last_values == {}
-    short = next(b for b in (run(float(n)) for n in range(1, 400)) if b.last_horizon == "short")
-    plain = copy.deepcopy(bot)
-    plain.max_shanten = 1  # the short horizon is the program of a master that follows 1-shanten hands
-    assert short.last_values == plain.price(legal, plain.last_base or plain.base(legal))
-    assert short.decide(legal) in legal
-
-
 def _own_discards(seed: int) -> Iterator[tuple[EVBot, EVBot, LegalActions, Action, bool, bool]]:
     """Every own-turn decision (not in riichi) of three masters in one East match: the bot
     before and after it, the legal actions, its answer, whether an opponent threatened and

@@ -41,18 +41,14 @@ The work is bounded by hands expanded, not seconds (deterministic on any machine
 ``budget`` caps the hands expanded per program, and a 2-shanten hand follows only the
 least useful discard after each improving draw (``WIDE``); a candidate cut short by the
 budget is not priced.  ``margin``: the Expert's answer stands unless another beats it by
-that much; ``max_shanten``: the furthest hand priced while nobody threatens.  With
-``time_budget`` (seconds of the injectable ``clock``) a decision that runs past it is priced
-again on a shorter horizon (hands one shanten or closer followed), and past twice it the
-Expert's answer stands; without it (the default) there is no clock.
+that much; ``max_shanten``: the furthest hand priced while nobody threatens.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sanma.bots.defence import recent_tsumogiri, safe_kinds
@@ -95,7 +91,6 @@ MAX_SHANTEN = 2  # the program prices hands this close to tenpai; further, the E
 URA_BONUS = 1.15  # a riichi win's ura and ippatsu on top of the scored hand
 FOLD_DEPTH = 3  # folding lets go the safest few tiles: their average risk
 WIDE = 1  # after an improving draw from 2-shanten, the discards looked at
-SHORT_DEPTH = 1  # the short horizon follows the improving draws of hands this close only
 
 Counts = bytes  # 34 kinds, one byte each
 
@@ -110,10 +105,6 @@ class Opponent:
     loss: float  # what its ron costs
     safe: frozenset[TileKind]
     at_draw: float  # chance it is tenpai when the wall runs out
-
-
-class OutOfTime(Exception):  # a signal, not an error: the decision's time ran out
-    """The decision's clock passed its deadline while the program ran."""
 
 
 class Table:
@@ -253,18 +244,15 @@ class Program:
         budget: int,
         *,
         kita: int | None = None,
-        depth: int | None = None,
-        deadline: float | None = None,
     ) -> None:
         self.bot, self.k = bot, k
         self.m = models()
         view = k.view
         # A hypothetical hand (after a call, a kita or a kan) brings its own melds in ``k``
         # and its own kita count here; ``depth`` is the furthest shanten whose improving
-        # draws are followed (the bot's ``max_shanten``, 1 on the short horizon).
+        # draws are followed (the bot's ``max_shanten``).
         self.kita = len(view.kita[k.seat]) if kita is None else kita
-        self.depth = bot.max_shanten if depth is None else depth
-        self.deadline = deadline
+        self.depth = bot.max_shanten
         self.melds = k.meld_count
         self.closed = k.closed
         self.table = Table(k, self.m)
@@ -394,8 +382,6 @@ class Program:
         if got is not None:
             return got
         self.expanded += 1
-        if self.deadline is not None and self.bot.clock() > self.deadline:
-            raise OutOfTime
         s = shanten(list(hand), self.melds)
         out = self.base[riichi]
         tn = self.turns
@@ -534,8 +520,6 @@ class EVBot(ExpertBot):
         budget: int = BUDGET,
         margin: float = MARGIN,
         max_shanten: int = MAX_SHANTEN,
-        time_budget: float | None = None,
-        clock: Callable[[], float] = time.process_time,
         threat: float = PRESSURE,
     ) -> None:
         super().__init__(seat, seed)
@@ -545,12 +529,6 @@ class EVBot(ExpertBot):
         self.threat = threat
         self.margin = margin
         self.max_shanten = max_shanten
-        # Seconds of ``clock`` a decision may take on the full horizon before it is priced
-        # again on the short one (and as long again before the Expert's answer stands);
-        # ``None``: no clock, only ``budget`` (the same decisions on any machine).
-        self.time_budget = time_budget
-        self.clock = clock
-        self.last_horizon = "none"  # the horizon the last decision was priced on: full, short, none
         self._scores: dict[tuple[object, ...], tuple[int, int, int] | None] = {}
         self._contexts: dict[tuple[bool, bool, int], WinContext] = {}
         # The hand's structure, the same at every decision of a hand: waits of tenpai hands,
@@ -618,7 +596,6 @@ class EVBot(ExpertBot):
         base = self.base(legal)
         self.last_base = base
         self.last_values = {}
-        self.last_horizon = "none"
         if winning_action(legal) is not None:
             return base
         values = self.price(legal, base)
@@ -634,29 +611,11 @@ class EVBot(ExpertBot):
         return best
 
     def price(self, legal: LegalActions, base: Action | None = None) -> dict[Action, float]:
-        """Expected final placement points of the legal actions the program prices, on the
-        full horizon, or on the short one (hands one shanten or closer followed) when the
-        decision's clock passes ``time_budget``; empty when even that runs out, in riichi,
-        or when the hand is too far from tenpai and nobody threatens."""
-        self.last_horizon = "none"
+        """Expected final placement points of the legal actions the program prices; empty in
+        riichi, or when the hand is too far from tenpai and nobody threatens."""
         if self.view.riichi[self.seat]:
             return {}
-        start = self.clock()
-        for horizon, depth, limit in (("full", None, 1.0), ("short", SHORT_DEPTH, 2.0)):
-            deadline = None if self.time_budget is None else start + limit * self.time_budget
-            try:
-                values = self._price(legal, base, depth, deadline)
-            except OutOfTime:
-                continue
-            self.last_horizon = horizon if values else "none"
-            return values
-        return {}
-
-    def _price(
-        self, legal: LegalActions, base: Action | None, depth: int | None, deadline: float | None
-    ) -> dict[Action, float]:
-        k = know(self.view)
-        run = _Run(self, k, legal, depth, deadline)
+        run = _Run(self, know(self.view), legal)
         if any(isinstance(a, Pon) for a in legal) or (Pass() in legal and not _discards(legal)):
             return run.calls(base)
         return run.turn(base)
@@ -700,12 +659,11 @@ class EVBot(ExpertBot):
 
 class _Run:
     """One pricing of a decision: the programs of the root hand and of each hypothetical
-    hand (after a pon, a kan or a kita), on one horizon."""
+    hand (after a pon, a kan or a kita)."""
 
-    def __init__(self, bot: EVBot, k: Knowledge, legal: LegalActions, depth: int | None, deadline: float | None):
+    def __init__(self, bot: EVBot, k: Knowledge, legal: LegalActions):
         self.bot, self.k, self.legal = bot, k, legal
-        self.depth = bot.max_shanten if depth is None else depth
-        self.deadline = deadline
+        self.depth = bot.max_shanten
         self.near = True  # whether the root hand is close enough for its draws to be followed
 
     def comparable(self, hypo: Knowledge) -> bool:
@@ -715,7 +673,7 @@ class _Run:
         return (closest(hypo) <= self.depth) == self.near
 
     def program(self, k: Knowledge, riichi_legal: bool, kita: int | None = None) -> Program:
-        return Program(self.bot, k, riichi_legal, self.bot.budget, kita=kita, depth=self.depth, deadline=self.deadline)
+        return Program(self.bot, k, riichi_legal, self.bot.budget, kita=kita)
 
     def threatened(self, program: Program) -> bool:
         return any(o.tenpai[0] >= self.bot.threat for o in program.opps)
