@@ -238,7 +238,7 @@ def answer_all(engine: Engine, guest: str, day: date) -> None:
 
 
 def key(d: store.Drill) -> tuple[str, int, int]:
-    return (d.match_id, d.seat, d.index)
+    return d.problem.key
 
 
 @pytest.mark.slow
@@ -247,12 +247,12 @@ def test_the_daily_set_is_the_same_all_day_another_the_next_and_never_an_answere
     guest = player_with_reviews(engine)
     first = store.daily_set(engine, guest, DAY)
     assert len(first) == store.SET_SIZE and [d.slot for d in first] == [0, 1, 2, 3, 4]
-    assert all(is_problem({"choice": d.choice, "master": d.master, "loss": d.loss}) for d in first)
+    assert all(is_problem({"choice": p.choice, "master": p.master, "loss": p.loss}) for p in (d.problem for d in first))
     assert store.daily_set(engine, guest, DAY) == first  # asked again the same day
     # The set comes from the biggest losses.
     with engine.connect() as conn:
         everything = sorted({p.loss for p in store.recent_problems(conn, guest)}, reverse=True)
-    assert min(d.loss for d in first) >= everything[store.POOL - 1]
+    assert min(d.problem.loss for d in first) >= everything[store.POOL - 1]
     unanswered_next = store.daily_set(engine, guest, DAY + timedelta(days=1))
     assert {key(d) for d in unanswered_next} != {key(d) for d in first}  # another day, another draw
     answer_all(engine, guest, DAY)
@@ -374,15 +374,15 @@ def test_drills_over_http_from_a_match_played_and_reviewed_on_the_server(tmp_pat
         for item in today["drills"]:
             d = stored[item["id"]]
             assert item["state"] == "open" and item["solution"] is None and item["match"] == match
-            assert_position(item["position"], events, SEAT, d.index)
+            assert_position(item["position"], events, SEAT, d.problem.index)
 
         first, second = today["drills"][0], today["drills"][1]
-        master = answer_tile(first["position"]["legal"], str(discarded_tile(stored[first["id"]].master)))
+        master = answer_tile(first["position"]["legal"], str(discarded_tile(stored[first["id"]].problem.master)))
         r = httpx.post(f"{http}/api/drills/{first['id']}/answer", json={"tile": master}, headers=auth)
         assert r.status_code == 200, r.text
         sol = r.json()["solution"]
-        assert sol["right"] is True and sol["answer"] == master and sol["master"] == stored[first["id"]].master
-        mistake = next(m for m in result["mistakes"] if m["index"] == stored[first["id"]].index)
+        assert sol["right"] is True and sol["answer"] == master and sol["master"] == stored[first["id"]].problem.master
+        mistake = next(m for m in result["mistakes"] if m["index"] == stored[first["id"]].problem.index)
         assert sol["values"] == mistake["values"] and sol["loss"] == mistake["loss"]
         assert sol["master_reason"]["tile"] == discarded_tile(sol["master"])
         assert sol["choice_reason"]["tile"] == discarded_tile(sol["choice"])
@@ -391,7 +391,7 @@ def test_drills_over_http_from_a_match_played_and_reviewed_on_the_server(tmp_pat
         assert all(e["type"] != "TileDrawn" or e["seat"] == SEAT or e["tile"] == "?" for e in rest)
         assert r.json()["streak"] == 0 and r.json()["done"] is False
 
-        wrong = next(t for t in second["position"]["legal"] if t != discarded_tile(stored[second["id"]].master))
+        wrong = next(t for t in second["position"]["legal"] if t != discarded_tile(stored[second["id"]].problem.master))
         r = httpx.post(f"{http}/api/drills/{second['id']}/answer", json={"tile": wrong}, headers=auth)
         assert r.status_code == 200 and r.json()["solution"]["right"] is False, r.text
 

@@ -77,7 +77,7 @@ def test_answer_drills_right_and_wrong_see_the_master_the_rest_and_the_streak(br
 
     # Right: the master's discard.
     first = drills[shown_slot(page)]
-    tile = answer_tile(legal_of(page), str(discarded_tile(first.master)))
+    tile = answer_tile(legal_of(page), str(discarded_tile(first.problem.master)))
     page.click(f"#drills button.drill-tile[data-tile='{tile}']")
     page.wait_for_selector("#drill-verdict.right")
     assert page.locator("#drills .drill-values li.master").count() == 1
@@ -99,7 +99,7 @@ def test_answer_drills_right_and_wrong_see_the_master_the_rest_and_the_streak(br
     page.click("#drill-next")
     page.wait_for_selector("#drill-question")
     second = drills[shown_slot(page)]
-    master = answer_tile(legal_of(page), str(discarded_tile(second.master)))
+    master = answer_tile(legal_of(page), str(discarded_tile(second.problem.master)))
     wrong = next(t for t in legal_of(page) if t != master)
     page.click(f"#drills button.drill-tile[data-tile='{wrong}']")
     page.wait_for_selector("#drill-verdict.wrong")

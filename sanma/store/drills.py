@@ -45,6 +45,14 @@ class Problem:
     master: str
     loss: float
 
+    @property
+    def key(self) -> Key:
+        return (self.match_id, self.seat, self.index)
+
+
+Key = tuple[str, int, int]
+"""A problem's identity: (match, seat, event index)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Drill:
@@ -54,12 +62,7 @@ class Drill:
     guest_id: str
     day: date
     slot: int
-    match_id: str
-    seat: int
-    index: int
-    choice: str
-    master: str
-    loss: float
+    problem: Problem
     answer: str | None
     right: bool | None
     answered_at: datetime | None
@@ -84,12 +87,9 @@ def _row(row: Any) -> Drill:
         guest_id=row["guest_id"],
         day=row["day"],
         slot=int(row["slot"]),
-        match_id=row["match_id"],
-        seat=int(row["seat"]),
-        index=int(row["event_index"]),
-        choice=row["choice"],
-        master=row["master"],
-        loss=float(row["loss"]),
+        problem=Problem(
+            row["match_id"], int(row["seat"]), int(row["event_index"]), row["choice"], row["master"], float(row["loss"])
+        ),
         answer=row["answer"],
         right=None if row["right"] is None else bool(row["right"]),
         answered_at=None if at is None else (at if at.tzinfo is not None else at.replace(tzinfo=UTC)),
@@ -127,14 +127,10 @@ def _shuffle_key(guest_id: str, day: date, p: Problem) -> str:
     return hashlib.sha256(f"{guest_id}|{day.isoformat()}|{p.match_id}|{p.seat}|{p.index}".encode()).hexdigest()
 
 
-Key = tuple[str, int, int]
-"""A problem's identity: (match, seat, event index)."""
-
-
 def choose(guest_id: str, day: date, problems: list[Problem], taken: set[Key], n: int) -> list[Problem]:
     """``n`` of ``problems`` (the biggest loss first) for ``guest_id``'s set of ``day``, none of
     ``taken`` (answered before, or in the set already): the ``POOL`` biggest, in the day's order."""
-    pool = [p for p in problems if (p.match_id, p.seat, p.index) not in taken][:POOL]
+    pool = [p for p in problems if p.key not in taken][:POOL]
     return sorted(pool, key=lambda p: _shuffle_key(guest_id, day, p))[:n]
 
 
@@ -158,7 +154,7 @@ def daily_set(engine: Engine, guest_id: str, day: date) -> list[Drill]:
                     drills.c.guest_id == guest_id, drills.c.answer.is_not(None)
                 )
             ).all()
-            taken = {(m, int(s), int(i)) for m, s, i in answered} | {(d.match_id, d.seat, d.index) for d in have}
+            taken = {(m, int(s), int(i)) for m, s, i in answered} | {d.problem.key for d in have}
             new = choose(guest_id, day, recent_problems(conn, guest_id), taken, SET_SIZE - len(have))
             if not new:
                 return have

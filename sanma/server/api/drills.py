@@ -107,24 +107,26 @@ def _red(events: list[Event]) -> bool:
 def _values(app: AppServices, d: store.Drill) -> dict[str, float]:
     """The review's prices of the drill's decision (empty when the review was computed again
     since and no longer lists it)."""
-    row = review_store.get_review(app.engine, d.match_id, d.seat)
+    p = d.problem
+    row = review_store.get_review(app.engine, p.match_id, p.seat)
     for m in (row.result or {}).get("mistakes", []) if row is not None else []:
-        if m.get("index") == d.index:
+        if m.get("index") == p.index:
             return {str(k): float(v) for k, v in (m.get("values") or {}).items()}
     return {}
 
 
 def _solution(app: AppServices, d: store.Drill, events: list[Event]) -> Solution:
     assert d.answer is not None and d.right is not None
-    hand, start = rest_of_hand(events, d.seat, d.index)
+    p = d.problem
+    hand, start = rest_of_hand(events, p.seat, p.index)
     red = _red(events)
-    master, mine = reasons(events, d.seat, d.index, (d.master, d.choice))
+    master, mine = reasons(events, p.seat, p.index, (p.master, p.choice))
     return Solution(
         answer=d.answer,
         right=d.right,
-        choice=d.choice,
-        master=d.master,
-        loss=round(d.loss, 4),
+        choice=p.choice,
+        master=p.master,
+        loss=round(p.loss, 4),
         values=_values(app, d),
         master_reason=None if master is None else master.as_dict(),
         choice_reason=None if mine is None else mine.as_dict(),
@@ -138,9 +140,9 @@ def _item(app: AppServices, d: store.Drill, events: list[Event]) -> DrillItem:
     return DrillItem(
         id=d.id,
         slot=d.slot,
-        match=d.match_id,
+        match=d.problem.match_id,
         state=state,
-        position=position(events, d.seat, d.index).as_dict(),
+        position=position(events, d.problem.seat, d.problem.index).as_dict(),
         solution=None if d.answer is None else _solution(app, d, events),
     )
 
@@ -154,10 +156,10 @@ async def today(guest: Guest, app: AppServices) -> DrillsToday:
     def read() -> DrillsToday:
         day = _today()
         found = store.daily_set(app.engine, guest, day)
-        logs = {m: _log(app, m) for m in dict.fromkeys(d.match_id for d in found)}
+        logs = {m: _log(app, m) for m in dict.fromkeys(d.problem.match_id for d in found)}
         return DrillsToday(
             day=day,
-            drills=[_item(app, d, logs[d.match_id]) for d in found],
+            drills=[_item(app, d, logs[d.problem.match_id]) for d in found],
             done=bool(found) and all(d.answer is not None for d in found),
             streak=store.streak(app.engine, guest, day),
             unreviewed=[] if found else store.unreviewed(app.engine, guest),
@@ -184,8 +186,9 @@ async def answer(
             d = store.own_drill(app.engine, drill_id, guest)
             if d.answer is not None:
                 raise store.DrillError("answered", "this drill was answered already")
-            events = _log(app, d.match_id)
-            judged = judge(position(events, d.seat, d.index).legal, body.tile, d.master)
+            p = d.problem
+            events = _log(app, p.match_id)
+            judged = judge(position(events, p.seat, p.index).legal, body.tile, p.master)
             if judged is None:
                 raise ApiError(422, "not_legal", f"{body.tile} is not a discard this hand could make")
             d = store.answer(app.engine, drill_id, guest, judged[0], judged[1], datetime.now(UTC))
