@@ -31,7 +31,7 @@ from sanma.bots.expert import ExpertBot
 from sanma.bots.heuristics import winning_action
 from sanma.bots.learned import LearnedBot
 from sanma.bots.master import LearnedMaster
-from sanma.engine.actions import Action, Discard, Pass
+from sanma.engine.actions import Action, Pass
 from sanma.engine.events import Event
 from sanma.engine.kyoku import LegalActions
 
@@ -108,7 +108,8 @@ def policy_calm(seat: int, seed: int) -> SplitByPressure:
 
 class EVOverPolicy(LearnedMaster):
     """The level master as session 19 measured it (``bench/learn_hybrid.py`` then): the
-    policy's answer stands where a win is legal too (the level takes every win)."""
+    policy's answer stands where a win is legal too (the level takes every win), and where
+    riichi is legal (the level asks the Expert since session 21)."""
 
     name = "Mahjong master (EV over the policy, as measured in session 19)"
 
@@ -117,18 +118,8 @@ class EVOverPolicy(LearnedMaster):
 
 
 class EVOverExpertRiichi(LearnedMaster):
-    """The level master with the Expert deciding riichi or not (``learn_tuned.ExpertRiichi``'s
-    split): where riichi is legal the policy's best action of the kind the Expert chose (a
-    riichi discard, or anything else), then the program over it as in the level."""
+    """The level master with the Expert deciding riichi or not, as session 20 measured it;
+    since session 21 the level master itself (``LearnedMaster.base``), kept under this name
+    for the commands in docs/benchmarks.md."""
 
     name = "Mahjong master (EV over the policy, the Expert's riichi)"
-
-    def base(self, legal: LegalActions) -> Action:
-        answer = super().base(legal)
-        if winning_action(legal) is not None or not any(riichi for _, riichi in legal.discard_tiles):
-            return answer
-        expert = ExpertBot.decide(self, legal)
-        wanted = isinstance(expert, Discard) and expert.riichi
-        odds = self.last_probabilities
-        kind = [a for a in odds if (isinstance(a, Discard) and a.riichi) == wanted]
-        return max(kind, key=lambda a: odds[a]) if kind else answer

@@ -1,6 +1,7 @@
-"""The level master (``sanma.bots.master.LearnedMaster``): the learned policy's answer, which
-the expected-value program replaces only by an action it prices higher by its margin; every
-legal win taken; seeded self-play of three masters, invariants checked after every step."""
+"""The level master (``sanma.bots.master.LearnedMaster``): the learned policy's answer (where
+riichi is legal, its best action of the kind the Expert chose), which the expected-value
+program replaces only by an action it prices higher by its margin; every legal win taken;
+seeded self-play of three masters, invariants checked after every step."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import pytest
 
 from sanma.bots.base import ask
 from sanma.bots.ev import priced_as
+from sanma.bots.expert import ExpertBot
 from sanma.bots.heuristics import winning_action
 from sanma.bots.learned import LearnedBot
-from sanma.bots.master import LearnedMaster
+from sanma.bots.master import LearnedMaster, riichi_as
 from sanma.bots.registry import make_bot
 from sanma.bots.review import REVIEWER
+from sanma.engine.actions import Discard
 from sanma.engine.events import Event
 from sanma.engine.match import Match
 from sanma.engine.rules import Rules
@@ -37,13 +40,15 @@ def test_the_master_plays_the_policy_unless_the_program_prices_better(seed: int,
     match = Match(seed, Rules(length="east", red_fives=red))
     masters = [LearnedMaster(s, seed) for s in range(3)]
     policies = [LearnedBot(s, seed, masters[s].policy) for s in range(3)]
-    counts = {"policy": 0, "priced": 0, "overruled": 0, "wins": 0}
+    experts = [ExpertBot(s, seed) for s in range(3)]
+    counts = {"policy": 0, "priced": 0, "overruled": 0, "wins": 0, "riichi": 0, "expert_riichi": 0}
 
     def tell(events: list[Event]) -> None:
         for e in events:
             for s in range(3):
                 masters[s].observe(redact(e, s))
                 policies[s].observe(redact(e, s))
+                experts[s].observe(redact(e, s))
 
     tell(list(match.events))
     while not match.finished:
@@ -53,6 +58,12 @@ def test_the_master_plays_the_policy_unless_the_program_prices_better(seed: int,
         assert answer.status == "ok", answer
         master, values = masters[seat], masters[seat].last_values
         policy = policies[seat].decide(legal)
+        if any(riichi for _, riichi in legal.discard_tiles):
+            # Riichi legal: whether to declare is the Expert's, the tile the policy's.
+            counts["riichi"] += 1
+            expert = experts[seat].decide(legal)
+            counts["expert_riichi"] += isinstance(expert, Discard) and expert.riichi
+            policy = riichi_as(expert, policies[seat].last_probabilities) or policy
         win = winning_action(legal)
         if win is not None:
             assert answer.action == win
@@ -71,3 +82,4 @@ def test_the_master_plays_the_policy_unless_the_program_prices_better(seed: int,
         tell(match.apply(seat, answer.action))
         match.check_invariants()
     assert counts["policy"] > 50 and counts["priced"] > 0 and counts["wins"] > 0, counts
+    assert counts["riichi"] >= counts["expert_riichi"] > 0, counts

@@ -44,7 +44,7 @@ MasterFactory = Callable[[int], LearnedMaster]
 Progress = Callable[[int, int], None]
 """Told ``(done, total)``: events of the log read so far, of all of them."""
 
-REVIEWER: Final = "policy-2+ev-calm-2"
+REVIEWER: Final = "policy-2+expert-riichi+ev-calm-3"
 """The master a review's opinions are the opinions of, kept in every result (``"reviewer"``):
 a stored review of another version is computed again when asked (``store/reviews.py``).
 Change it whenever the master's decisions or values change (its policy's weights, ``ev.py``,
