@@ -885,7 +885,7 @@ def red_fives(hand: Counts, win: TileKind, held: list[Tile], melds: list[Meld]) 
     the seat's own copies count first (in the order held, its red one kept), then the plain
     copies nobody holds in the hand or a meld, the red one last (a hypothetical draw is a
     plain five while one may be unseen)."""
-    red = sum(t in RED_TILES for m in melds for t in m.tiles)
+    red = sum(m.red_count() for m in melds)
     for red_tile in RED_TILES:
         kind = red_tile >> 2
         need = hand[kind] + (win == kind)
