@@ -11,6 +11,8 @@
   session 20 this is the level master (``sanma.bots.master.LearnedMaster``), which also takes
   every legal win; this class keeps the policy's answer there, as it was measured.
 
+* ``master_margin_01``: the level master overruling the policy by a 0.1 edge, not 0.25 (session 22).
+
 ``expert_calm`` and ``policy_calm`` take every legal win, as every level does.
 
 Not a level: issue 25 keeps the program in the master only where a paired run on the same
@@ -123,3 +125,11 @@ class EVOverExpertRiichi(LearnedMaster):
     for the commands in docs/benchmarks.md."""
 
     name = "Mahjong master (EV over the policy, the Expert's riichi)"
+
+
+def master_margin_01(seat: int, seed: int) -> LearnedMaster:
+    """The level master trusting the program more: it overrules the policy by 0.1 placement
+    points rather than 0.25 (the margin was measured with the Expert as the base)."""
+    master = LearnedMaster(seat, seed)
+    master.margin = 0.1
+    return master
