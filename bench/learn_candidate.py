@@ -44,8 +44,8 @@ class Ensemble:
         self.members = members
 
     def logits(self, planes: np.ndarray, scalars: np.ndarray) -> np.ndarray:
-        total: np.ndarray = sum(m.logits(planes, scalars) for m in self.members)  # type: ignore[assignment]
-        return total / len(self.members)
+        mean: np.ndarray = np.mean([m.logits(planes, scalars) for m in self.members], axis=0)
+        return mean
 
 
 @cache
