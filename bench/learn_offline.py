@@ -24,21 +24,17 @@ from sanma.learn.policy import Policy
 BATCH = 1024
 
 
-def log_probabilities(
-    policy: Policy, planes: np.ndarray, scalars: np.ndarray, masks: np.ndarray, tta: bool
-) -> np.ndarray:
-    """Each legal action's log-probability (``-inf`` elsewhere), averaged over the
-    relabellings when ``tta``."""
-    total = np.zeros(masks.shape, dtype=np.float64)
-    kinds_all = enc.AUGMENTATIONS if tta else enc.AUGMENTATIONS[:1]
-    for kinds in kinds_all:
-        relabelled = np.empty_like(planes)
-        relabelled[..., kinds] = planes  # the picture relabelled; read the answers back
-        logits = policy.logits(relabelled, scalars)[:, enc.action_permutation(kinds)]
+def log_probabilities(policy: Policy, planes: np.ndarray, scalars: np.ndarray, masks: np.ndarray) -> list[np.ndarray]:
+    """Each legal action's log-probability (``-inf`` elsewhere) under each relabelling of
+    ``encode.AUGMENTATIONS``, the first being the identity."""
+    out = []
+    for kinds in enc.AUGMENTATIONS:
+        relabelled, _, _ = enc.augment(planes, masks, 0, kinds)
+        logits = policy.logits(relabelled, scalars)[:, enc.action_permutation(kinds)]  # read the answers back
         logits = np.where(masks, logits, -np.inf)
         logits -= logits.max(axis=1, keepdims=True)
-        total += logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-    return total / len(kinds_all)
+        out.append(logits - np.log(np.exp(logits).sum(axis=1, keepdims=True)))
+    return out
 
 
 def report(name: str, logp: np.ndarray, actions: np.ndarray, masks: np.ndarray) -> None:
@@ -72,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     for start in range(0, len(d["actions"]), BATCH):
         part = slice(start, start + BATCH)
         planes, scalars, masks = d["planes"][part], d["scalars"][part], d["masks"][part]
-        for tta in (False, True):
-            each = [log_probabilities(p, planes, scalars, masks, tta) for p in policies]
-            suffix = "+tta" if tta else ""
+        relabellings = [log_probabilities(p, planes, scalars, masks) for p in policies]
+        plain = [r[0] for r in relabellings]
+        averaged = [np.mean(r, axis=0, dtype=np.float64) for r in relabellings]
+        for suffix, each in (("", plain), ("+tta", averaged)):
             for path, logp in zip(args.weights, each, strict=True):
                 rows.setdefault(path.stem + suffix, []).append(logp)
             if len(each) > 1:
